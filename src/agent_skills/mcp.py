@@ -42,7 +42,6 @@ import sys
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import metadata as importlib_metadata
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
@@ -55,7 +54,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import AgentSkills, SkillError, StartupError, create_agent_skills
+from . import AgentSkills, SkillError, StartupError, __version__, create_agent_skills
 from ._manifest import load_frontmatter_yaml, split_frontmatter
 
 __all__ = [
@@ -510,13 +509,6 @@ def _handshake_extension_middleware(
     return middleware
 
 
-def _server_version() -> str:
-    try:
-        return importlib_metadata.version("clarvis-agent-skills")
-    except importlib_metadata.PackageNotFoundError:
-        return "0"
-
-
 def build_server(skills: AgentSkills) -> Server[Any]:
     """Build the MCP server for ``skills`` (SPEC §17).
 
@@ -658,7 +650,7 @@ def build_server(skills: AgentSkills) -> Server[Any]:
 
     server: Server[Any] = Server(
         "agent-skills",
-        version=_server_version(),
+        version=__version__,
         instructions=(
             "Agent Skills are served here: through the io.modelcontextprotocol/skills extension "
             "(skills/list, skill:// resources), the activate_skill and read_skill_resource tools, "

@@ -1,0 +1,86 @@
+"""agent-skills: discover, parse, merge and serve Agent Skills with confined resource access.
+
+Public API (SPEC §1). Sub-modules: :mod:`agent_skills.catalog` (prompt formats),
+:mod:`agent_skills.agent` (agent sessions), :mod:`agent_skills.validate` (author-facing checks),
+:mod:`agent_skills.cli` and :mod:`agent_skills.mcp` (heavy imports stay there).
+"""
+
+from ._config import (
+    DEFAULT_FOLLOW_SYMLINKS,
+    DEFAULT_MAX_RESOURCES,
+    DEFAULT_STRICT,
+    SkillConfig,
+    SkillRoot,
+    expand_home,
+    resolve_against,
+    resolve_config,
+    resolve_workspace_dir,
+)
+from ._confine import resolve_resource_path
+from ._core import AgentSkills, create_agent_skills
+from ._diagnostics import (
+    Diagnostic,
+    DiagnosticKind,
+    DiscoveryReport,
+    EntryStatus,
+    ReportEntry,
+    RootNote,
+    set_warn_sink,
+)
+from ._errors import ErrorCode, SkillError, StartupError, fs_error
+from ._manifest import ParsedSkill, parse_skill
+from ._presets import clarvis_skill_roots, standard_skill_roots
+from ._registry import (
+    ResolvedSkill,
+    ShadowedSkill,
+    SkillContent,
+    SkillInfo,
+    SkillRegistry,
+    discover_skills,
+    merge_skills,
+)
+from ._resources import SkillResource
+from ._schema import SkillFrontmatter, normalize_tools
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_FOLLOW_SYMLINKS",
+    "DEFAULT_MAX_RESOURCES",
+    "DEFAULT_STRICT",
+    "AgentSkills",
+    "Diagnostic",
+    "DiagnosticKind",
+    "DiscoveryReport",
+    "EntryStatus",
+    "ErrorCode",
+    "ParsedSkill",
+    "ReportEntry",
+    "ResolvedSkill",
+    "RootNote",
+    "ShadowedSkill",
+    "SkillConfig",
+    "SkillContent",
+    "SkillError",
+    "SkillFrontmatter",
+    "SkillInfo",
+    "SkillRegistry",
+    "SkillResource",
+    "SkillRoot",
+    "StartupError",
+    "__version__",
+    "clarvis_skill_roots",
+    "create_agent_skills",
+    "discover_skills",
+    "expand_home",
+    "fs_error",
+    "merge_skills",
+    "normalize_tools",
+    "parse_skill",
+    "resolve_against",
+    "resolve_config",
+    "resolve_resource_path",
+    "resolve_workspace_dir",
+    "set_warn_sink",
+    "standard_skill_roots",
+]

@@ -1,0 +1,240 @@
+"""Configuration: roots, home and workspace resolution (SPEC §2).
+
+Pure path arithmetic plus one check (the workspace must exist when given). The user's home and the
+working directory are the only ambient inputs, and both can be passed explicitly; no environment
+variable is read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypeAlias, cast
+
+from ._errors import StartupError
+
+__all__ = [
+    "DEFAULT_FOLLOW_SYMLINKS",
+    "DEFAULT_MAX_RESOURCES",
+    "DEFAULT_STRICT",
+    "RootInput",
+    "Scope",
+    "SkillConfig",
+    "SkillRoot",
+    "expand_home",
+    "resolve_against",
+    "resolve_config",
+    "resolve_workspace_dir",
+]
+
+DEFAULT_STRICT = False
+DEFAULT_FOLLOW_SYMLINKS = True
+DEFAULT_MAX_RESOURCES = 5000
+
+Scope: TypeAlias = Literal["user", "workspace"]
+_SCOPES = ("user", "workspace")
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRoot:
+    """One configured root directory (SPEC §2).
+
+    Attributes:
+        path: The root's path (absolute once resolved by :func:`resolve_config`).
+        scope: ``"user"`` or ``"workspace"``; provenance only, never affects precedence.
+        source: A free label such as ``"agents"`` or ``"clarvis"``; provenance only.
+    """
+
+    path: Path
+    scope: Scope = "workspace"
+    source: str = ""
+
+
+RootInput: TypeAlias = "str | os.PathLike[str] | SkillRoot | Mapping[str, object]"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillConfig:
+    """The resolved, immutable configuration of one :class:`AgentSkills` (SPEC §2).
+
+    Attributes:
+        home: The home directory used for ``~`` expansion.
+        workspace_dir: The workspace directory relative roots resolve against.
+        roots: The roots, lowest precedence first.
+        strict: Raise skill-level problems instead of skipping (SPEC §7.5).
+        follow_symlinks: Follow symlinked skill directories, manifests and resources.
+        max_resources: Cap on the resources listed per skill (SPEC §9).
+    """
+
+    home: Path
+    workspace_dir: Path
+    roots: tuple[SkillRoot, ...]
+    strict: bool = DEFAULT_STRICT
+    follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS
+    max_resources: int = DEFAULT_MAX_RESOURCES
+
+
+def _fspath(value: object, what: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        raw = os.fspath(cast("os.PathLike[str]", value))
+        if isinstance(raw, str):
+            return raw
+    raise StartupError(f"{what} must be a str or os.PathLike[str], got {type(value).__name__}")
+
+
+def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> str:
+    """Expand a leading ``~`` against ``home`` (SPEC §2).
+
+    Args:
+        path: ``"~"`` becomes ``home``; ``"~/x"`` becomes ``home/x`` (normalised). ``"~user/x"``
+            and any other path are returned unchanged.
+        home: The home directory.
+
+    Returns:
+        The expanded path as a ``str``.
+    """
+    text = os.fspath(path)
+    base = os.fspath(home)
+    if text == "~":
+        return base
+    if text.startswith("~/"):
+        rest = text[2:].lstrip("/")
+        joined = os.path.join(base, rest) if rest else base
+        return os.path.normpath(joined) if joined else joined
+    return text
+
+
+def resolve_against(
+    base: str | os.PathLike[str], path: str | os.PathLike[str], home: str | os.PathLike[str]
+) -> str:
+    """Resolve ``path`` the way roots and workspaces are resolved (SPEC §2).
+
+    Args:
+        base: Directory a relative path is taken against (made absolute if relative).
+        path: ``~`` forms expand against ``home``; an absolute path is kept as given; a relative
+            path is joined to ``base`` and normalised.
+        home: The home directory.
+
+    Returns:
+        The resolved path as a ``str``.
+    """
+    expanded = expand_home(path, home)
+    if os.path.isabs(expanded):
+        return expanded
+    return os.path.normpath(os.path.join(os.path.abspath(os.fspath(base)), expanded))
+
+
+def resolve_workspace_dir(
+    workspace: str | os.PathLike[str] | None,
+    cwd: str | os.PathLike[str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+) -> str:
+    """Return the workspace directory without checking it (SPEC §2, §3).
+
+    Args:
+        workspace: ``None`` means ``cwd``; otherwise resolved with :func:`resolve_against`.
+        cwd: Defaults to the process working directory.
+        home: Defaults to the OS home directory.
+
+    Returns:
+        The workspace directory as a ``str``.
+    """
+    cwd_s = os.getcwd() if cwd is None else os.fspath(cwd)
+    if workspace is None:
+        return cwd_s
+    home_s = os.path.expanduser("~") if home is None else os.fspath(home)
+    return resolve_against(cwd_s, workspace, home_s)
+
+
+def _root_from_input(item: object, workspace_dir: str, home: str) -> SkillRoot:
+    scope: object = "workspace"
+    source: object = ""
+    if isinstance(item, SkillRoot):
+        raw_path: object = item.path
+        scope, source = item.scope, item.source
+    elif isinstance(item, Mapping):
+        mapping = cast("Mapping[str, object]", item)
+        if "path" not in mapping:
+            raise StartupError("a root mapping needs a 'path' key")
+        raw_path = mapping["path"]
+        scope = mapping.get("scope", "workspace")
+        source = mapping.get("source", "")
+    else:
+        raw_path = item
+    path = _fspath(raw_path, "root path")
+    if scope not in _SCOPES:
+        raise StartupError(f"root scope must be 'user' or 'workspace', got {scope!r}")
+    if not isinstance(source, str):
+        raise StartupError(f"root source must be a str, got {type(source).__name__}")
+    resolved = resolve_against(workspace_dir, path, home)
+    return SkillRoot(Path(resolved), cast("Scope", scope), source)
+
+
+def resolve_config(
+    roots: Sequence[RootInput],
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    strict: bool = DEFAULT_STRICT,
+    follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS,
+    max_resources: int = DEFAULT_MAX_RESOURCES,
+) -> SkillConfig:
+    """Validate and normalise a configuration (SPEC §2).
+
+    Args:
+        roots: Ordered roots, lowest precedence first: each a path (scope ``workspace``, source
+            ``""``), a :class:`SkillRoot`, or a mapping with ``path`` and optional ``scope`` and
+            ``source``. Roots are never checked on disk.
+        workspace: When given, resolved against ``cwd`` and required to be an existing directory
+            (symlinks followed). When ``None``, the workspace is ``cwd``, unchecked.
+        cwd: Defaults to the process working directory.
+        home: Defaults to the OS home directory.
+        strict: See :class:`SkillConfig`.
+        follow_symlinks: See :class:`SkillConfig`.
+        max_resources: Positive cap on resources per skill.
+
+    Returns:
+        The immutable :class:`SkillConfig`.
+
+    Raises:
+        StartupError: Workspace missing or not a directory (checked first), empty ``roots``, a
+            root that is not a path, a scope other than ``user``/``workspace``, a bad option type.
+    """
+    home_s = os.path.expanduser("~") if home is None else _fspath(home, "home")
+    cwd_s = os.getcwd() if cwd is None else _fspath(cwd, "cwd")
+    if workspace is None:
+        workspace_dir = cwd_s
+    else:
+        workspace_dir = resolve_against(cwd_s, _fspath(workspace, "workspace"), home_s)
+        if not os.path.exists(workspace_dir):
+            raise StartupError(f"Workspace does not exist: {workspace_dir}")
+        if not os.path.isdir(workspace_dir):
+            raise StartupError(f"Workspace is not a directory: {workspace_dir}")
+    if isinstance(roots, (str, bytes, os.PathLike, Mapping, SkillRoot)):
+        raise StartupError("roots must be a sequence of roots, not a single root")
+    root_list = list(roots)
+    if not root_list:
+        raise StartupError("create_agent_skills requires at least one root in roots")
+    for name, flag in (("strict", strict), ("follow_symlinks", follow_symlinks)):
+        if not isinstance(flag, bool):
+            raise StartupError(f"{name} must be a bool")
+    if (
+        not isinstance(max_resources, int)
+        or isinstance(max_resources, bool)
+        or max_resources < 1
+    ):
+        raise StartupError("max_resources must be a positive int")
+    resolved = tuple(_root_from_input(item, workspace_dir, home_s) for item in root_list)
+    return SkillConfig(
+        home=Path(home_s),
+        workspace_dir=Path(workspace_dir),
+        roots=resolved,
+        strict=strict,
+        follow_symlinks=follow_symlinks,
+        max_resources=max_resources,
+    )

@@ -1,0 +1,219 @@
+"""The :class:`AgentSkills` facade: one immutable snapshot, swapped atomically on refresh (SPEC §1,
+§8, §10, §12). It orchestrates and holds state; it does not parse or walk."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO
+
+from ._config import (
+    DEFAULT_FOLLOW_SYMLINKS,
+    DEFAULT_MAX_RESOURCES,
+    DEFAULT_STRICT,
+    RootInput,
+    SkillConfig,
+    resolve_config,
+)
+from ._confine import real_path
+from ._diagnostics import Diagnostic, DiscoveryReport
+from ._errors import ErrorCode, SkillError
+from ._registry import SkillContent, SkillInfo, SkillRegistry, discover_skills
+
+__all__ = ["AgentSkills", "create_agent_skills"]
+
+
+class AgentSkills:
+    """Discovered skills served in three tiers of progressive disclosure (SPEC §1).
+
+    Tier 1 is :meth:`list_skills` (name and description), tier 2 :meth:`load_skill` (the body),
+    tier 3 the resources (:meth:`resource_path`, :meth:`open_resource`, :meth:`read_resource`).
+    Build one with :func:`create_agent_skills`. Thread-safe: readers see one whole snapshot.
+
+    Args:
+        config: A :class:`SkillConfig`; the roots are scanned once, now.
+
+    Raises:
+        SkillError: In strict mode, as :func:`discover_skills`.
+    """
+
+    def __init__(self, config: SkillConfig) -> None:
+        self._config = config
+        self._refresh_lock = threading.Lock()
+        self._registry: SkillRegistry = discover_skills(config)
+
+    def __repr__(self) -> str:
+        return f"AgentSkills({len(self)} skills, roots={[str(r.path) for r in self._config.roots]})"
+
+    @property
+    def config(self) -> SkillConfig:
+        """The immutable configuration."""
+        return self._config
+
+    @property
+    def registry(self) -> SkillRegistry:
+        """The current snapshot."""
+        return self._registry
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Diagnostics of the last scan, in the order found (SPEC §7.4)."""
+        return self._registry.diagnostics
+
+    def __len__(self) -> int:
+        return len(self._registry)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._registry
+
+    def __iter__(self) -> Iterator[SkillInfo]:
+        return iter(self._registry.list())
+
+    def list_skills(self) -> list[SkillInfo]:
+        """Return every merged skill sorted by ``(name.casefold(), name)`` (SPEC §8).
+
+        No filesystem access; a new list on every call.
+        """
+        return self._registry.list()
+
+    def load_skill(self, name: str) -> SkillContent | None:
+        """Return the skill's body and resources, or ``None`` for an unknown name (SPEC §8-§9).
+
+        Raises:
+            SkillError: ``invalid_input`` when ``name`` is not a ``str``.
+        """
+        if not isinstance(name, str):
+            raise SkillError(
+                ErrorCode.INVALID_INPUT,
+                f"skill name must be a str, got {type(name).__name__}",
+                {"type": type(name).__name__},
+            )
+        return self._registry.get(name)
+
+    def resource_path(self, name: str, rel: str | os.PathLike[str]) -> Path:
+        """Resolve a resource to a confined path to a regular file (SPEC §10).
+
+        Args:
+            name: The skill's name.
+            rel: Path relative to the skill directory (``/`` or ``\\`` separators).
+
+        Returns:
+            The lexical absolute path under the skill's ``dir``.
+
+        Raises:
+            SkillError: ``not_found`` ``{name}`` (unknown skill), ``invalid_input`` ``{rel}``,
+                ``path_escape`` ``{rel, name}``, ``not_found`` ``{name, rel}``, ``not_a_file``
+                ``{name, rel}``, ``io_error`` ``{path}``.
+        """
+        return self._registry.resource(name, rel)
+
+    def open_resource(self, name: str, rel: str | os.PathLike[str]) -> IO[bytes]:
+        """Open a resource race-free for binary reading (SPEC §10). The caller closes it.
+
+        Raises:
+            SkillError: As :meth:`resource_path`; the file is reached through descriptors with
+                ``O_NOFOLLOW``, so a path swapped for an escaping symlink is ``path_escape``.
+        """
+        return self._registry.open(name, rel)
+
+    def read_resource(
+        self, name: str, rel: str | os.PathLike[str], max_bytes: int | None = None
+    ) -> bytes:
+        """Read a resource race-free (SPEC §10).
+
+        Args:
+            name: The skill's name.
+            rel: Path relative to the skill directory.
+            max_bytes: Largest size accepted, in bytes; ``None`` for no limit.
+
+        Returns:
+            The file's bytes.
+
+        Raises:
+            SkillError: As :meth:`open_resource`; ``too_large`` ``{name, rel, size, max_bytes}``
+                when the file is larger than ``max_bytes``; ``invalid_input`` for a negative or
+                non-int ``max_bytes``.
+        """
+        if max_bytes is not None and (
+            not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0
+        ):
+            raise SkillError(
+                ErrorCode.INVALID_INPUT,
+                "max_bytes must be a non-negative int or None",
+                {"max_bytes": repr(max_bytes)},
+            )
+        with self.open_resource(name, rel) as fh:
+            rel_text = os.fspath(rel)
+            if max_bytes is None:
+                return fh.read()
+            size = os.fstat(fh.fileno()).st_size
+            data = fh.read(max_bytes + 1) if size <= max_bytes else b""
+            if size > max_bytes or len(data) > max_bytes:
+                raise SkillError(
+                    ErrorCode.TOO_LARGE,
+                    f"Resource '{rel_text}' in skill '{name}' is larger than {max_bytes} bytes",
+                    {
+                        "name": name,
+                        "rel": rel_text,
+                        "size": max(size, len(data)),
+                        "max_bytes": max_bytes,
+                    },
+                )
+            return data
+
+    def refresh(self) -> None:
+        """Rescan with the same config and swap the snapshot atomically (SPEC §12).
+
+        Raises:
+            SkillError: In strict mode, as :func:`discover_skills`; the previous snapshot stays.
+        """
+        with self._refresh_lock:
+            self._registry = discover_skills(self._config)
+
+    def report(self) -> DiscoveryReport:
+        """Return the discovery report of the current snapshot (SPEC §7.4)."""
+        return self._registry.report
+
+    def allowed_read_roots(self) -> list[Path]:
+        """Return the real directory of every merged skill, sorted as :meth:`list_skills` (SPEC §14).
+
+        For hosts that pre-approve every discovered skill in their own permission system.
+        """
+        return [Path(real_path(os.fspath(info.dir))) for info in self._registry.list()]
+
+
+def create_agent_skills(
+    roots: Sequence[RootInput],
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    strict: bool = DEFAULT_STRICT,
+    follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS,
+    max_resources: int = DEFAULT_MAX_RESOURCES,
+) -> AgentSkills:
+    """Resolve the configuration and scan the roots once (SPEC §1-§2).
+
+    Args:
+        roots: Ordered roots, lowest precedence first (see ``resolve_config``).
+        workspace, cwd, home, strict, follow_symlinks, max_resources: See ``resolve_config``.
+
+    Returns:
+        An :class:`AgentSkills`.
+
+    Raises:
+        StartupError: Bad configuration (SPEC §2).
+        SkillError: Strict mode only (SPEC §7.5).
+    """
+    config = resolve_config(
+        roots,
+        workspace=workspace,
+        cwd=cwd,
+        home=home,
+        strict=strict,
+        follow_symlinks=follow_symlinks,
+        max_resources=max_resources,
+    )
+    return AgentSkills(config)

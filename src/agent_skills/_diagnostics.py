@@ -1,0 +1,195 @@
+"""Diagnostics, the discovery report, the logger and the warn sink (SPEC §7.4-§7.6).
+
+Skill-level problems found while scanning are data: a :class:`Diagnostic` is collected on the
+snapshot, logged on the ``agent_skills`` logger, and (for warnings) passed to the process-wide warn
+sink. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "Diagnostic",
+    "DiagnosticKind",
+    "DiscoveryReport",
+    "EntryStatus",
+    "ReportEntry",
+    "RootNote",
+    "emit",
+    "set_warn_sink",
+]
+
+logger = logging.getLogger("agent_skills")
+
+Severity = Literal["warning", "info"]
+
+
+class DiagnosticKind(StrEnum):
+    """Kinds of diagnostic (SPEC §7.5). All are warnings except ``shadowed`` (info)."""
+
+    INVALID_SKILL = "invalid_skill"
+    IO_ERROR = "io_error"
+    DUPLICATE_SKILL = "duplicate_skill"
+    NAME_MISMATCH = "name_mismatch"
+    MANIFEST_CASE = "manifest_case"
+    DANGLING_SYMLINK = "dangling_symlink"
+    ESCAPING_SYMLINK = "escaping_symlink"
+    INVALID_UTF8 = "invalid_utf8"
+    YAML_REPAIRED = "yaml_repaired"
+    INVALID_FIELD = "invalid_field"
+    RESOURCES_TRUNCATED = "resources_truncated"
+    SHADOWED = "shadowed"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem or note found during discovery or enumeration (SPEC §7.4).
+
+    Attributes:
+        kind: A :class:`DiagnosticKind` value (a ``str``).
+        message: Human-readable text naming the path involved; never file contents.
+        path: The file or directory concerned, or ``None``.
+        severity: ``"warning"`` or ``"info"``.
+    """
+
+    kind: DiagnosticKind
+    message: str
+    path: Path | None = None
+    severity: Severity = "warning"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready ``{"kind", "message", "path", "severity"}``."""
+        return {
+            "kind": self.kind.value,
+            "message": self.message,
+            "path": str(self.path) if self.path is not None else None,
+            "severity": self.severity,
+        }
+
+
+class EntryStatus(StrEnum):
+    """What became of one candidate entry of a root (SPEC §7.4)."""
+
+    LOADED = "loaded"
+    SHADOWED = "shadowed"
+    DUPLICATE = "duplicate"
+    INVALID = "invalid"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class ReportEntry:
+    """One candidate entry (a directory or symlink child of a root) and its fate (SPEC §7.4).
+
+    Attributes:
+        root: The configured root path.
+        path: ``root / entry_name`` (the link path for a linked entry).
+        status: An :class:`EntryStatus`.
+        name: The frontmatter name when known, else ``None``.
+        reason: Why it was not loaded (empty for ``loaded``).
+        shadowed_by: The winning skill's directory when ``status`` is ``shadowed``.
+    """
+
+    root: Path
+    path: Path
+    status: EntryStatus
+    name: str | None = None
+    reason: str = ""
+    shadowed_by: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready mapping of the entry."""
+        return {
+            "root": str(self.root),
+            "path": str(self.path),
+            "status": self.status.value,
+            "name": self.name,
+            "reason": self.reason,
+            "shadowed_by": str(self.shadowed_by) if self.shadowed_by is not None else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RootNote:
+    """Per-root state found by the scan: ``ok``, ``missing``, ``not_a_directory`` or ``unreadable``.
+
+    Attributes:
+        root: The configured root path.
+        status: One of the four words above.
+        message: Detail for anything but ``ok``.
+    """
+
+    root: Path
+    status: Literal["ok", "missing", "not_a_directory", "unreadable"]
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready mapping of the note."""
+        return {"root": str(self.root), "status": self.status, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryReport:
+    """The fate of every candidate directory of every root (SPEC §7.4).
+
+    Attributes:
+        entries: One :class:`ReportEntry` per candidate, roots in config order, each root's
+            entries in scan order ``(name.casefold(), name)``.
+        roots: One :class:`RootNote` per configured root, in config order.
+        diagnostics: The scan's diagnostics, in the order they were found.
+    """
+
+    entries: tuple[ReportEntry, ...] = ()
+    roots: tuple[RootNote, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+    def by_status(self, status: EntryStatus | str) -> list[ReportEntry]:
+        """Return the entries with ``status``, in report order."""
+        return [e for e in self.entries if e.status == status]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"roots", "entries", "diagnostics"}`` ready for ``json.dumps``."""
+        return {
+            "roots": [r.to_dict() for r in self.roots],
+            "entries": [e.to_dict() for e in self.entries],
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+
+_sink_lock = threading.Lock()
+_warn_sink: Callable[[str], object] | None = None
+
+
+def set_warn_sink(fn: Callable[[str], object] | None) -> None:
+    """Set the process-wide warn sink (SPEC §7.6).
+
+    Args:
+        fn: A callable taking one message ``str`` per warning-level diagnostic, or ``None`` to
+            reset to the default (no sink: warnings then reach only the ``agent_skills`` logger).
+            Exceptions raised by the sink are swallowed so that discovery never fails because of it.
+    """
+    global _warn_sink
+    with _sink_lock:
+        _warn_sink = fn
+
+
+def emit(diagnostics: Iterable[Diagnostic]) -> None:
+    """Log each diagnostic and pass warnings to the sink (SPEC §7.6)."""
+    sink = _warn_sink
+    for diag in diagnostics:
+        if diag.severity == "warning":
+            logger.warning("%s", diag.message)
+            if sink is not None:
+                try:
+                    sink(diag.message)
+                except Exception:  # noqa: BLE001 - a faulty sink must not break discovery
+                    logger.debug("warn sink raised", exc_info=True)
+        else:
+            logger.info("%s", diag.message)

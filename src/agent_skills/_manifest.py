@@ -1,0 +1,477 @@
+"""Parsing a ``SKILL.md``: decoding, fences, YAML 1.2 frontmatter and lenient repair (SPEC §5).
+
+Pure: text or bytes in, data out. No filesystem, no logging.
+
+YAML is loaded with PyYAML's libyaml-backed parser and a resolver/constructor pair restricted to the
+YAML 1.2 core schema: ``yes``/``no``/``on``/``off`` and dates stay strings, ``017`` is 17, ``<<`` is
+an ordinary key, duplicate keys are an error, and tags outside the core schema are rejected.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.resolver import Resolver
+
+from ._diagnostics import Diagnostic, DiagnosticKind
+from ._errors import ErrorCode, SkillError
+from ._schema import SkillFrontmatter, validate_frontmatter
+
+__all__ = ["ParsedSkill", "load_frontmatter_yaml", "parse_skill", "split_frontmatter"]
+
+
+#: Upper bound on the nodes a frontmatter may expand to through aliases.
+MAX_FRONTMATTER_NODES = 10_000
+
+_BOM = "\ufeff"
+
+
+class _Core12Resolver(Resolver):
+    """Implicit typing of the YAML 1.2 core schema only."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}
+
+
+_Core12Resolver.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+)
+_Core12Resolver.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
+_Core12Resolver.add_implicit_resolver(
+    "tag:yaml.org,2002:int",
+    re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+    list("-+0123456789"),
+)
+_Core12Resolver.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
+
+
+def _canonical_key(value: object) -> str | None:
+    """YAML 1.2 canonical text of a scalar key, or None for a non-scalar key."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ".nan"
+        if math.isinf(value):
+            return ".inf" if value > 0 else "-.inf"
+        return repr(value)
+    return None
+
+
+class _Core12Constructor(SafeConstructor):
+    """Constructors for the core tags only; any other tag is an error."""
+
+    yaml_constructors: dict[Any, Any] = {}
+    yaml_multi_constructors: dict[Any, Any] = {}
+
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
+        if not isinstance(node, MappingNode):
+            raise ConstructorError(
+                None, None, f"expected a mapping node, but found {node.id}", node.start_mark
+            )
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = _canonical_key(self.construct_object(key_node, deep=True))
+            if key is None:
+                raise ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found a non-scalar key",
+                    key_node.start_mark,
+                )
+            if key in mapping:
+                raise ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found duplicate key",
+                    key_node.start_mark,
+                )
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    def construct_core_bool(self, node: ScalarNode) -> bool:
+        text = str(self.construct_scalar(node))
+        if text.lower() not in ("true", "false"):
+            raise ConstructorError(None, None, "invalid boolean", node.start_mark)
+        return text.lower() == "true"
+
+    def construct_core_int(self, node: ScalarNode) -> int:
+        text = str(self.construct_scalar(node))
+        try:
+            if text.startswith("0o"):
+                return int(text[2:], 8)
+            if text.startswith("0x"):
+                return int(text[2:], 16)
+            if not re.fullmatch(r"[-+]?[0-9]+", text):
+                raise ValueError(text)
+            return int(text, 10)
+        except ValueError:
+            raise ConstructorError(None, None, "invalid integer", node.start_mark) from None
+
+    def construct_core_float(self, node: ScalarNode) -> float:
+        text = str(self.construct_scalar(node)).lower()
+        special = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+        if text in special:
+            return special[text]
+        try:
+            return float(text)
+        except ValueError:
+            raise ConstructorError(None, None, "invalid float", node.start_mark) from None
+
+    def construct_unknown(self, node: Node) -> None:
+        raise ConstructorError(
+            None, None, f"tag {node.tag!r} is not in the YAML 1.2 core schema", node.start_mark
+        )
+
+
+_Core12Constructor.add_constructor(
+    "tag:yaml.org,2002:null", SafeConstructor.construct_yaml_null
+)
+_Core12Constructor.add_constructor(
+    "tag:yaml.org,2002:bool", _Core12Constructor.construct_core_bool
+)
+_Core12Constructor.add_constructor("tag:yaml.org,2002:int", _Core12Constructor.construct_core_int)
+_Core12Constructor.add_constructor(
+    "tag:yaml.org,2002:float", _Core12Constructor.construct_core_float
+)
+_Core12Constructor.add_constructor("tag:yaml.org,2002:str", SafeConstructor.construct_yaml_str)
+_Core12Constructor.add_constructor("tag:yaml.org,2002:seq", SafeConstructor.construct_yaml_seq)
+_Core12Constructor.add_constructor("tag:yaml.org,2002:map", SafeConstructor.construct_yaml_map)
+_Core12Constructor.add_constructor(None, _Core12Constructor.construct_unknown)
+
+
+if yaml.__with_libyaml__:
+    from yaml._yaml import CParser as _CParser
+
+
+    class _Core12Loader(_CParser, _Core12Constructor, _Core12Resolver):  # type: ignore[misc]
+        """libyaml parser and composer + YAML 1.2 core resolver and constructor."""
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            _Core12Constructor.__init__(self)
+            _Core12Resolver.__init__(self)
+
+else:  # pragma: no cover - PyYAML built without libyaml
+    from yaml.composer import Composer
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class _Core12Loader(  # type: ignore[no-redef]
+        Reader, Scanner, Parser, Composer, _Core12Constructor, _Core12Resolver
+    ):
+        """Pure-Python parser + YAML 1.2 core resolver and constructor."""
+
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            Composer.__init__(self)
+            _Core12Constructor.__init__(self)
+            _Core12Resolver.__init__(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSkill:
+    """Result of :func:`parse_skill` (SPEC §5-§6).
+
+    Attributes:
+        frontmatter: The validated frontmatter as a fresh ``dict``: every key as parsed (unknown
+            keys and, in lenient mode, the raw values of failing optional keys included) with
+            ``name`` and ``description`` trimmed.
+        body: The markdown after the closing fence, surrounding whitespace trimmed.
+        diagnostics: ``invalid_utf8``, ``yaml_repaired`` and ``invalid_field`` notes.
+        model: The :class:`SkillFrontmatter`; optional keys that failed are absent from it.
+    """
+
+    frontmatter: dict[str, Any]
+    body: str
+    diagnostics: tuple[Diagnostic, ...]
+    model: SkillFrontmatter
+
+
+def _decode(data: str | bytes) -> tuple[str, bool]:
+    """Return ``(text, had_invalid_utf8)``; one leading BOM dropped, newlines normalised."""
+    invalid = False
+    if isinstance(data, bytes | bytearray | memoryview):
+        raw = bytes(data)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            invalid = True
+    elif isinstance(data, str):
+        text = data
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates cannot reach the YAML parser; they are invalid text.
+            text = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in data)
+            invalid = True
+    else:
+        raise SkillError(
+            ErrorCode.INVALID_INPUT,
+            f"manifest text must be str or bytes, got {type(data).__name__}",
+            {"value": type(data).__name__},
+        )
+    if text.startswith(_BOM):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, invalid
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """Split normalised text into ``(yaml_text, body, first_yaml_line)`` (SPEC §5).
+
+    Args:
+        text: Text with LF line endings and no BOM.
+
+    Returns:
+        ``yaml_text`` is ``None`` when there is no opening fence (the whole text is the body).
+        ``first_yaml_line`` is the 1-based file line of the first YAML line.
+
+    Raises:
+        SkillError: ``invalid_skill`` "unterminated frontmatter" when no closing ``---`` line exists.
+    """
+    stripped = text.lstrip()
+    leading_lines = text.count("\n", 0, len(text) - len(stripped))
+    first_end = stripped.find("\n")
+    first = stripped if first_end < 0 else stripped[:first_end]
+    if first.rstrip(" \t") != "---":
+        return None, stripped.strip(), 0
+    fence_line = leading_lines + 1
+    pos = first_end + 1 if first_end >= 0 else len(stripped)
+    start = pos
+    while pos < len(stripped):
+        end = stripped.find("\n", pos)
+        line = stripped[pos:] if end < 0 else stripped[pos:end]
+        if line.rstrip(" \t") == "---":
+            yaml_text = stripped[start:pos]
+            body = "" if end < 0 else stripped[end + 1 :]
+            return yaml_text, body.strip(), fence_line + 1
+        if end < 0:
+            break
+        pos = end + 1
+    raise SkillError(
+        ErrorCode.INVALID_SKILL,
+        "unterminated frontmatter: no closing '---' line",
+        {"line": fence_line},
+    )
+
+
+def _check_tree(value: object) -> None:
+    """Reject alias cycles and alias bombs so the data stays JSON-compatible and small."""
+    budget = MAX_FRONTMATTER_NODES
+    stack: list[tuple[object, frozenset[int]]] = [(value, frozenset())]
+    while stack:
+        node, ancestors = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise ValueError(f"frontmatter expands to more than {MAX_FRONTMATTER_NODES} values")
+        if isinstance(node, dict | list):
+            ident = id(node)
+            if ident in ancestors:
+                raise ValueError("frontmatter contains a recursive alias")
+            inner = ancestors | {ident}
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, inner) for child in children)
+
+
+def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
+    """Load YAML text with YAML 1.2 core typing (SPEC §5).
+
+    Args:
+        yaml_text: The lines between the fences.
+        first_line: 1-based file line of the first YAML line, for error positions.
+
+    Returns:
+        The loaded value (``None`` for an empty or comment-only document).
+
+    Raises:
+        SkillError: ``invalid_skill`` with ``fields`` ``line``/``column`` (1-based, in the file)
+            when known.
+    """
+    if not yaml_text.strip():
+        return None
+    loader = _Core12Loader(yaml_text)
+    try:
+        value = loader.get_single_data()
+        _check_tree(value)
+        return value
+    except yaml.MarkedYAMLError as exc:
+        fields: dict[str, Any] = {}
+        mark = exc.problem_mark or exc.context_mark
+        if mark is not None:
+            fields = {"line": mark.line + first_line, "column": mark.column + 1}
+        problem = exc.problem or exc.context or "syntax error"
+        raise SkillError(
+            ErrorCode.INVALID_SKILL, f"invalid YAML frontmatter: {problem}", fields
+        ) from None
+    except yaml.reader.ReaderError as exc:
+        line = first_line + yaml_text.count("\n", 0, max(exc.position, 0))
+        raise SkillError(
+            ErrorCode.INVALID_SKILL,
+            "invalid YAML frontmatter: unacceptable character",
+            {"line": line},
+        ) from None
+    except (yaml.YAMLError, ValueError, RecursionError, UnicodeError) as exc:
+        reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
+        raise SkillError(ErrorCode.INVALID_SKILL, f"invalid YAML frontmatter: {reason}") from None
+    finally:
+        loader.dispose()
+
+
+_TOP_KEY_RE = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)([ \t]*:[ \t]+)(.*?)[ \t]*$")
+_LEADING_WS_RE = re.compile(r"^[ \t]+")
+
+
+def _repair(yaml_text: str) -> tuple[str, list[int]]:
+    """Quote top-level plain values holding ``: ``/`` #``/a trailing colon; expand leading tabs.
+
+    Returns the repaired text and the 0-based indexes of the lines changed.
+    """
+    lines = yaml_text.split("\n")
+    changed: list[int] = []
+    for i, line in enumerate(lines):
+        new = line
+        ws = _LEADING_WS_RE.match(new)
+        if ws and "\t" in ws.group(0):
+            new = ws.group(0).replace("\t", "  ") + new[ws.end() :]
+        m = _TOP_KEY_RE.match(new)
+        if m:
+            value = m.group(3)
+            if (
+                value
+                and value[0] not in "\"'[{|>"
+                and (": " in value or " #" in value or value.endswith(":"))
+            ):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                new = f'{m.group(1)}{m.group(2)}"{escaped}"'
+        if new != line:
+            lines[i] = new
+            changed.append(i)
+    return "\n".join(lines), changed
+
+
+def parse_skill(
+    text: str | bytes, *, strict: bool = False, path: str | Path | None = None
+) -> ParsedSkill:
+    """Parse and validate a ``SKILL.md`` (SPEC §5-§6).
+
+    Args:
+        text: The manifest as ``str`` or ``bytes`` (decoded as UTF-8; invalid bytes become U+FFFD
+            with an ``invalid_utf8`` diagnostic). One leading BOM is dropped; CRLF and CR become LF.
+        strict: No YAML repair, and a failing optional key is an error instead of a diagnostic.
+        path: The manifest's path, added to error ``fields`` and diagnostics when given.
+
+    Returns:
+        A :class:`ParsedSkill`.
+
+    Raises:
+        SkillError: ``invalid_skill`` for a fence problem ("unterminated frontmatter"), a YAML error
+            (``fields`` ``line``/``column``), a document that is not a mapping (``at=""``) or a
+            schema failure (``at=<key>``); ``invalid_input`` for a non-text argument. ``fields``
+            include ``path`` when given.
+    """
+    where = str(path) if path is not None else None
+    diags: list[Diagnostic] = []
+    try:
+        decoded, invalid = _decode(text)
+        diag_path = Path(where) if where is not None else None
+        if invalid:
+            diags.append(
+                Diagnostic(
+                    DiagnosticKind.INVALID_UTF8,
+                    f"invalid UTF-8 replaced with U+FFFD in {where or 'manifest'}",
+                    diag_path,
+                )
+            )
+        yaml_text, body, first_line = split_frontmatter(decoded)
+        data: Any = {}
+        if yaml_text is not None:
+            try:
+                data = load_frontmatter_yaml(yaml_text, first_line=first_line)
+            except SkillError:
+                if strict:
+                    raise
+                repaired, changed = _repair(yaml_text)
+                if not changed:
+                    raise
+                try:
+                    data = load_frontmatter_yaml(repaired, first_line=first_line)
+                except SkillError:
+                    # Report the original error, not the one of our rewrite.
+                    load_frontmatter_yaml(yaml_text, first_line=first_line)
+                    raise
+                lines = ", ".join(str(i + first_line) for i in changed)
+                diags.append(
+                    Diagnostic(
+                        DiagnosticKind.YAML_REPAIRED,
+                        f"frontmatter of {where or 'manifest'} repaired (lines {lines}): "
+                        "quote values containing ': ' or ' #', indent with spaces",
+                        diag_path,
+                    )
+                )
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise SkillError(
+                ErrorCode.INVALID_SKILL,
+                f"frontmatter must be a mapping, got {_yaml_kind(data)}",
+                {"at": ""},
+            )
+        model, dropped = validate_frontmatter(data, strict=strict)
+        for key, message in dropped:
+            diags.append(
+                Diagnostic(
+                    DiagnosticKind.INVALID_FIELD,
+                    f"ignoring invalid frontmatter key '{key}' in {where or 'manifest'}: {message}",
+                    diag_path,
+                )
+            )
+        frontmatter = dict(data)
+        frontmatter["name"] = model.name
+        frontmatter["description"] = model.description
+        return ParsedSkill(frontmatter, body, tuple(diags), model)
+    except SkillError as err:
+        if where is not None and "path" not in err.fields:
+            err.fields = {"path": where, **err.fields}
+        raise
+
+
+def _yaml_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return type(value).__name__

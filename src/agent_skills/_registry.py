@@ -1,0 +1,514 @@
+"""Building skills from candidates, duplicates, precedence and the registry (SPEC §6-§10).
+
+Data flows one way: :func:`discover_skills` scans every root (``_scan``), parses each manifest
+(``_manifest``), drops duplicates within a root, merges across roots (:func:`merge_skills`, later
+root wins) and records the fate of every candidate in the :class:`DiscoveryReport`. The resulting
+:class:`SkillRegistry` is an immutable snapshot.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import IO, Any
+
+from ._config import Scope, SkillConfig, SkillRoot
+from ._confine import open_confined, resolve_resource_path
+from ._diagnostics import (
+    Diagnostic,
+    DiagnosticKind,
+    DiscoveryReport,
+    EntryStatus,
+    ReportEntry,
+    RootNote,
+    emit,
+)
+from ._errors import ErrorCode, SkillError, fs_error
+from ._manifest import ParsedSkill, parse_skill
+from ._resources import SkillResource, list_resources
+from ._scan import Candidate, scan_root, sort_key
+from ._schema import normalize_tools
+
+__all__ = [
+    "ResolvedSkill",
+    "ShadowedSkill",
+    "SkillContent",
+    "SkillInfo",
+    "SkillRegistry",
+    "discover_skills",
+    "freeze",
+    "merge_skills",
+    "thaw",
+]
+
+_UNREACHABLE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
+
+
+def freeze(value: Any) -> Any:
+    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Inverse of :func:`freeze`: fresh ``dict``/``list`` values, ready for ``json.dumps``."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowedSkill:
+    """A copy of a skill displaced by a later root (SPEC §7.3).
+
+    Attributes:
+        scope: The displaced copy's root scope.
+        source: The displaced copy's root source label.
+        root: The displaced copy's root path.
+        dir: The displaced copy's directory.
+    """
+
+    scope: Scope
+    source: str
+    root: Path
+    dir: Path
+
+    def to_dict(self) -> dict[str, str]:
+        """Return a JSON-ready mapping."""
+        return {
+            "scope": self.scope,
+            "source": self.source,
+            "root": str(self.root),
+            "dir": str(self.dir),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SkillInfo:
+    """Catalog-level facts about one skill (SPEC §6; progressive disclosure tier 1).
+
+    Attributes:
+        name: The frontmatter ``name`` (the skill's identity, case-sensitive).
+        description: The trimmed frontmatter ``description``.
+        metadata: The whole validated frontmatter, unknown keys included; read-only (nested
+            mappings are read-only too, lists are tuples).
+        allowed_tools: From ``allowed-tools``, else ``tools`` (see ``normalize_tools``); ``None``
+            when neither is declared (or valid).
+        user_invocable: ``user-invocable``, default True.
+        model_invocable: ``not disable-model-invocation``, default True.
+        scope: The root's scope (``"user"`` or ``"workspace"``).
+        source: The root's source label.
+        root: The configured root path.
+        dir: ``root / entry_name`` (the link path for a linked skill).
+        path: ``dir / <manifest's on-disk name>``.
+        shadowed: Copies displaced by this one from earlier roots, nearest first.
+    """
+
+    name: str
+    description: str
+    metadata: Mapping[str, Any]
+    allowed_tools: tuple[str, ...] | None
+    user_invocable: bool
+    model_invocable: bool
+    scope: Scope
+    source: str
+    root: Path
+    dir: Path
+    path: Path
+    shadowed: tuple[ShadowedSkill, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON shape used by the CLI (SPEC §16): paths as strings."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "scope": self.scope,
+            "source": self.source,
+            "root": str(self.root),
+            "dir": str(self.dir),
+            "path": str(self.path),
+            "allowed_tools": list(self.allowed_tools) if self.allowed_tools is not None else None,
+            "user_invocable": self.user_invocable,
+            "model_invocable": self.model_invocable,
+            "shadowed": [s.to_dict() for s in self.shadowed],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SkillContent(SkillInfo):
+    """A loaded skill (SPEC §8; tiers 2 and 3): :class:`SkillInfo` plus body and resources.
+
+    Attributes:
+        body: The markdown body, as read at discovery.
+        resources: The skill's files (SPEC §9), enumerated at load time.
+        resources_truncated: True when the listing was capped at ``max_resources``.
+        diagnostics: Problems found while enumerating the resources.
+    """
+
+    body: str = ""
+    resources: tuple[SkillResource, ...] = ()
+    resources_truncated: bool = False
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the ``show --json`` shape: the :class:`SkillInfo` keys plus ``body``,
+        ``resources``, ``resources_truncated`` and ``metadata``."""
+        out = SkillInfo.to_dict(self)
+        out["metadata"] = thaw(self.metadata)
+        out["body"] = self.body
+        out["resources"] = [r.to_dict() for r in self.resources]
+        out["resources_truncated"] = self.resources_truncated
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedSkill:
+    """A skill found in one root, before or after merging: its info and body (SPEC §1)."""
+
+    info: SkillInfo
+    body: str
+
+    @property
+    def name(self) -> str:
+        """The skill's name."""
+        return self.info.name
+
+
+def _shadow_of(info: SkillInfo) -> ShadowedSkill:
+    return ShadowedSkill(info.scope, info.source, info.root, info.dir)
+
+
+def merge_skills(groups: Sequence[Sequence[ResolvedSkill]]) -> list[ResolvedSkill]:
+    """Merge groups of skills by name, the last occurrence winning (SPEC §7.3). Pure.
+
+    Args:
+        groups: Groups in ascending precedence (one per root); within a group the last wins too.
+
+    Returns:
+        The winners sorted by ``(name.casefold(), name)``. A winner that displaced others is a new
+        object whose ``info.shadowed`` lists its own earlier ``shadowed``, then the displaced
+        skill, then what that one had displaced (nearest first). Inputs are not mutated.
+    """
+    winners: dict[str, ResolvedSkill] = {}
+    for group in groups:
+        for skill in group:
+            prev = winners.get(skill.info.name)
+            if prev is not None:
+                shadowed = (*skill.info.shadowed, _shadow_of(prev.info), *prev.info.shadowed)
+                skill = replace(skill, info=replace(skill.info, shadowed=shadowed))
+            winners[skill.info.name] = skill
+    return sorted(winners.values(), key=lambda s: sort_key(s.info.name))
+
+
+def _build_info(cand: Candidate, parsed: ParsedSkill) -> SkillInfo:
+    model = parsed.model
+    declared = model.allowed_tools if model.allowed_tools is not None else model.tools
+    allowed = tuple(normalize_tools(declared)) if declared is not None else None
+    assert cand.manifest is not None
+    return SkillInfo(
+        name=model.name,
+        description=model.description,
+        metadata=freeze(parsed.frontmatter),
+        allowed_tools=allowed,
+        user_invocable=model.user_invocable is not False,
+        model_invocable=model.disable_model_invocation is not True,
+        scope=cand.root.scope,
+        source=cand.root.source,
+        root=cand.root.path,
+        dir=cand.dir,
+        path=cand.manifest,
+    )
+
+
+@dataclass(slots=True)
+class _Slot:
+    """A candidate's report entry while the scan is in progress."""
+
+    cand: Candidate
+    status: EntryStatus
+    name: str | None = None
+    reason: str = ""
+    group: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRegistry:
+    """An immutable snapshot of discovered skills (SPEC §7-§10).
+
+    Use :func:`discover_skills` to build one. ``len(registry)`` is the number of merged skills.
+    """
+
+    config: SkillConfig
+    skills: tuple[ResolvedSkill, ...]
+    report: DiscoveryReport
+    _by_name: Mapping[str, ResolvedSkill] = field(repr=False, default_factory=dict)
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Diagnostics of the scan that built this snapshot (SPEC §7.4)."""
+        return self.report.diagnostics
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._by_name
+
+    def list(self) -> list[SkillInfo]:
+        """Every merged :class:`SkillInfo`, sorted by ``(name.casefold(), name)``; a new list."""
+        return [s.info for s in self.skills]
+
+    def lookup(self, name: str) -> ResolvedSkill | None:
+        """The merged skill called ``name`` or ``None``."""
+        return self._by_name.get(name) if isinstance(name, str) else None
+
+    def get(self, name: str) -> SkillContent | None:
+        """Load a skill: body snapshot plus resources enumerated now (SPEC §8-§9).
+
+        Returns:
+            The :class:`SkillContent`, or ``None`` for an unknown name (no diagnostic).
+        """
+        skill = self.lookup(name)
+        if skill is None:
+            return None
+        listing = list_resources(
+            skill.info.dir,
+            follow_symlinks=self.config.follow_symlinks,
+            max_resources=self.config.max_resources,
+        )
+        emit(listing.diagnostics)
+        info = skill.info
+        return SkillContent(
+            **{f: getattr(info, f) for f in SkillInfo.__dataclass_fields__},
+            body=skill.body,
+            resources=listing.resources,
+            resources_truncated=listing.truncated,
+            diagnostics=listing.diagnostics,
+        )
+
+    def _require(self, name: object) -> ResolvedSkill:
+        if not isinstance(name, str):
+            raise SkillError(
+                ErrorCode.INVALID_INPUT,
+                f"skill name must be a str, got {type(name).__name__}",
+                {"type": type(name).__name__},
+            )
+        skill = self._by_name.get(name)
+        if skill is None:
+            raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+        return skill
+
+    def resource(self, name: str, rel: str | os.PathLike[str]) -> Path:
+        """Resolve a resource of skill ``name`` to a path (SPEC §10, ``resource_path``).
+
+        Returns:
+            The lexical absolute path under the skill's ``dir``; the target is a regular file.
+
+        Raises:
+            SkillError: ``not_found`` ``{name}`` for an unknown skill (checked first); the
+                resolver's ``invalid_input`` ``{rel}`` / ``path_escape`` ``{rel, name}``;
+                ``not_found`` ``{name, rel}`` when the target cannot be reached (ENOENT, ENOTDIR,
+                ELOOP, ENAMETOOLONG); ``not_a_file`` ``{name, rel}`` for a directory or special
+                file; ``io_error`` ``{path}`` for other OS errors.
+        """
+        skill = self._require(name)
+        try:
+            path = resolve_resource_path(skill.info.dir, rel)
+        except SkillError as err:
+            raise _with_name(err, name) from None
+        rel_text = os.fspath(rel)
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            if exc.errno in _UNREACHABLE:
+                raise SkillError(
+                    ErrorCode.NOT_FOUND,
+                    f"No such resource '{rel_text}' in skill '{name}'",
+                    {"name": name, "rel": rel_text},
+                ) from None
+            raise fs_error(exc, path) from None
+        if not stat.S_ISREG(st.st_mode):
+            raise SkillError(
+                ErrorCode.NOT_A_FILE,
+                f"Resource '{rel_text}' in skill '{name}' is not a file",
+                {"name": name, "rel": rel_text},
+            )
+        return path
+
+    def open(self, name: str, rel: str | os.PathLike[str]) -> IO[bytes]:
+        """Open a resource race-free (SPEC §10, ``open_resource``); same errors as :meth:`resource`."""
+        skill = self._require(name)
+        try:
+            return open_confined(skill.info.dir, rel)
+        except SkillError as err:
+            raise _with_name(err, name) from None
+
+
+def _with_name(err: SkillError, name: str) -> SkillError:
+    """Add the skill name to a confinement error raised for ``name`` (SPEC §10)."""
+    if err.code in (ErrorCode.PATH_ESCAPE, ErrorCode.NOT_FOUND, ErrorCode.NOT_A_FILE):
+        fields = {"name": name, **err.fields}
+        rel = fields.get("rel", "")
+        if err.code == ErrorCode.NOT_FOUND and "rel" in fields:
+            return SkillError(err.code, f"No such resource '{rel}' in skill '{name}'", fields)
+        if err.code == ErrorCode.NOT_A_FILE and "rel" in fields:
+            return SkillError(err.code, f"Resource '{rel}' in skill '{name}' is not a file", fields)
+        return SkillError(err.code, err.message, fields)
+    return err
+
+
+def discover_skills(config: SkillConfig) -> SkillRegistry:
+    """Scan every root of ``config`` and build a :class:`SkillRegistry` (SPEC §4-§7).
+
+    Diagnostics are logged on the ``agent_skills`` logger and warnings passed to the warn sink.
+
+    Args:
+        config: A :class:`SkillConfig` from ``resolve_config``.
+
+    Returns:
+        The registry: merged skills, the report of every candidate, the scan's diagnostics.
+
+    Raises:
+        SkillError: Only with ``config.strict``: the manifest's ``fs_error`` code for an unreadable
+            manifest, ``invalid_skill`` (``fields`` include ``path``) and ``duplicate_skill``
+            (``fields`` ``{name, paths}``).
+    """
+    diags: list[Diagnostic] = []
+    notes: list[RootNote] = []
+    slots: list[_Slot] = []
+    groups: list[list[ResolvedSkill]] = []
+    for gi, root in enumerate(config.roots):
+        note, cands = scan_root(root, follow_symlinks=config.follow_symlinks)
+        notes.append(note)
+        groups.append(_resolve_root(cands, config.strict, gi, slots, diags))
+    merged = merge_skills(groups)
+    by_name = {s.info.name: s for s in merged}
+    winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
+    entries = _finish_report(slots, by_name, winning_group, diags)
+    report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
+    emit(diags)
+    return SkillRegistry(config, tuple(merged), report, MappingProxyType(by_name))
+
+
+def _resolve_root(
+    cands: list[Candidate],
+    strict: bool,
+    gi: int,
+    slots: list[_Slot],
+    diags: list[Diagnostic],
+) -> list[ResolvedSkill]:
+    group: list[ResolvedSkill] = []
+    kept: dict[str, Candidate] = {}
+    for cand in cands:
+        diags.extend(cand.diagnostics)
+        if cand.skip_reason is not None:
+            slots.append(_Slot(cand, EntryStatus.SKIPPED, reason=cand.skip_reason))
+            continue
+        if cand.error is not None:
+            if strict:
+                raise cand.error
+            diags.append(
+                Diagnostic(
+                    DiagnosticKind.IO_ERROR,
+                    f"skipping {cand.manifest}: {cand.error.message}",
+                    cand.manifest,
+                )
+            )
+            slots.append(_Slot(cand, EntryStatus.INVALID, reason=cand.error.message))
+            continue
+        assert cand.data is not None and cand.manifest is not None
+        try:
+            parsed = parse_skill(cand.data, strict=strict, path=cand.manifest)
+        except SkillError as err:
+            if strict:
+                raise
+            diags.append(
+                Diagnostic(
+                    DiagnosticKind.INVALID_SKILL,
+                    f"skipping {cand.manifest}: {err.message}",
+                    cand.manifest,
+                )
+            )
+            slots.append(_Slot(cand, EntryStatus.INVALID, reason=err.message))
+            continue
+        diags.extend(parsed.diagnostics)
+        info = _build_info(cand, parsed)
+        if info.name != cand.entry_name:
+            diags.append(
+                Diagnostic(
+                    DiagnosticKind.NAME_MISMATCH,
+                    f"skill name '{info.name}' does not match directory '{cand.entry_name}' "
+                    f"({cand.manifest})",
+                    cand.manifest,
+                )
+            )
+        first = kept.get(info.name)
+        if first is not None:
+            paths = [str(first.dir), str(cand.dir)]
+            if strict:
+                raise SkillError(
+                    ErrorCode.DUPLICATE_SKILL,
+                    f"Duplicate skill name '{info.name}' in {cand.dir} "
+                    f"(already defined in {first.dir})",
+                    {"name": info.name, "paths": paths},
+                )
+            diags.append(
+                Diagnostic(
+                    DiagnosticKind.DUPLICATE_SKILL,
+                    f"duplicate skill '{info.name}' in {cand.dir} ignored "
+                    f"(already defined in {first.dir})",
+                    cand.dir,
+                )
+            )
+            slots.append(
+                _Slot(
+                    cand,
+                    EntryStatus.DUPLICATE,
+                    info.name,
+                    f"duplicate of {first.dir} in the same root",
+                )
+            )
+            continue
+        kept[info.name] = cand
+        group.append(ResolvedSkill(info, parsed.body))
+        slots.append(_Slot(cand, EntryStatus.LOADED, info.name, group=gi))
+    return group
+
+
+def _finish_report(
+    slots: list[_Slot],
+    by_name: Mapping[str, ResolvedSkill],
+    winning_group: Mapping[str, int],
+    diags: list[Diagnostic],
+) -> list[ReportEntry]:
+    entries: list[ReportEntry] = []
+    for slot in slots:
+        cand = slot.cand
+        status, reason, by = slot.status, slot.reason, None
+        if status == EntryStatus.LOADED and slot.name is not None:
+            winner = by_name[slot.name].info
+            if winning_group[slot.name] != slot.group:
+                status, by = EntryStatus.SHADOWED, winner.dir
+                reason = f"overridden by {winner.dir} ({winner.scope}, {winner.source or '-'})"
+                diags.append(
+                    Diagnostic(
+                        DiagnosticKind.SHADOWED,
+                        f"skill '{slot.name}' in {cand.dir} is overridden by {winner.dir}",
+                        cand.dir,
+                        "info",
+                    )
+                )
+        entries.append(
+            ReportEntry(cand.root.path, cand.dir, status, slot.name, reason, by)
+        )
+    return entries
