@@ -223,11 +223,7 @@ def resolve_config(
     for name, flag in (("strict", strict), ("follow_symlinks", follow_symlinks)):
         if not isinstance(flag, bool):
             raise StartupError(f"{name} must be a bool")
-    if (
-        not isinstance(max_resources, int)
-        or isinstance(max_resources, bool)
-        or max_resources < 1
-    ):
+    if not isinstance(max_resources, int) or isinstance(max_resources, bool) or max_resources < 1:
         raise StartupError("max_resources must be a positive int")
     resolved = tuple(_root_from_input(item, workspace_dir, home_s) for item in root_list)
     return SkillConfig(

@@ -65,7 +65,7 @@ def _check_rel(rel: object) -> str:
     if isinstance(rel, os.PathLike):
         try:
             rel = os.fspath(rel)
-        except Exception as exc:  # noqa: BLE001 - a PathLike may raise anything
+        except Exception as exc:
             raise SkillError(ErrorCode.INVALID_INPUT, f"resource path is unusable: {exc}") from None
     if not isinstance(rel, str):
         raise SkillError(
@@ -232,12 +232,10 @@ def _wrap(fd: int, rel: str) -> BinaryIO:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise SkillError(
-                ErrorCode.NOT_A_FILE, f"Resource '{rel}' is not a file", {"rel": rel}
-            )
+            raise SkillError(ErrorCode.NOT_A_FILE, f"Resource '{rel}' is not a file", {"rel": rel})
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        return open(fd, "rb", closefd=True)  # noqa: SIM115 - the caller owns the file
+        return open(fd, "rb", closefd=True)
     except BaseException:
         os.close(fd)
         raise

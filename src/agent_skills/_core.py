@@ -177,7 +177,7 @@ class AgentSkills:
         return self._registry.report
 
     def allowed_read_roots(self) -> list[Path]:
-        """Return the real directory of every merged skill, sorted as :meth:`list_skills` (SPEC §14).
+        """Return the real directory of every merged skill, ordered as :meth:`list_skills` (§14).
 
         For hosts that pre-approve every discovered skill in their own permission system.
         """

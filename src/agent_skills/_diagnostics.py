@@ -189,7 +189,7 @@ def emit(diagnostics: Iterable[Diagnostic]) -> None:
             if sink is not None:
                 try:
                     sink(diag.message)
-                except Exception:  # noqa: BLE001 - a faulty sink must not break discovery
+                except Exception:
                     logger.debug("warn sink raised", exc_info=True)
         else:
             logger.info("%s", diag.message)

@@ -4,17 +4,19 @@ Every failure a caller can act on is a :class:`SkillError` with a stable ``code`
 ``fields``. Configuration mistakes are a :class:`StartupError`, which is deliberately *not* a
 ``SkillError``: they are programming errors of the host, not problems with a skill.
 
-| code              | raised by                                                   | fields                       |
-|-------------------|-------------------------------------------------------------|------------------------------|
-| ``invalid_skill``   | ``parse_skill`` and strict discovery: fence, YAML, schema | ``path``?, ``at`` or ``line``/``column`` |
-| ``duplicate_skill`` | strict discovery: one name twice in one root              | ``name``, ``paths``          |
-| ``not_found``       | unknown skill, missing resource, ``fs_error`` (ENOENT)    | ``name``, ``rel`` / ``path`` |
-| ``not_a_file``      | resource is a directory or special file; EISDIR/ENOTDIR   | ``name``, ``rel`` / ``path`` |
-| ``path_escape``     | a resource path leads outside its skill directory         | ``rel``, ``name``?           |
-| ``invalid_input``   | empty/absolute/NUL/non-string path or bad argument        | ``rel``? / ``value``?        |
-| ``io_error``        | any other OS error (``fs_error``)                         | ``path``                     |
-| ``too_large``       | ``read_resource`` over ``max_bytes``                      | ``name``, ``rel``, ``size``, ``max_bytes`` |
-| ``access_denied``   | the agent file-access policy refused a path (SPEC §14)    | ``path`` / ``name``          |
+Codes (what raises them; their ``fields``):
+
+- ``invalid_skill``: ``parse_skill`` and strict discovery (fence, YAML, schema);
+  ``path``, then ``at`` or ``line``/``column``.
+- ``duplicate_skill``: strict discovery, one name twice in one root; ``name``, ``paths``.
+- ``not_found``: unknown skill, unreachable resource, ENOENT; ``name``, ``rel`` or ``path``.
+- ``not_a_file``: a resource that is a directory or special file, EISDIR/ENOTDIR;
+  ``name``, ``rel`` or ``path``.
+- ``path_escape``: a resource path leading outside its skill directory; ``rel``, ``name``.
+- ``invalid_input``: an empty, absolute, NUL-holding or non-string path, a bad argument; ``rel``.
+- ``io_error``: any other OS error (``fs_error``); ``path``.
+- ``too_large``: ``read_resource`` over ``max_bytes``; ``name``, ``rel``, ``size``, ``max_bytes``.
+- ``access_denied``: the agent file-access policy refused a path (SPEC §14); ``path``.
 
 ``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``.
 """

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -37,7 +37,7 @@ _BOM = "\ufeff"
 class _Core12Resolver(Resolver):
     """Implicit typing of the YAML 1.2 core schema only."""
 
-    yaml_implicit_resolvers: dict[Any, Any] = {}
+    yaml_implicit_resolvers = {}  # noqa: RUF012
 
 
 _Core12Resolver.add_implicit_resolver(
@@ -85,14 +85,12 @@ def _canonical_key(value: object) -> str | None:
 class _Core12Constructor(SafeConstructor):
     """Constructors for the core tags only; any other tag is an error."""
 
-    yaml_constructors: dict[Any, Any] = {}
-    yaml_multi_constructors: dict[Any, Any] = {}
+    yaml_constructors: ClassVar[dict[Any, Any]] = {}
+    yaml_multi_constructors: ClassVar[dict[Any, Any]] = {}
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
-            raise ConstructorError(
-                None, None, f"expected a mapping node, but found {node.id}", node.start_mark
-            )
+            raise ConstructorError(None, None, "expected a mapping node", node.start_mark)
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = _canonical_key(self.construct_object(key_node, deep=True))
@@ -148,27 +146,22 @@ class _Core12Constructor(SafeConstructor):
         )
 
 
-_Core12Constructor.add_constructor(
-    "tag:yaml.org,2002:null", SafeConstructor.construct_yaml_null
-)
-_Core12Constructor.add_constructor(
-    "tag:yaml.org,2002:bool", _Core12Constructor.construct_core_bool
-)
-_Core12Constructor.add_constructor("tag:yaml.org,2002:int", _Core12Constructor.construct_core_int)
+_Core12Constructor.add_constructor("tag:yaml.org,2002:null", SafeConstructor.construct_yaml_null)  # type: ignore[type-var]
+_Core12Constructor.add_constructor("tag:yaml.org,2002:bool", _Core12Constructor.construct_core_bool)  # type: ignore[type-var]
+_Core12Constructor.add_constructor("tag:yaml.org,2002:int", _Core12Constructor.construct_core_int)  # type: ignore[type-var]
 _Core12Constructor.add_constructor(
     "tag:yaml.org,2002:float", _Core12Constructor.construct_core_float
-)
-_Core12Constructor.add_constructor("tag:yaml.org,2002:str", SafeConstructor.construct_yaml_str)
-_Core12Constructor.add_constructor("tag:yaml.org,2002:seq", SafeConstructor.construct_yaml_seq)
-_Core12Constructor.add_constructor("tag:yaml.org,2002:map", SafeConstructor.construct_yaml_map)
-_Core12Constructor.add_constructor(None, _Core12Constructor.construct_unknown)
+)  # type: ignore[type-var]
+_Core12Constructor.add_constructor("tag:yaml.org,2002:str", SafeConstructor.construct_yaml_str)  # type: ignore[type-var]
+_Core12Constructor.add_constructor("tag:yaml.org,2002:seq", SafeConstructor.construct_yaml_seq)  # type: ignore[type-var]
+_Core12Constructor.add_constructor("tag:yaml.org,2002:map", SafeConstructor.construct_yaml_map)  # type: ignore[type-var]
+_Core12Constructor.add_constructor(None, _Core12Constructor.construct_unknown)  # type: ignore[type-var]
 
 
 if yaml.__with_libyaml__:
     from yaml._yaml import CParser as _CParser
 
-
-    class _Core12Loader(_CParser, _Core12Constructor, _Core12Resolver):  # type: ignore[misc]
+    class _Core12Loader(_CParser, _Core12Constructor, _Core12Resolver):
         """libyaml parser and composer + YAML 1.2 core resolver and constructor."""
 
         def __init__(self, stream: str) -> None:
@@ -257,7 +250,8 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
         ``first_yaml_line`` is the 1-based file line of the first YAML line.
 
     Raises:
-        SkillError: ``invalid_skill`` "unterminated frontmatter" when no closing ``---`` line exists.
+        SkillError: ``invalid_skill`` "unterminated frontmatter" when no closing ``---``
+            line exists.
     """
     stripped = text.lstrip()
     leading_lines = text.count("\n", 0, len(text) - len(stripped))

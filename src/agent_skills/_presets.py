@@ -1,4 +1,7 @@
-"""Root presets for the common layouts (SPEC §3). They never touch the filesystem and never raise."""
+"""Root presets for the common layouts (SPEC §3).
+
+They never touch the filesystem and never raise.
+"""
 
 from __future__ import annotations
 

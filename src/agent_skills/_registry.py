@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any
 
-from ._config import Scope, SkillConfig, SkillRoot
+from ._config import Scope, SkillConfig
 from ._confine import open_confined, resolve_resource_path
 from ._diagnostics import (
     Diagnostic,
@@ -346,7 +346,7 @@ class SkillRegistry:
         return path
 
     def open(self, name: str, rel: str | os.PathLike[str]) -> IO[bytes]:
-        """Open a resource race-free (SPEC §10, ``open_resource``); same errors as :meth:`resource`."""
+        """Open a resource race-free (SPEC §10); the errors of :meth:`resource`."""
         skill = self._require(name)
         try:
             return open_confined(skill.info.dir, rel)
@@ -508,7 +508,5 @@ def _finish_report(
                         "info",
                     )
                 )
-        entries.append(
-            ReportEntry(cand.root.path, cand.dir, status, slot.name, reason, by)
-        )
+        entries.append(ReportEntry(cand.root.path, cand.dir, status, slot.name, reason, by))
     return entries

@@ -166,5 +166,7 @@ def list_resources(
             )
         )
         ordered = ordered[:max_resources]
-    resources = tuple(SkillResource(_kind(rel), rel, skill_dir / rel, found[rel]) for rel in ordered)
+    resources = tuple(
+        SkillResource(_kind(rel), rel, skill_dir / rel, found[rel]) for rel in ordered
+    )
     return ResourceListing(resources, truncated, tuple(diags))

@@ -27,7 +27,9 @@ def _one_line(text: str) -> str:
     return _WS_RE.sub(" ", text).strip()
 
 
-def render_skill_catalog(skills: Iterable[SkillInfo], *, heading: str = "# Available skills") -> str:
+def render_skill_catalog(
+    skills: Iterable[SkillInfo], *, heading: str = "# Available skills"
+) -> str:
     """Render a markdown catalog (SPEC §13).
 
     Args:

@@ -1,0 +1,88 @@
+"""Shared fixtures: one small builder for skill trees, and the location of the shared corpus."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import agent_skills
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+CORPUS = SHARED / "corpus"
+
+
+def make_skill(
+    root: Path,
+    dirname: str,
+    *,
+    frontmatter: Mapping[str, Any] | None = None,
+    body: str = "Instructions.",
+    files: Mapping[str, str | bytes] | None = None,
+    raw: str | bytes | None = None,
+    manifest: str = "SKILL.md",
+) -> Path:
+    """Create ``root/dirname`` holding a manifest and files; return the skill directory.
+
+    Args:
+        root: The root directory (created if missing).
+        dirname: The skill's directory name.
+        frontmatter: Mapping dumped as YAML; defaults to ``name=dirname`` and a description.
+        body: Markdown after the frontmatter.
+        files: ``{rel: content}`` extra files (parents created).
+        raw: Exact manifest content, used instead of ``frontmatter`` and ``body``.
+        manifest: The manifest's file name.
+    """
+    skill_dir = root / dirname
+    skill_dir.mkdir(parents=True, exist_ok=True)
+    if raw is None:
+        fm = (
+            dict(frontmatter)
+            if frontmatter is not None
+            else {"name": dirname, "description": f"The {dirname} skill."}
+        )
+        text = "---\n" + yaml.safe_dump(fm, sort_keys=False, allow_unicode=True) + "---\n" + body
+        raw = text
+    target = skill_dir / manifest
+    if isinstance(raw, bytes):
+        target.write_bytes(raw)
+    else:
+        target.write_text(raw, encoding="utf-8", newline="")
+    for rel, content in (files or {}).items():
+        path = skill_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return skill_dir
+
+
+def symlink(link: Path, target: str | os.PathLike[str]) -> Path:
+    """Create ``link -> target`` (parents created); return ``link``."""
+    link.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, link)
+    return link
+
+
+@pytest.fixture
+def warn_messages() -> Iterator[list[str]]:
+    """Capture warn-sink messages for the duration of a test."""
+    seen: list[str] = []
+    agent_skills.set_warn_sink(seen.append)
+    try:
+        yield seen
+    finally:
+        agent_skills.set_warn_sink(None)
+
+
+@pytest.fixture
+def corpus() -> Path:
+    """The shared corpus directory; the test is skipped when it is absent."""
+    if not (CORPUS / "ROOTS.txt").is_file():
+        pytest.skip("shared corpus not available")
+    return CORPUS
