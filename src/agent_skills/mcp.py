@@ -1,8 +1,8 @@
 """Serving skills over the Model Context Protocol (SPEC §17).
 
 The only module of the package that imports the ``mcp`` SDK (the ``mcp`` extra); ``import
-agent_skills`` never loads it. :func:`build_server` turns an :class:`~agent_skills.AgentSkills` into an
-``mcp.server.lowlevel.Server`` that offers, on every protocol era (the ``initialize`` handshake and
+agent_skills`` never loads it. :func:`build_server` turns an :class:`~agent_skills.AgentSkills`
+into an ``mcp.server.lowlevel.Server`` that offers, on every protocol era (the ``initialize`` handshake and
 the 2026-07-28 ``server/discover`` era):
 
 - the MCP Skills extension ``io.modelcontextprotocol/skills`` (SEP-2640): ``skills/list`` (pages of
@@ -21,8 +21,8 @@ snapshot taken when the server is built; a file changed on disk afterwards is re
 (``-32603``) rather than served with bytes that no longer match its digest.
 
 Protocol errors: ``-32602`` (invalid params) for an unknown or malformed URI (``..`` or ``%2e%2e``
-segments, a query or a fragment), an unknown prompt or tool, a bad cursor; ``-32603`` for a file that
-cannot be read any more. Tool failures are results with ``isError: true`` whose text starts with the
+segments, a query or a fragment), an unknown prompt or tool, a bad cursor; ``-32603`` for a file
+that cannot be read any more. Tool failures are results with ``isError: true`` whose text starts with the
 :class:`~agent_skills.ErrorCode` (``not_found: ...``).
 
 Run it with ``agent-skills serve`` or ``python -m agent_skills.mcp --root DIR``.
@@ -44,11 +44,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
+from xml.sax.saxutils import escape as xml_escape
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
@@ -240,9 +241,7 @@ def _check_frontmatter(frontmatter: dict[str, Any]) -> None:
     """
     name = frontmatter.get("name")
     if not isinstance(name, str) or len(name) > _NAME_MAX or not _NAME_RE.fullmatch(name):
-        raise _Unpublishable(
-            "name is not 1-64 lowercase letters, digits and single inner hyphens"
-        )
+        raise _Unpublishable("name is not 1-64 lowercase letters, digits and single inner hyphens")
     description = frontmatter.get("description")
     if not isinstance(description, str) or not description.strip():
         raise _Unpublishable("description is missing or blank")
@@ -267,7 +266,8 @@ def _check_collisions(rels: Sequence[str]) -> None:
         key = unicodedata.normalize("NFC", rel).casefold()
         if key in seen:
             raise _Unpublishable(
-                f"file paths {seen[key]!r} and {rel!r} collide when case and Unicode form are ignored"
+                f"file paths {seen[key]!r} and {rel!r} collide when case and Unicode form "
+                "are ignored"
             )
         seen[key] = rel
 
@@ -353,7 +353,9 @@ def _page(kind: str, items: Sequence[_T], cursor: str | None) -> tuple[Sequence[
     start = 0
     if cursor is not None:
         try:
-            label, _, number = base64.urlsafe_b64decode(cursor.encode("ascii")).decode().partition(":")
+            label, _, number = (
+                base64.urlsafe_b64decode(cursor.encode("ascii")).decode().partition(":")
+            )
             start = int(number) if label == kind and number.isdigit() else -1
         except (binascii.Error, UnicodeError, ValueError):
             start = -1
@@ -399,9 +401,34 @@ def _activation_content(skills: AgentSkills, name: str) -> str:
     Raises:
         SkillError: ``not_found`` for an unknown or non-model-invocable name.
     """
-    from .agent import SkillSession
-
+    try:
+        from .agent import SkillSession
+    except ImportError:  # pragma: no cover - depends on the installed sub-modules
+        return _render_activation(skills, name)
     return SkillSession(skills).activate(name).content
+
+
+def _render_activation(skills: AgentSkills, name: str) -> str:
+    """The SPEC §14 activation layout, for installs without :mod:`agent_skills.agent`.
+
+    Raises:
+        SkillError: ``not_found`` for an unknown or non-model-invocable name.
+    """
+    content = skills.load_skill(name)
+    if content is None or not content.model_invocable:
+        raise SkillError("not_found", f"no model-invocable skill named '{name}'", {"name": name})
+    lines = [
+        f'<skill_content name="{xml_escape(name, {chr(34): "&quot;"})}">',
+        content.body,
+        "",
+        f"Skill directory: {xml_escape(str(content.dir))}",
+        "Relative paths in this skill resolve against the skill directory.",
+        "<skill_resources>",
+        *(f"<file>{xml_escape(resource.rel)}</file>" for resource in content.resources),
+        "</skill_resources>",
+        "</skill_content>",
+    ]
+    return "\n".join(lines)
 
 
 def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, bytes]:
@@ -488,7 +515,7 @@ async def _in_thread(fn: Callable[[], _T]) -> _T:
 
 def _handshake_extension_middleware(
     extensions: dict[str, dict[str, Any]],
-) -> Callable[[ServerRequestContext[Any, Any], CallNext], Any]:
+) -> ServerMiddleware[Any]:
     """Declare the extension in ``initialize`` results too.
 
     The SDK filters handshake-era ``initialize`` results through the 2025-11-25 schema, which has no
