@@ -65,7 +65,8 @@ class SkillFrontmatter(BaseModel):
     Types are strict (``version: 1.0`` is not a string; ``user-invocable: "yes"`` is not a bool)
     and an explicit ``null`` for an optional key is an error. Unknown keys are kept as parsed
     (``model_extra``). Field names are snake_case; the YAML keys are their aliases
-    (``allowed_tools`` is ``allowed-tools``).
+    (``allowed_tools`` is ``allowed-tools``). Manifests are validated by alias only, so a
+    snake_case key such as ``user_invocable`` in a ``SKILL.md`` is an unknown key.
 
     Attributes:
         name: Trimmed, non-empty, ``^[A-Za-z0-9._-]+$``, not only dots.
@@ -146,7 +147,9 @@ def validate_frontmatter(
     dropped: list[tuple[str, str]] = []
     while True:
         try:
-            return SkillFrontmatter.model_validate(candidate), dropped
+            # By alias only: ``user_invocable`` in a manifest is an unknown key, not the field.
+            model = SkillFrontmatter.model_validate(candidate, by_alias=True, by_name=False)
+            return model, dropped
         except ValidationError as exc:
             key, message = _first_key(exc)
             if strict or key not in OPTIONAL_KEYS:
