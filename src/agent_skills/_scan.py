@@ -83,10 +83,12 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
         )
         return
     usable: list[os.DirEntry[str]] = []
+    unfollowed: list[str] = []
     for entry in variants:
         try:
             if entry.is_symlink():
                 if not follow_symlinks:
+                    unfollowed.append(entry.name)
                     continue
                 try:
                     target = os.stat(entry.path)
@@ -106,7 +108,12 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
         except OSError:
             continue
     if not usable:
-        cand.skip_reason = f"no {MANIFEST_NAME} in directory"
+        if unfollowed:
+            cand.skip_reason = (
+                f"manifest {unfollowed[0]} is a symlink, not followed (follow_symlinks=False)"
+            )
+        else:
+            cand.skip_reason = f"no {MANIFEST_NAME} in directory"
         return
     chosen = next((e for e in usable if e.name == MANIFEST_NAME), usable[0])
     cand.manifest = cand.dir / chosen.name

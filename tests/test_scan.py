@@ -1,0 +1,387 @@
+"""Discovery scan (SPEC §4): which children of a root become candidates, report entries, manifests."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_skills
+from agent_skills import (
+    AgentSkills,
+    DiagnosticKind,
+    EntryStatus,
+    ReportEntry,
+    RootNote,
+    SkillRoot,
+    create_agent_skills,
+)
+from agent_skills._scan import scan_root, sort_key
+
+from conftest import make_skill, symlink
+
+
+def build(*roots: Path, **kw: Any) -> AgentSkills:
+    return create_agent_skills(list(roots), **kw)
+
+
+def entries(skills: AgentSkills) -> list[tuple[str, str, str | None, str]]:
+    return [(e.path.name, e.status.value, e.name, e.reason) for e in skills.report().entries]
+
+
+def kinds(skills: AgentSkills) -> list[str]:
+    return [d.kind.value for d in skills.diagnostics]
+
+
+# -- immediate children only ---------------------------------------------------------------
+
+
+def test_only_immediate_children_are_skills(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "top")
+    make_skill(root / "group", "deep")  # root/group/deep/SKILL.md: group has no manifest
+    make_skill(root / "top" / "inner", "nested")
+    skills = build(root)
+    assert [s.name for s in skills.list_skills()] == ["top"]
+    assert entries(skills) == [
+        ("group", "skipped", None, "no SKILL.md in directory"),
+        ("top", "loaded", "top", ""),
+    ]
+    content = skills.load_skill("top")
+    assert content is not None
+    assert [r.rel for r in content.resources] == ["inner/nested/SKILL.md"]
+
+
+# -- roots ---------------------------------------------------------------------------------
+
+
+def test_missing_root_is_silent_and_noted(tmp_path: Path, warn_messages: list[str]) -> None:
+    root = tmp_path / "nope"
+    skills = build(root)
+    assert len(skills) == 0
+    assert skills.diagnostics == ()
+    assert skills.report().entries == ()
+    assert skills.report().roots == (RootNote(root, "missing", "root does not exist"),)
+    assert warn_messages == []
+
+
+def test_root_that_is_a_file_is_silent_and_noted(tmp_path: Path, warn_messages: list[str]) -> None:
+    root = tmp_path / "file"
+    root.write_text("not a dir")
+    skills = build(root)
+    assert len(skills) == 0
+    assert skills.diagnostics == ()
+    assert skills.report().roots == (RootNote(root, "not_a_directory", "root is not a directory"),)
+    assert warn_messages == []
+
+
+def test_unreadable_root_is_silent_and_noted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warn_messages: list[str]
+) -> None:
+    locked = tmp_path / "locked"
+    make_skill(locked, "a")
+    other = tmp_path / "other"
+    make_skill(other, "b")
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path) == str(locked):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    skills = build(locked, other)
+    assert [s.name for s in skills.list_skills()] == ["b"]
+    assert skills.diagnostics == ()
+    notes = skills.report().roots
+    assert [(n.root, n.status) for n in notes] == [(locked, "unreadable"), (other, "ok")]
+    assert notes[0].message == f"EACCES: Permission denied: {locked}"
+    assert warn_messages == []
+
+
+def test_root_that_is_a_symlink_is_followed_even_without_follow_symlinks(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    make_skill(store, "deploy")
+    link = symlink(tmp_path / "ws" / "skills", store)
+    for follow in (True, False):
+        skills = build(link, follow_symlinks=follow)
+        [info] = skills.list_skills()
+        assert info.name == "deploy"
+        assert info.root == link
+        assert info.dir == link / "deploy"
+        assert info.path == link / "deploy" / "SKILL.md"
+        assert skills.report().roots == (RootNote(link, "ok"),)
+
+
+def test_dangling_root_link_is_missing(tmp_path: Path) -> None:
+    link = symlink(tmp_path / "skills", tmp_path / "gone")
+    skills = build(link)
+    assert skills.report().roots == (RootNote(link, "missing", "root does not exist"),)
+
+
+def test_root_link_to_file_is_not_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    link = symlink(tmp_path / "skills", tmp_path / "f")
+    skills = build(link)
+    assert skills.report().roots[0].status == "not_a_directory"
+
+
+# -- candidates and report entries -----------------------------------------------------------
+
+
+def test_only_dirs_and_symlinks_get_report_entries(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "real")
+    (root / "README.md").write_text("readme")
+    (root / "SKILL.md").write_text("---\nname: x\ndescription: y\n---\n")
+    os.mkfifo(root / "pipe")
+    (root / "empty").mkdir()
+    make_skill(tmp_path / "out", "linked")
+    symlink(root / "link", tmp_path / "out" / "linked")
+    skills = build(root)
+    assert entries(skills) == [
+        ("empty", "skipped", None, "no SKILL.md in directory"),
+        ("link", "loaded", "linked", ""),
+        ("real", "loaded", "real", ""),
+    ]
+    assert [e.path for e in skills.report().entries] == [
+        root / "empty",
+        root / "link",
+        root / "real",
+    ]
+    assert {e.root for e in skills.report().entries} == {root}
+
+
+def test_dangling_child_link_is_skipped_with_diagnostic(
+    tmp_path: Path, warn_messages: list[str]
+) -> None:
+    root = tmp_path / "skills"
+    symlink(root / "gone", tmp_path / "nowhere")
+    symlink(root / "loop", "loop")  # a self-loop dangles too
+    skills = build(root)
+    assert len(skills) == 0
+    assert entries(skills) == [
+        ("gone", "skipped", None, "dangling symlink"),
+        ("loop", "skipped", None, "dangling symlink"),
+    ]
+    assert [(d.kind, d.path, d.severity) for d in skills.diagnostics] == [
+        (DiagnosticKind.DANGLING_SYMLINK, root / "gone", "warning"),
+        (DiagnosticKind.DANGLING_SYMLINK, root / "loop", "warning"),
+    ]
+    assert warn_messages == [
+        f"skipping dangling symlink {root / 'gone'}",
+        f"skipping dangling symlink {root / 'loop'}",
+    ]
+
+
+def test_child_link_to_file_is_skipped_without_diagnostic(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    target = make_skill(tmp_path / "out", "lint") / "SKILL.md"
+    symlink(root / "file-link", target)
+    skills = build(root)
+    assert len(skills) == 0
+    assert skills.diagnostics == ()
+    assert entries(skills) == [
+        ("file-link", "skipped", None, "symlink to a file, not a directory"),
+    ]
+
+
+def test_follow_symlinks_false_skips_linked_children_with_reason(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(tmp_path / "out", "lint")
+    symlink(root / "lint", tmp_path / "out" / "lint")
+    symlink(root / "dangling", tmp_path / "none")
+    make_skill(root, "plain")
+    skills = build(root, follow_symlinks=False)
+    assert [s.name for s in skills.list_skills()] == ["plain"]
+    reason = "symlink not followed (follow_symlinks=False)"
+    assert entries(skills) == [
+        ("dangling", "skipped", None, reason),
+        ("lint", "skipped", None, reason),
+        ("plain", "loaded", "plain", ""),
+    ]
+    assert skills.diagnostics == ()
+
+
+def test_candidates_are_processed_in_casefold_order(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    names = ["beta", "Alpha", "alpha", "ALPHA", "_x", "Zed", "a-b", "a.b"]
+    for n in names:
+        make_skill(root, n, frontmatter={"name": f"s{names.index(n)}", "description": "d"})
+    skills = build(root)
+    expected = sorted(names, key=lambda n: (n.casefold(), n))
+    assert expected == ["_x", "a-b", "a.b", "ALPHA", "Alpha", "alpha", "beta", "Zed"]
+    assert [e.path.name for e in skills.report().entries] == expected
+    root_entry = SkillRoot(root)
+    note, cands = scan_root(root_entry, follow_symlinks=True)
+    assert note.status == "ok"
+    assert [c.entry_name for c in cands] == expected
+    assert sort_key("Zed") == ("zed", "Zed")
+
+
+def test_scan_order_decides_duplicates(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "b", frontmatter={"name": "same", "description": "from b"})
+    make_skill(root, "A", frontmatter={"name": "same", "description": "from A"})
+    skills = build(root)
+    [info] = skills.list_skills()
+    assert info.dir == root / "A"
+
+
+# -- the manifest ----------------------------------------------------------------------------
+
+
+def test_exact_manifest_wins_over_case_variants(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    d = make_skill(root, "fmt", frontmatter={"name": "fmt", "description": "exact"})
+    (d / "skill.md").write_text("---\nname: fmt\ndescription: lower\n---\n")
+    (d / "Skill.md").write_text("---\nname: fmt\ndescription: title\n---\n")
+    skills = build(root)
+    [info] = skills.list_skills()
+    assert info.description == "exact"
+    assert info.path == d / "SKILL.md"
+    assert "manifest_case" not in kinds(skills)
+
+
+def test_case_variant_manifest_used_with_diagnostic(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    lower = make_skill(root, "lower", manifest="skill.md")
+    upper = make_skill(root, "upper", manifest="SKILL.MD")
+    skills = build(root)
+    infos = {i.name: i for i in skills.list_skills()}
+    assert infos["lower"].path == lower / "skill.md"
+    assert infos["upper"].path == upper / "SKILL.MD"
+    assert [(d.kind, d.path) for d in skills.diagnostics] == [
+        (DiagnosticKind.MANIFEST_CASE, lower / "skill.md"),
+        (DiagnosticKind.MANIFEST_CASE, upper / "SKILL.MD"),
+    ]
+
+
+def test_first_variant_in_sort_order_wins(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    d = root / "fmt"
+    d.mkdir(parents=True)
+    for name in ("skill.md", "Skill.md", "SKILL.MD", "skill.MD"):
+        (d / name).write_text(f"---\nname: fmt\ndescription: {name}\n---\n")
+    skills = build(root)
+    [info] = skills.list_skills()
+    assert info.description == "SKILL.MD"
+    assert info.path == d / "SKILL.MD"
+
+
+def test_manifest_found_by_listing_not_by_lookup(tmp_path: Path) -> None:
+    """On a case-insensitive filesystem ``exists("SKILL.md")`` would be true for ``skill.md``."""
+    root = tmp_path / "skills"
+    make_skill(root, "x", manifest="Skill.md")
+    skills = build(root)
+    [info] = skills.list_skills()
+    assert info.path.name == "Skill.md"
+    assert os.listdir(info.dir) == ["Skill.md"]
+
+
+def test_manifest_must_be_a_regular_file(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    (root / "dir-manifest" / "SKILL.md").mkdir(parents=True)
+    fifo_dir = root / "fifo-manifest"
+    fifo_dir.mkdir()
+    os.mkfifo(fifo_dir / "SKILL.md")
+    skills = build(root)
+    assert entries(skills) == [
+        ("dir-manifest", "skipped", None, "no SKILL.md in directory"),
+        ("fifo-manifest", "skipped", None, "no SKILL.md in directory"),
+    ]
+
+
+def test_manifest_symlink_followed_only_with_follow_symlinks(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    target = make_skill(tmp_path / "dotfiles", "usage") / "SKILL.md"
+    d = root / "usage"
+    symlink(d / "SKILL.md", target)
+    skills = build(root)
+    [info] = skills.list_skills()
+    assert info.path == d / "SKILL.md"
+    skills = build(root, follow_symlinks=False)
+    assert len(skills) == 0
+    assert entries(skills) == [
+        (
+            "usage",
+            "skipped",
+            None,
+            "manifest SKILL.md is a symlink, not followed (follow_symlinks=False)",
+        )
+    ]
+
+
+def test_dangling_manifest_link_falls_back_to_variant(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    d = make_skill(root, "x", manifest="skill.md")
+    symlink(d / "SKILL.md", tmp_path / "missing.md")
+    skills = build(root)
+    [info] = skills.list_skills()
+    assert info.path == d / "skill.md"
+    assert [(d_.kind, d_.path) for d_ in skills.diagnostics] == [
+        (DiagnosticKind.DANGLING_SYMLINK, d / "SKILL.md"),
+        (DiagnosticKind.MANIFEST_CASE, d / "skill.md"),
+    ]
+
+
+def test_skill_info_paths_are_exact(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    real = make_skill(root, "real")
+    make_skill(tmp_path / "store", "linked", manifest="skill.md")
+    symlink(root / "linked", tmp_path / "store" / "linked")
+    skills = build(root)
+    infos = {i.name: i for i in skills.list_skills()}
+    assert (infos["real"].root, infos["real"].dir, infos["real"].path) == (
+        root,
+        real,
+        real / "SKILL.md",
+    )
+    assert (infos["linked"].root, infos["linked"].dir, infos["linked"].path) == (
+        root,
+        root / "linked",
+        root / "linked" / "skill.md",
+    )
+
+
+def test_report_entry_shape(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "one")
+    [entry] = build(root).report().entries
+    assert entry == ReportEntry(root, root / "one", EntryStatus.LOADED, "one", "", None)
+    assert entry.status == "loaded"
+
+
+def test_unreadable_manifest_is_invalid_with_io_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "skills"
+    d = make_skill(root, "locked")
+    make_skill(root, "ok")
+    real_open = open
+
+    def fake_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(file) == str(d / "SKILL.md"):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    skills = build(root)
+    assert [s.name for s in skills.list_skills()] == ["ok"]
+    msg = f"EACCES: Permission denied: {d / 'SKILL.md'}"
+    assert entries(skills) == [("locked", "invalid", None, msg), ("ok", "loaded", "ok", "")]
+    assert [(x.kind, x.path) for x in skills.diagnostics] == [
+        (DiagnosticKind.IO_ERROR, d / "SKILL.md")
+    ]
+    with pytest.raises(agent_skills.SkillError) as info:
+        build(root, strict=True)
+    assert info.value.code == "io_error"
+    assert info.value.fields == {"path": str(d / "SKILL.md")}
+
+
+def test_scan_root_never_raises_on_odd_root(tmp_path: Path) -> None:
+    note, cands = scan_root(SkillRoot(Path("/nonexistent\x00x")), follow_symlinks=True)
+    assert (note.status, cands) == ("unreadable", [])
