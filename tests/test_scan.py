@@ -1,4 +1,4 @@
-"""Discovery scan (SPEC §4): which children of a root become candidates, report entries, manifests."""
+"""Discovery scan (SPEC §4): candidates, report entries, roots and manifests."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from agent_skills import (
     create_agent_skills,
 )
 from agent_skills._scan import scan_root, sort_key
-
 from conftest import make_skill, symlink
 
 
