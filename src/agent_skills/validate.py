@@ -1,0 +1,677 @@
+"""Author-facing validation of a skill directory against the Agent Skills specification (SPEC §15).
+
+Discovery is lenient (SPEC §5-§7): it repairs YAML, trims values and loads skills that some hosts
+would reject. :func:`validate_skill` is the other side: it tells a skill's author, before they
+publish, whether every host that follows the Agent Skills specification will accept the skill. The
+YAML is parsed strictly (no repair) with the same YAML 1.2 loader as discovery.
+
+Problem codes (stable; ``field`` is the frontmatter key concerned, ``line`` is 1-based in the
+manifest file when the source has one):
+
+Errors (the skill is not portable; ``agent-skills validate`` exits 1):
+
+=========================== ====================================================================
+``path_not_found``          the path does not exist
+``not_a_directory``         the path is not a directory
+``manifest_missing``        no ``SKILL.md`` (in any letter case) in the directory
+``manifest_unreadable``     the manifest could not be read (the message names the OS error)
+``invalid_encoding``        the manifest is not valid UTF-8 (``line`` of the first bad byte)
+``frontmatter_missing``     the manifest does not open with a ``---`` line
+``frontmatter_unterminated`` no closing ``---`` line (``line`` of the opening fence)
+``yaml_error``              the frontmatter is not valid YAML 1.2, duplicate keys included;
+                            parsed strictly, without the lenient repair (``line`` when known)
+``frontmatter_not_mapping`` the frontmatter is a scalar or a list, not a mapping
+``name_missing``            no ``name`` key
+``name_type``               ``name`` is not a string
+``name_empty``              ``name`` is empty
+``name_too_long``           ``name`` is longer than 64 characters (after NFKC)
+``name_uppercase``          ``name`` holds an upper- or title-case letter
+``name_invalid_chars``      ``name`` holds a character that is neither a Unicode letter or digit
+                            nor a hyphen (spaces, ``_``, ``.`` ...)
+``name_hyphen_edge``        ``name`` starts or ends with ``-``
+``name_double_hyphen``      ``name`` contains ``--``
+``name_dir_mismatch``       ``name`` differs from the directory name (both NFKC-normalised)
+``description_missing``     no ``description`` key
+``description_type``        ``description`` is not a string
+``description_empty``       ``description`` is empty after trimming
+``description_too_long``    ``description`` is over 1024 characters after trimming
+``compatibility_type``      ``compatibility`` is present but not a string
+``compatibility_empty``     ``compatibility`` is empty after trimming
+``compatibility_too_long``  ``compatibility`` is over 500 characters after trimming
+``license_type``            ``license`` is present but not a string
+``metadata_type``           ``metadata`` is not a mapping
+``metadata_value_type``     a ``metadata`` value is not a string (``field`` ``metadata.<key>``;
+                            quote it: ``version: "1.0"``)
+``allowed_tools_type``      ``allowed-tools`` is neither a string nor a list of strings
+=========================== ====================================================================
+
+Warnings (the skill loads, but some hosts or readers may stumble):
+
+=========================== ====================================================================
+``manifest_case``           the manifest is not named exactly ``SKILL.md`` (it only loads on
+                            case-insensitive filesystems for hosts that look for ``SKILL.md``)
+``manifest_bom``            the manifest starts with a UTF-8 byte order mark
+``unknown_key``             a top-level key outside the specification's set (``name``,
+                            ``description``, ``license``, ``compatibility``, ``metadata``,
+                            ``allowed-tools``)
+``allowed_tools_list``      ``allowed-tools`` is a list; the specification says a space-separated
+                            string
+``body_too_long``           the body is over 500 lines (``line`` of the 501st body line)
+``broken_reference``        a relative file reference in the body names nothing in the skill
+``reference_escape``        a relative file reference in the body climbs out of the skill
+=========================== ====================================================================
+
+Sources: the Agent Skills specification (``SKILL.md`` format, frontmatter fields, "keep
+``SKILL.md`` under 500 lines", file references relative to the skill root) and SPEC §15.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from ._confine import resolve_resource_path
+from ._errors import SkillError
+from ._manifest import load_frontmatter_yaml, split_frontmatter
+
+__all__ = [
+    "MAX_BODY_LINES",
+    "MAX_COMPATIBILITY_LENGTH",
+    "MAX_DESCRIPTION_LENGTH",
+    "MAX_NAME_LENGTH",
+    "SPEC_KEYS",
+    "Problem",
+    "Severity",
+    "find_manifest",
+    "has_errors",
+    "validate_skill",
+]
+
+#: Longest ``name``, in characters after NFKC (Agent Skills spec: name).
+MAX_NAME_LENGTH = 64
+#: Longest ``description``, in characters after trimming (Agent Skills spec: description).
+MAX_DESCRIPTION_LENGTH = 1024
+#: Longest ``compatibility``, in characters after trimming (Agent Skills spec: compatibility).
+MAX_COMPATIBILITY_LENGTH = 500
+#: Longest body, in lines (Agent Skills spec: "keep SKILL.md under 500 lines").
+MAX_BODY_LINES = 500
+#: The top-level frontmatter keys the Agent Skills specification defines.
+SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+
+MANIFEST_NAME = "SKILL.md"
+
+
+class Severity(StrEnum):
+    """How bad a :class:`Problem` is. A ``str`` enum, so ``p.severity == "error"`` holds."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One finding of :func:`validate_skill` (SPEC §15).
+
+    Attributes:
+        severity: :class:`Severity` ``error`` (hosts may reject the skill) or ``warning``.
+        code: A stable code from the table in this module's docstring.
+        message: Human-readable text; never the file's contents beyond the offending value.
+        field: The frontmatter key concerned (``metadata.<key>`` for a metadata value), or
+            ``None`` for problems of the file or the body.
+        line: 1-based line in the manifest file (the YAML key's line, the body line of a
+            reference), or ``None`` when the problem has no position.
+    """
+
+    severity: Severity
+    code: str
+    message: str
+    field: str | None = None
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"severity", "code", "message", "field", "line"}`` for JSON output."""
+        return {
+            "severity": self.severity.value,
+            "code": self.code,
+            "message": self.message,
+            "field": self.field,
+            "line": self.line,
+        }
+
+
+def has_errors(problems: list[Problem]) -> bool:
+    """Return True when any problem is an error (warnings alone pass, SPEC §16)."""
+    return any(p.severity == Severity.ERROR for p in problems)
+
+
+def _error(code: str, message: str, field: str | None = None, line: int | None = None) -> Problem:
+    return Problem(Severity.ERROR, code, message, field, line)
+
+
+def _warning(code: str, message: str, field: str | None = None, line: int | None = None) -> Problem:
+    return Problem(Severity.WARNING, code, message, field, line)
+
+
+def find_manifest(skill_dir: Path) -> Path | None:
+    """Find a skill's manifest by listing the directory, as discovery does (SPEC §4).
+
+    Args:
+        skill_dir: The skill directory.
+
+    Returns:
+        ``skill_dir / "SKILL.md"`` when that exact entry is a file (symlinks followed); else the
+        first case variant of ``skill.md`` that is a file, in ``(casefold, name)`` order; else
+        ``None`` (also when the directory cannot be listed).
+    """
+    try:
+        with os.scandir(skill_dir) as it:
+            names = sorted(
+                (e.name for e in it if e.name.lower() == "skill.md"),
+                key=lambda n: (n.casefold(), n),
+            )
+    except OSError:
+        return None
+    files = []
+    for name in names:
+        try:
+            if stat.S_ISREG(os.stat(skill_dir / name).st_mode):
+                files.append(name)
+        except OSError:
+            continue
+    if not files:
+        return None
+    chosen = MANIFEST_NAME if MANIFEST_NAME in files else files[0]
+    return skill_dir / chosen
+
+
+def validate_skill(path: str | os.PathLike[str]) -> list[Problem]:
+    """Check one skill directory strictly against the Agent Skills specification (SPEC §15).
+
+    Args:
+        path: The skill directory (the one holding ``SKILL.md``).
+
+    Returns:
+        Every problem found, in this order: file problems, frontmatter problems in key order
+        (``name``, ``description``, ``license``, ``compatibility``, ``metadata``,
+        ``allowed-tools``, then unknown keys in file order), then body problems by line. An empty
+        list means the skill is valid and clean. Codes are listed in the module docstring.
+        Nothing is raised for a bad skill or a bad path: those are problems too.
+    """
+    skill_dir = Path(os.fspath(path))
+    try:
+        st = os.stat(skill_dir)
+    except FileNotFoundError:
+        return [_error("path_not_found", f"{skill_dir} does not exist")]
+    except (OSError, ValueError) as exc:
+        return [_error("not_a_directory", f"{skill_dir} cannot be examined: {exc}")]
+    if not stat.S_ISDIR(st.st_mode):
+        return [_error("not_a_directory", f"{skill_dir} is not a directory")]
+    manifest = find_manifest(skill_dir)
+    if manifest is None:
+        return [_error("manifest_missing", f"no {MANIFEST_NAME} in {skill_dir}")]
+    problems: list[Problem] = []
+    if manifest.name != MANIFEST_NAME:
+        problems.append(
+            _warning(
+                "manifest_case",
+                f"manifest is named {manifest.name}; hosts look for exactly {MANIFEST_NAME}",
+            )
+        )
+    try:
+        data = manifest.read_bytes()
+    except OSError as exc:
+        problems.append(_error("manifest_unreadable", f"cannot read {manifest}: {exc.strerror}"))
+        return problems
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        problems.append(
+            _error(
+                "invalid_encoding", f"manifest is not valid UTF-8 (byte {exc.start})", None, line
+            )
+        )
+        return problems
+    if text.startswith("\ufeff"):
+        problems.append(
+            _warning("manifest_bom", "manifest starts with a byte order mark; some hosts reject it")
+        )
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    problems.extend(_check_manifest_text(text, skill_dir))
+    return problems
+
+
+def _check_manifest_text(text: str, skill_dir: Path) -> list[Problem]:
+    try:
+        yaml_text, _, first_line = split_frontmatter(text)
+    except SkillError as err:
+        line = err.fields.get("line")
+        return [
+            _error(
+                "frontmatter_unterminated",
+                "frontmatter has no closing '---' line",
+                None,
+                line if isinstance(line, int) else None,
+            )
+        ]
+    if yaml_text is None:
+        return [
+            _error(
+                "frontmatter_missing",
+                "manifest must open with YAML frontmatter between '---' lines",
+                None,
+                1,
+            )
+        ]
+    problems: list[Problem] = []
+    try:
+        data = load_frontmatter_yaml(yaml_text, first_line=first_line)
+    except SkillError as err:
+        line = err.fields.get("line")
+        problems.append(
+            _error("yaml_error", err.message, None, line if isinstance(line, int) else None)
+        )
+        data = None
+        parsed = False
+    else:
+        parsed = True
+    if parsed:
+        if data is None:
+            data = {}
+        if isinstance(data, Mapping):
+            lines = _key_lines(yaml_text, first_line)
+            problems.extend(_check_frontmatter(data, skill_dir, lines, yaml_text, first_line))
+        else:
+            problems.append(
+                _error(
+                    "frontmatter_not_mapping",
+                    f"frontmatter must be a mapping of keys to values, not {_kind(data)}",
+                    None,
+                    first_line,
+                )
+            )
+    body_line = first_line + yaml_text.count("\n") + 1
+    problems.extend(_check_body(text, body_line, skill_dir))
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Frontmatter
+
+
+_QUOTED_KEY = r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"?:\-\[\]{}][^:#]*?))"""
+_KEY_RE = re.compile(r"^" + _QUOTED_KEY + r"[ \t]*:(?:[ \t]|$)")
+_NESTED_KEY_RE = re.compile(r"^([ \t]+)" + _QUOTED_KEY + r"[ \t]*:(?:[ \t]|$)")
+
+
+def _key_of(match: re.Match[str], offset: int) -> str:
+    double, single, plain = match.group(offset), match.group(offset + 1), match.group(offset + 2)
+    if double is not None:
+        return double
+    if single is not None:
+        return single.replace("''", "'")
+    return plain
+
+
+def _key_lines(yaml_text: str, first_line: int) -> dict[str, int]:
+    """Map each top-level block key to its 1-based file line (first occurrence).
+
+    A line locator over the already-validated YAML, not a parser: flow mappings and complex keys
+    simply get no line.
+    """
+    out: dict[str, int] = {}
+    for i, line in enumerate(yaml_text.split("\n")):
+        m = _KEY_RE.match(line)
+        if m:
+            out.setdefault(_key_of(m, 1), first_line + i)
+    return out
+
+
+def _nested_key_line(yaml_text: str, first_line: int, parent_line: int, key: str) -> int | None:
+    """Line of ``key`` in the block mapping under the top-level key on ``parent_line``."""
+    lines = yaml_text.split("\n")
+    for i in range(parent_line - first_line + 1, len(lines)):
+        line = lines[i]
+        if line and not line[0].isspace() and not line.startswith("#"):
+            return None
+        m = _NESTED_KEY_RE.match(line)
+        if m and _key_of(m, 2) == key:
+            return first_line + i
+    return None
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, str):
+        return "a string"
+    return type(value).__name__
+
+
+def _is_name_char(c: str) -> bool:
+    return c == "-" or c.isalnum()
+
+
+def _check_name(value: object, skill_dir: Path, line: int | None) -> list[Problem]:
+    if not isinstance(value, str):
+        return [_error("name_type", f"name must be a string, not {_kind(value)}", "name", line)]
+    if not value:
+        return [_error("name_empty", "name must not be empty", "name", line)]
+    name = unicodedata.normalize("NFKC", value)
+    out: list[Problem] = []
+    if len(name) > MAX_NAME_LENGTH:
+        out.append(
+            _error(
+                "name_too_long",
+                f"name is {len(name)} characters; at most {MAX_NAME_LENGTH} are allowed",
+                "name",
+                line,
+            )
+        )
+    if any(c.isalnum() and c != c.lower() for c in name):
+        out.append(_error("name_uppercase", f"name '{value}' must be lowercase", "name", line))
+    bad = sorted({c for c in name if not _is_name_char(c)})
+    if bad:
+        shown = ", ".join(repr(c) for c in bad)
+        out.append(
+            _error(
+                "name_invalid_chars",
+                f"name '{value}' may hold only letters, digits and hyphens (found {shown})",
+                "name",
+                line,
+            )
+        )
+    if name.startswith("-") or name.endswith("-"):
+        out.append(
+            _error("name_hyphen_edge", "name must not start or end with a hyphen", "name", line)
+        )
+    if "--" in name:
+        out.append(_error("name_double_hyphen", "name must not contain '--'", "name", line))
+    # The name as given (a linked skill is named by its link), made absolute so "." works.
+    dir_name = unicodedata.normalize("NFKC", Path(os.path.abspath(skill_dir)).name)
+    if dir_name != name:
+        out.append(
+            _error(
+                "name_dir_mismatch",
+                f"name '{value}' must match the directory name '{dir_name}'",
+                "name",
+                line,
+            )
+        )
+    return out
+
+
+def _check_text(key: str, value: object, limit: int, line: int | None) -> list[Problem]:
+    code = key.replace("-", "_")
+    if not isinstance(value, str):
+        return [_error(f"{code}_type", f"{key} must be a string, not {_kind(value)}", key, line)]
+    text = value.strip()
+    if not text:
+        return [_error(f"{code}_empty", f"{key} must not be empty", key, line)]
+    if len(text) > limit:
+        return [
+            _error(
+                f"{code}_too_long",
+                f"{key} is {len(text)} characters; at most {limit} are allowed",
+                key,
+                line,
+            )
+        ]
+    return []
+
+
+def _check_frontmatter(
+    data: Mapping[str, Any],
+    skill_dir: Path,
+    lines: dict[str, int],
+    yaml_text: str,
+    first_line: int,
+) -> list[Problem]:
+    out: list[Problem] = []
+    if "name" not in data:
+        out.append(_error("name_missing", "frontmatter has no 'name'", "name", None))
+    else:
+        out.extend(_check_name(data["name"], skill_dir, lines.get("name")))
+    if "description" not in data:
+        out.append(_error("description_missing", "frontmatter has no 'description'", "description"))
+    else:
+        out.extend(
+            _check_text(
+                "description",
+                data["description"],
+                MAX_DESCRIPTION_LENGTH,
+                lines.get("description"),
+            )
+        )
+    if "license" in data and not isinstance(data["license"], str):
+        out.append(
+            _error(
+                "license_type",
+                f"license must be a string, not {_kind(data['license'])}",
+                "license",
+                lines.get("license"),
+            )
+        )
+    if "compatibility" in data:
+        out.extend(
+            _check_text(
+                "compatibility",
+                data["compatibility"],
+                MAX_COMPATIBILITY_LENGTH,
+                lines.get("compatibility"),
+            )
+        )
+    if "metadata" in data:
+        out.extend(_check_metadata(data["metadata"], lines, yaml_text, first_line))
+    if "allowed-tools" in data:
+        out.extend(_check_allowed_tools(data["allowed-tools"], lines.get("allowed-tools")))
+    for key in data:
+        if key not in SPEC_KEYS:
+            out.append(
+                _warning(
+                    "unknown_key",
+                    f"'{key}' is not a frontmatter key of the Agent Skills specification; "
+                    "strict hosts reject it (put custom data under 'metadata')",
+                    key,
+                    lines.get(key),
+                )
+            )
+    return out
+
+
+def _check_metadata(
+    value: object, lines: dict[str, int], yaml_text: str, first_line: int
+) -> list[Problem]:
+    line = lines.get("metadata")
+    if not isinstance(value, Mapping):
+        return [
+            _error(
+                "metadata_type",
+                f"metadata must be a mapping of strings to strings, not {_kind(value)}",
+                "metadata",
+                line,
+            )
+        ]
+    out: list[Problem] = []
+    for key, item in value.items():
+        if isinstance(item, str):
+            continue
+        item_line = _nested_key_line(yaml_text, first_line, line, key) if line is not None else None
+        out.append(
+            _error(
+                "metadata_value_type",
+                f"metadata value '{key}' must be a string, not {_kind(item)} (quote it)",
+                f"metadata.{key}",
+                item_line if item_line is not None else line,
+            )
+        )
+    return out
+
+
+def _check_allowed_tools(value: object, line: int | None) -> list[Problem]:
+    if isinstance(value, str):
+        return []
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [
+            _warning(
+                "allowed_tools_list",
+                "allowed-tools is a list; the specification defines a space-separated string",
+                "allowed-tools",
+                line,
+            )
+        ]
+    return [
+        _error(
+            "allowed_tools_type",
+            f"allowed-tools must be a space-separated string, not {_kind(value)}"
+            + (" holding non-strings" if isinstance(value, list) else ""),
+            "allowed-tools",
+            line,
+        )
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Body
+
+
+_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+# [text](target) and ![alt](target); the target may be <bracketed> and followed by a title.
+_LINK_RE = re.compile(r"!?\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
+_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_BARE_RE = re.compile(
+    r"(?<![\w./\\~$@-])(?:\./)?((?:scripts|references|assets)/[^\s`'\"()<>\[\]]+)"
+)
+_PLACEHOLDER_CHARS = frozenset("*?{}<>$%|")
+_TRAILING = ".,;:!?"
+
+
+def _body_lines(text: str, body_line: int) -> Iterator[tuple[int, str]]:
+    """Yield ``(file_line, line)`` for each line after the closing fence."""
+    lines = text.split("\n")
+    for i in range(body_line - 1, len(lines)):
+        yield i + 1, lines[i]
+
+
+def _check_body(text: str, body_line: int, skill_dir: Path) -> list[Problem]:
+    out: list[Problem] = []
+    all_lines = list(_body_lines(text, body_line))
+    # The body as discovery sees it: surrounding blank lines trimmed.
+    start = 0
+    while start < len(all_lines) and not all_lines[start][1].strip():
+        start += 1
+    end = len(all_lines)
+    while end > start and not all_lines[end - 1][1].strip():
+        end -= 1
+    body = all_lines[start:end]
+    if len(body) > MAX_BODY_LINES:
+        out.append(
+            _warning(
+                "body_too_long",
+                f"body is {len(body)} lines; keep it under {MAX_BODY_LINES} and move detail "
+                "to references/",
+                None,
+                body[MAX_BODY_LINES][0],
+            )
+        )
+    out.extend(_check_references(body, skill_dir))
+    return out
+
+
+def _link_target(raw: str) -> str | None:
+    """The path part of a markdown link target, or None when it is not a relative file path."""
+    target = raw[1:-1] if raw.startswith("<") and raw.endswith(">") else raw
+    target = target.strip()
+    if not target or target.startswith("#") or _SCHEME_RE.match(target):
+        return None
+    if target.startswith(("/", "\\", "~")):
+        return None
+    target = re.split(r"[#?]", target, maxsplit=1)[0]
+    if not target:
+        return None
+    return urllib.parse.unquote(target)
+
+
+def _bare_target(raw: str) -> str | None:
+    target = raw.rstrip(_TRAILING)
+    if any(c in _PLACEHOLDER_CHARS for c in target) or "..." in target:
+        return None
+    segments = [s for s in target.split("/") if s]
+    if len(segments) < 2:
+        return None
+    return target
+
+
+def _check_references(body: list[tuple[int, str]], skill_dir: Path) -> list[Problem]:
+    out: list[Problem] = []
+    seen: set[tuple[int, str]] = set()
+    fence: str | None = None
+    for line_no, line in body:
+        m = _FENCE_RE.match(line)
+        if m:
+            marker = m.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            continue
+        refs: list[tuple[str, str]] = []
+        if fence is None:
+            for lm in _LINK_RE.finditer(line):
+                target = _link_target(lm.group(1))
+                if target is not None:
+                    refs.append((target, "link"))
+        for bm in _BARE_RE.finditer(line):
+            target = _bare_target(bm.group(1))
+            if target is not None:
+                refs.append((target, "path"))
+        for target, kind in refs:
+            key = (line_no, target.rstrip("/"))
+            if key in seen:
+                continue
+            seen.add(key)
+            problem = _check_reference(skill_dir, target, kind, line_no)
+            if problem is not None:
+                out.append(problem)
+    return out
+
+
+def _check_reference(skill_dir: Path, target: str, kind: str, line: int) -> Problem | None:
+    what = "link" if kind == "link" else "path"
+    try:
+        resolved = resolve_resource_path(skill_dir, target)
+    except SkillError as err:
+        if err.code == "path_escape":
+            return _warning(
+                "reference_escape",
+                f"{what} '{target}' leads outside the skill directory; hosts serve only the "
+                "skill's own files",
+                None,
+                line,
+            )
+        return None
+    if os.path.exists(resolved):
+        return None
+    return _warning(
+        "broken_reference",
+        f"{what} '{target}' does not exist in the skill",
+        None,
+        line,
+    )
