@@ -488,16 +488,18 @@ def test_resources_read_refuses_everything_else(tree: Path, mode: str) -> None:
 
 def test_changed_file_is_refused_not_served_with_a_stale_digest(tmp_path: Path) -> None:
     root = tmp_path / "skills"
-    skill = make_skill(root, "changing", files={"references/a.md": "first\n"})
+    skill = make_skill(root, "changing", files={"a.md": "first\n", "b.md": "first\n"})
     server = build_server(create_agent_skills([root]))
-    (skill / "references" / "a.md").write_text("second version\n")
+    (skill / "a.md").write_text("second version\n")  # grown
+    (skill / "b.md").write_text("FIRST\n")  # same size, other bytes
 
     async def body(client: Client) -> None:
-        code, message = await _error_code(client.read_resource("skill://changing/references/a.md"))
-        assert (code, message) == (
-            -32603,
-            "skill://changing/references/a.md changed on disk since the server started; restart it",
-        )
+        for rel in ["a.md", "b.md"]:
+            uri = f"skill://changing/{rel}"
+            assert await _error_code(client.read_resource(uri)) == (
+                -32603,
+                f"{uri} changed on disk since the server started; restart it",
+            )
 
     _run(server, "auto", body)
 

@@ -1,9 +1,9 @@
 """Serving skills over the Model Context Protocol (SPEC §17).
 
-The only module of the package that imports the ``mcp`` SDK (the ``mcp`` extra); ``import
-agent_skills`` never loads it. :func:`build_server` turns an :class:`~agent_skills.AgentSkills`
-into an ``mcp.server.lowlevel.Server`` that offers, on every protocol era (the ``initialize`` handshake and
-the 2026-07-28 ``server/discover`` era):
+The only module of the package that imports the ``mcp`` SDK (the ``mcp`` extra);
+``import agent_skills`` never loads it. :func:`build_server` turns an
+:class:`~agent_skills.AgentSkills` into an ``mcp.server.lowlevel.Server`` that offers, on every
+protocol era (the ``initialize`` handshake and the 2026-07-28 ``server/discover`` era):
 
 - the MCP Skills extension ``io.modelcontextprotocol/skills`` (SEP-2640): ``skills/list`` (pages of
   at most 100 entries behind an opaque cursor) and ``skills/get``, each entry with the
@@ -20,10 +20,10 @@ dangling links and anything else outside that list are never listed nor served. 
 snapshot taken when the server is built; a file changed on disk afterwards is refused on read
 (``-32603``) rather than served with bytes that no longer match its digest.
 
-Protocol errors: ``-32602`` (invalid params) for an unknown or malformed URI (``..`` or ``%2e%2e``
-segments, a query or a fragment), an unknown prompt or tool, a bad cursor; ``-32603`` for a file
-that cannot be read any more. Tool failures are results with ``isError: true`` whose text starts with the
-:class:`~agent_skills.ErrorCode` (``not_found: ...``).
+Protocol errors: ``-32602`` (invalid params) for an unknown or malformed URI (``..`` or
+``%2e%2e`` segments, a query or a fragment), an unknown prompt or tool, a bad cursor; ``-32603``
+for a file that cannot be read any more. Tool failures are results with ``isError: true`` whose
+text starts with the :class:`~agent_skills.ErrorCode` (``not_found: ...``).
 
 Run it with ``agent-skills serve`` or ``python -m agent_skills.mcp --root DIR``.
 """
@@ -44,7 +44,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
-from xml.sax.saxutils import escape as xml_escape
 
 import anyio
 import anyio.to_thread
@@ -55,8 +54,16 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import AgentSkills, SkillError, StartupError, __version__, create_agent_skills
+from . import (
+    AgentSkills,
+    SkillError,
+    SkillInfo,
+    StartupError,
+    __version__,
+    create_agent_skills,
+)
 from ._manifest import load_frontmatter_yaml, split_frontmatter
+from .agent import SkillSession
 
 __all__ = [
     "EXTENSION_ID",
@@ -401,34 +408,7 @@ def _activation_content(skills: AgentSkills, name: str) -> str:
     Raises:
         SkillError: ``not_found`` for an unknown or non-model-invocable name.
     """
-    try:
-        from .agent import SkillSession
-    except ImportError:  # pragma: no cover - depends on the installed sub-modules
-        return _render_activation(skills, name)
     return SkillSession(skills).activate(name).content
-
-
-def _render_activation(skills: AgentSkills, name: str) -> str:
-    """The SPEC §14 activation layout, for installs without :mod:`agent_skills.agent`.
-
-    Raises:
-        SkillError: ``not_found`` for an unknown or non-model-invocable name.
-    """
-    content = skills.load_skill(name)
-    if content is None or not content.model_invocable:
-        raise SkillError("not_found", f"no model-invocable skill named '{name}'", {"name": name})
-    lines = [
-        f'<skill_content name="{xml_escape(name, {chr(34): "&quot;"})}">',
-        content.body,
-        "",
-        f"Skill directory: {xml_escape(str(content.dir))}",
-        "Relative paths in this skill resolve against the skill directory.",
-        "<skill_resources>",
-        *(f"<file>{xml_escape(resource.rel)}</file>" for resource in content.resources),
-        "</skill_resources>",
-        "</skill_content>",
-    ]
-    return "\n".join(lines)
 
 
 def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, bytes]:
@@ -596,14 +576,19 @@ def build_server(skills: AgentSkills) -> Server[Any]:
             raise _invalid_params(f"unknown resource {params.uri!r}")
         skill, served = hit
         try:
-            data = await _in_thread(
+            data: bytes | None = await _in_thread(
                 lambda: skills.read_resource(skill.name, served.rel, max_bytes=served.size)
             )
         except SkillError as err:
             if err.code == "not_found":
                 raise _invalid_params(f"unknown resource {params.uri!r}") from None
-            data = b""  # a grown file fails the digest check below
-        if "sha256:" + hashlib.sha256(data).hexdigest() != served.digest:
+            if err.code != "too_large":
+                raise MCPError(
+                    code=types.INTERNAL_ERROR,
+                    message=f"{served.uri} cannot be read: {err.code.value}: {err.message}",
+                ) from None
+            data = None  # grew since it was hashed
+        if data is None or "sha256:" + hashlib.sha256(data).hexdigest() != served.digest:
             raise MCPError(
                 code=types.INTERNAL_ERROR,
                 message=f"{served.uri} changed on disk since the server started; restart it",
@@ -650,7 +635,7 @@ def build_server(skills: AgentSkills) -> Server[Any]:
         )
         return types.CallToolResult(content=[types.EmbeddedResource(resource=blob)])
 
-    def user_skills() -> list[Any]:
+    def user_skills() -> list[SkillInfo]:
         return [info for info in skills.list_skills() if info.user_invocable]
 
     async def list_prompts(
