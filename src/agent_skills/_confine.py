@@ -6,8 +6,14 @@ The only module that decides containment. Two tools:
   and the candidate canonicalised the same way and compared by path components.
 * :func:`open_confined`, the race-free opener: it walks from a descriptor of the skill's real
   directory one component at a time with ``O_NOFOLLOW``, resolves each symlink it meets against the
-  real directory (at most :data:`MAX_SYMLINK_HOPS` hops), and requires a regular file. Data is read
-  from that descriptor, so a file swapped for a symlink after a check is never followed out.
+  real directory (at most :data:`MAX_SYMLINK_HOPS` links in one lookup, as the kernel counts them),
+  and requires a regular file. Data is read from that descriptor, so a file or directory swapped for
+  a symlink after a check is never followed out.
+
+Where the OS lacks ``O_NOFOLLOW`` or ``dir_fd`` support, :func:`open_confined` falls back to opening
+the checked real path by name and comparing the descriptor's ``fstat`` identity with the file that
+was checked (SPEC §10, last sentence). That fallback narrows the race window; it does not close it
+for an intermediate directory swapped and swapped back between two checks (see docs/security.md).
 """
 
 from __future__ import annotations
@@ -31,22 +37,38 @@ __all__ = [
 ]
 
 MAX_SYMLINK_HOPS = 40
+"""Most symlinks followed while reaching one resource (Linux ``MAXSYMLINKS``; SPEC §10)."""
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 # errnos meaning "there is no such file to reach" (SPEC §10: not_found)
 _UNREACHABLE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
-_HAS_SAFE_OPEN = (
-    hasattr(os, "O_NOFOLLOW")
-    and hasattr(os, "O_DIRECTORY")
-    and os.open in os.supports_dir_fd
-    and os.readlink in os.supports_dir_fd
-)
+# errnos an O_NOFOLLOW open reports for a symlink (ELOOP on Linux, EMLINK on FreeBSD, ENOTDIR for a
+# link met where O_DIRECTORY asks for a directory on some systems)
+_LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def _has_safe_open() -> bool:
+    return (
+        hasattr(os, "O_NOFOLLOW")
+        and hasattr(os, "O_DIRECTORY")
+        and os.open in os.supports_dir_fd
+        and os.readlink in os.supports_dir_fd
+        and os.stat in os.supports_dir_fd
+        and os.stat in os.supports_follow_symlinks
+    )
+
+
+_HAS_SAFE_OPEN = _has_safe_open()
+"""True where the descriptor walk is available; tests set it to False to exercise the fallback."""
 
 
 def is_within(child: str, parent: str) -> bool:
     """Return True when ``child`` equals ``parent`` or lies under it, by path components.
 
-    Both must be absolute and normalised the same way. ``/s/foo`` never contains ``/s/foo-evil``.
+    Both must be absolute and normalised the same way (e.g. both from :func:`real_path`).
+    ``/s/foo`` never contains ``/s/foo-evil`` (SPEC §10.5).
     """
     if child == parent:
         return True
@@ -60,31 +82,59 @@ def real_path(path: str) -> str:
     return os.path.realpath(path)
 
 
-def _check_rel(rel: object) -> str:
-    """Validate ``rel`` and return it with ``/`` separators (SPEC §10.1-2)."""
+def _invalid(message: str, fields: dict[str, object]) -> SkillError:
+    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
+
+
+def _encodable(text: str) -> bool:
+    """True when the OS can name ``text`` (lone surrogates outside ``surrogateescape`` cannot)."""
+    try:
+        os.fsencode(text)
+    except UnicodeError:
+        return False
+    return True
+
+
+def _check_rel(rel: object) -> tuple[str, str]:
+    """Validate ``rel`` (SPEC §10.1-2); return ``(rel as given, rel with / separators)``."""
     if isinstance(rel, os.PathLike):
         try:
             rel = os.fspath(rel)
         except Exception as exc:
-            raise SkillError(ErrorCode.INVALID_INPUT, f"resource path is unusable: {exc}") from None
+            raise _invalid(
+                f"resource path is unusable: {type(exc).__name__}", {"type": type(rel).__name__}
+            ) from None
     if not isinstance(rel, str):
-        raise SkillError(
-            ErrorCode.INVALID_INPUT,
-            f"resource path must be a str, got {type(rel).__name__}",
-            {"type": type(rel).__name__},
+        raise _invalid(
+            f"resource path must be a str, got {type(rel).__name__}", {"type": type(rel).__name__}
         )
     if rel == "":
-        raise SkillError(ErrorCode.INVALID_INPUT, "resource path must not be empty", {"rel": rel})
+        raise _invalid("resource path must not be empty", {"rel": rel})
     if "\x00" in rel:
-        raise SkillError(
-            ErrorCode.INVALID_INPUT, "resource path must not contain NUL", {"rel": rel}
-        )
+        raise _invalid("resource path must not contain NUL", {"rel": rel})
+    if not _encodable(rel):
+        raise _invalid("resource path cannot be encoded for the file system", {"rel": rel})
     posix = rel.replace("\\", "/")
     if posix.startswith("/") or _DRIVE_RE.match(posix):
-        raise SkillError(
-            ErrorCode.INVALID_INPUT, f"resource path must be relative: {rel}", {"rel": rel}
+        raise _invalid(f"resource path must be relative: {rel}", {"rel": rel})
+    return rel, posix
+
+
+def _check_dir(skill_dir: object) -> str:
+    """Validate ``skill_dir`` and return it absolute (lexically normalised)."""
+    if isinstance(skill_dir, os.PathLike):
+        try:
+            skill_dir = os.fspath(skill_dir)
+        except Exception:
+            skill_dir = None
+    if not isinstance(skill_dir, str) or skill_dir == "":
+        raise _invalid(
+            f"skill directory must be a non-empty str, got {type(skill_dir).__name__}",
+            {"type": type(skill_dir).__name__},
         )
-    return posix
+    if "\x00" in skill_dir or not _encodable(skill_dir):
+        raise _invalid("skill directory is not a usable path", {"skill_dir": skill_dir})
+    return os.path.abspath(skill_dir)
 
 
 def _escape(rel: str) -> SkillError:
@@ -93,10 +143,31 @@ def _escape(rel: str) -> SkillError:
     )
 
 
+def _not_found(rel: str) -> SkillError:
+    return SkillError(ErrorCode.NOT_FOUND, f"No such resource: {rel}", {"rel": rel})
+
+
+def _not_a_file(rel: str) -> SkillError:
+    return SkillError(ErrorCode.NOT_A_FILE, f"Resource '{rel}' is not a file", {"rel": rel})
+
+
+def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:
+    """Apply SPEC §10.1-5; return ``(base, lexical candidate, rel text)``, all ``str``."""
+    rel_text, posix = _check_rel(rel)
+    base = _check_dir(skill_dir)
+    candidate = posixpath.normpath(posixpath.join(base, posix))
+    if not is_within(candidate, base):
+        raise _escape(rel_text)
+    if not is_within(real_path(candidate), real_path(base)):
+        raise _escape(rel_text)
+    return base, candidate, rel_text
+
+
 def resolve_resource_path(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]) -> Path:
     """Resolve ``rel`` inside ``skill_dir`` without leaving it (SPEC §10).
 
-    No existence or type check is made: the result may not exist.
+    No existence or type check is made: the result may not exist (an overlong name is accepted
+    here and is ``not_found`` when reached).
 
     Args:
         skill_dir: The skill directory (may itself be a symlink, e.g. into a shared store).
@@ -107,31 +178,24 @@ def resolve_resource_path(skill_dir: str | os.PathLike[str], rel: str | os.PathL
         not its real path).
 
     Raises:
-        SkillError: ``invalid_input`` for a non-string, empty, NUL-holding or absolute ``rel``
-            (``/x``, ``\\x``, ``C:\\x``, ``C:x``, ``//server/share``), ``fields`` ``{rel}``;
-            ``path_escape`` ``{rel}`` when the lexical or the real candidate lies outside the
-            real skill directory (sibling prefixes such as ``foo-evil`` included).
+        SkillError: ``invalid_input`` for a ``rel`` that is not a ``str``/``os.PathLike[str]``
+            (``fields`` ``{type}``), or that is empty, holds NUL or a lone surrogate the file system
+            cannot encode, or is absolute (``/x``, ``\\x``, ``C:\\x``, ``C:x``, ``//server/share``),
+            ``fields`` ``{rel}``; ``invalid_input`` for an unusable ``skill_dir`` (``{type}`` or
+            ``{skill_dir}``); ``path_escape`` ``{rel}`` when the lexical or the real candidate lies
+            outside the real skill directory (sibling prefixes such as ``foo-evil`` included).
     """
-    posix = _check_rel(rel)
-    try:
-        base = os.path.abspath(os.fspath(skill_dir))
-    except (TypeError, ValueError) as exc:
-        raise SkillError(ErrorCode.INVALID_INPUT, f"skill directory is unusable: {exc}") from None
-    candidate = posixpath.normpath(posixpath.join(base, posix))
-    if not is_within(candidate, base):
-        raise _escape(str(rel))
-    try:
-        real_base = real_path(base)
-        real_candidate = real_path(candidate)
-    except (OSError, ValueError):
-        raise _escape(str(rel)) from None
-    if not is_within(real_candidate, real_base):
-        raise _escape(str(rel))
-    return Path(candidate)
+    return Path(_confine(skill_dir, rel)[1])
 
 
 def open_confined(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]) -> BinaryIO:
     """Open a regular file inside ``skill_dir`` race-free (SPEC §10).
+
+    The checks of :func:`resolve_resource_path` run first. Then the file is reached from a
+    descriptor of the real skill directory, one component at a time, each opened with
+    ``O_NOFOLLOW``; a symlink met on the way is read, resolved against the real skill directory,
+    rejected when it leads outside, and the walk restarts on its target. The file is ``lstat``-ed
+    before it is opened (so FIFOs and devices are never opened) and ``fstat``-ed after.
 
     Args:
         skill_dir: The skill directory.
@@ -141,63 +205,114 @@ def open_confined(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]
         A binary file object reading from the confined descriptor; the caller closes it.
 
     Raises:
-        SkillError: the resolver's ``invalid_input``/``path_escape``; ``path_escape`` when a
-            symlink met on the way leads outside the real skill directory; ``not_found``
-            ``{rel}`` when a component is missing, not a directory, too long, or the symlink hops
-            exceed 40; ``not_a_file`` ``{rel}`` for a directory or special file; ``io_error`` for
-            other OS errors.
+        SkillError: the resolver's ``invalid_input``/``path_escape``; ``path_escape`` ``{rel}``
+            when a symlink met on the way leads outside the real skill directory (also when a
+            checked file is swapped, in the fallback); ``not_found`` ``{rel}`` when a component is
+            missing, not a directory, its name too long, or reaching it takes more than
+            :data:`MAX_SYMLINK_HOPS` symlinks (a loop); ``not_a_file`` ``{rel}`` for a directory or
+            special file; ``io_error`` ``{path}`` (the lexical path) for other OS errors.
     """
-    lexical = resolve_resource_path(skill_dir, rel)
-    rel_text = os.fspath(rel)
-    if not _HAS_SAFE_OPEN:  # pragma: no cover - platforms without O_NOFOLLOW/dir_fd
-        return _open_by_identity(skill_dir, rel_text)
-    base = os.path.abspath(os.fspath(skill_dir))
-    real_base = real_path(base)
-    inner = os.fspath(lexical)[len(base) :].strip(os.sep)
-    parts = inner.split(os.sep) if inner else []
-    hops = 0
+    base, candidate, rel_text = _confine(skill_dir, rel)
+    if not _HAS_SAFE_OPEN:
+        return _open_by_identity(base, candidate, rel_text)
+    resolved = _canonical(base, MAX_SYMLINK_HOPS)
+    if resolved is None:
+        raise _not_found(rel_text)
+    real_base, hops = resolved
+    inner = candidate[len(base) :].strip("/")
+    parts = inner.split("/") if inner else []
     while True:
-        result = _walk(real_base, parts, rel_text)
+        result = _walk(real_base, parts, rel_text, candidate)
         if isinstance(result, int):
             return _wrap(result, rel_text)
-        hops += 1
+        followed, parts = result
+        hops += followed
         if hops > MAX_SYMLINK_HOPS:
             raise SkillError(
                 ErrorCode.NOT_FOUND, f"too many symlinks resolving {rel_text}", {"rel": rel_text}
             )
-        parts = result
 
 
-def _not_found(rel: str) -> SkillError:
-    return SkillError(ErrorCode.NOT_FOUND, f"No such resource: {rel}", {"rel": rel})
+def _canonical(path: str, budget: int) -> tuple[str, int] | None:
+    """Resolve every symlink in the absolute ``path`` by name, counting them.
+
+    Like :func:`os.path.realpath` (missing components kept, ``..`` applied after each link), but
+    it returns ``None`` once more than ``budget`` links were followed, so a loop ends.
+
+    Returns:
+        ``(real path, number of links followed)`` or ``None``.
+    """
+    todo = path.split("/")[::-1]
+    comps: list[str] = []
+    links = 0
+    while todo:
+        name = todo.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if comps:
+                comps.pop()
+            continue
+        here = "/" + "/".join([*comps, name])
+        try:
+            is_link = stat.S_ISLNK(os.lstat(here).st_mode)
+            target = os.readlink(here) if is_link else ""
+        except OSError:
+            is_link = False
+        if not is_link:
+            comps.append(name)
+            continue
+        links += 1
+        if links > budget:
+            return None
+        if target.startswith("/"):
+            comps = []
+        todo.extend(target.split("/")[::-1])
+    return "/" + "/".join(comps), links
 
 
-def _walk(real_base: str, parts: list[str], rel: str) -> int | list[str]:
-    """Walk ``parts`` from ``real_base``; return an open fd, or the new parts after one symlink."""
-    nofollow = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+def _walk(real_base: str, parts: list[str], rel: str, lexical: str) -> int | tuple[int, list[str]]:
+    """Walk ``parts`` from ``real_base`` with ``O_NOFOLLOW``.
+
+    Returns:
+        An open descriptor of the regular file reached, or, when a symlink is met, ``(links
+        followed, new parts under real_base)`` for the caller to walk again.
+    """
     try:
-        cur = os.open(real_base, os.O_RDONLY | os.O_DIRECTORY | nofollow)
+        cur = os.open(real_base, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC)
     except OSError as exc:
         if exc.errno in _UNREACHABLE:
             raise _not_found(rel) from None
-        raise fs_error(exc, real_base) from None
+        raise fs_error(exc, lexical) from None
     try:
         if not parts:
-            fd, cur = cur, -1
-            return fd
+            raise _not_a_file(rel)
+        last_index = len(parts) - 1
         for i, name in enumerate(parts):
-            last = i == len(parts) - 1
-            flags = os.O_RDONLY | nofollow | (os.O_NONBLOCK if last else os.O_DIRECTORY)
             try:
-                nxt = os.open(name, flags, dir_fd=cur)
+                if i < last_index:
+                    nxt = os.open(
+                        name,
+                        os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC,
+                        dir_fd=cur,
+                    )
+                else:
+                    mode = os.stat(name, dir_fd=cur, follow_symlinks=False).st_mode
+                    if stat.S_ISLNK(mode):
+                        raise OSError(errno.ELOOP, "symbolic link")
+                    if not stat.S_ISREG(mode):
+                        raise _not_a_file(rel)
+                    nxt = os.open(
+                        name, os.O_RDONLY | os.O_NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=cur
+                    )
             except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                if exc.errno in _LINK_ERRNOS:
                     target = _readlink(name, cur)
                     if target is not None:
                         return _hop(real_base, parts[:i], target, parts[i + 1 :], rel)
                 if exc.errno in _UNREACHABLE:
                     raise _not_found(rel) from None
-                raise fs_error(exc, posixpath.join(real_base, *parts[: i + 1])) from None
+                raise fs_error(exc, lexical) from None
             os.close(cur)
             cur = nxt
         fd, cur = cur, -1
@@ -214,26 +329,36 @@ def _readlink(name: str, dir_fd: int) -> str | None:
         return None
 
 
-def _hop(real_base: str, done: list[str], target: str, rest: list[str], rel: str) -> list[str]:
-    """Resolve one symlink met at ``real_base/done/<link>`` and return the new relative parts."""
-    here = posixpath.join(real_base, *done) if done else real_base
-    joined = posixpath.normpath(posixpath.join(here, target, *rest))
-    # Canonicalise what lies ahead so that links through other symlinked paths compare as the
-    # resolver does; the walk that follows re-checks every component with O_NOFOLLOW anyway.
-    real_target = real_path(joined)
+def _hop(
+    real_base: str, done: list[str], target: str, rest: list[str], rel: str
+) -> tuple[int, list[str]]:
+    """Resolve the symlink met at ``real_base/done/<link>`` whose text is ``target``.
+
+    Returns:
+        ``(links followed, the link included; the remaining parts relative to real_base)``.
+
+    Raises:
+        SkillError: ``path_escape`` when the target lies outside ``real_base``; ``not_found``
+            when resolving it takes more than :data:`MAX_SYMLINK_HOPS` links.
+    """
+    here = posixpath.join(real_base, *done)
+    # No lexical normpath here: ``..`` after a symlinked directory must climb from its target.
+    resolved = _canonical(posixpath.join(here, target, *rest), MAX_SYMLINK_HOPS)
+    if resolved is None:
+        raise SkillError(ErrorCode.NOT_FOUND, f"too many symlinks resolving {rel}", {"rel": rel})
+    real_target, links = resolved
     if not is_within(real_target, real_base):
         raise _escape(rel)
-    if real_target == real_base:
-        return []
-    return real_target[len(real_base) :].lstrip(os.sep).split(os.sep)
+    inner = real_target[len(real_base) :].strip("/")
+    return links + 1, inner.split("/") if inner else []
 
 
 def _wrap(fd: int, rel: str) -> BinaryIO:
+    """Check that ``fd`` is a regular file and return a buffered reader owning it."""
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise SkillError(ErrorCode.NOT_A_FILE, f"Resource '{rel}' is not a file", {"rel": rel})
-        if hasattr(os, "set_blocking"):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _not_a_file(rel)
+        if _NONBLOCK and hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return open(fd, "rb", closefd=True)
     except BaseException:
@@ -241,21 +366,42 @@ def _wrap(fd: int, rel: str) -> BinaryIO:
         raise
 
 
-def _open_by_identity(
-    skill_dir: str | os.PathLike[str], rel: str
-) -> BinaryIO:  # pragma: no cover - exercised only where O_NOFOLLOW/dir_fd are missing
-    """Fallback: open by name, then require the same file the check saw (SPEC §10)."""
-    path = resolve_resource_path(skill_dir, rel)
+def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
+    """Fallback without ``O_NOFOLLOW``/``dir_fd``: open the checked real path by name, then require
+    the descriptor to be the very file that was checked (same ``st_dev``/``st_ino``; SPEC §10).
+
+    Raises:
+        SkillError: As :func:`open_confined`; ``path_escape`` when the file opened is not the one
+            checked or the real path changed meanwhile.
+    """
+    real_base = real_path(base)
+    real = real_path(candidate)
+    if not is_within(real, real_base):
+        raise _escape(rel)
     try:
-        before = os.stat(path)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        checked = os.lstat(real)
+        if stat.S_ISLNK(checked.st_mode):
+            # realpath resolved every link it could: what is left is a loop or a fresh swap.
+            os.stat(real)
+            raise _escape(rel)
     except OSError as exc:
         if exc.errno in _UNREACHABLE:
             raise _not_found(rel) from None
-        raise fs_error(exc, path) from None
-    after = os.fstat(fd)
-    if (before.st_dev, before.st_ino) != (after.st_dev, after.st_ino):
+        raise fs_error(exc, candidate) from None
+    if not stat.S_ISREG(checked.st_mode):
+        raise _not_a_file(rel)
+    try:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_BINARY", 0) | _NONBLOCK | _CLOEXEC)
+    except OSError as exc:
+        if exc.errno in _UNREACHABLE:
+            raise _not_found(rel) from None
+        raise fs_error(exc, candidate) from None
+    try:
+        opened = os.fstat(fd)
+        same = (opened.st_dev, opened.st_ino) == (checked.st_dev, checked.st_ino)
+        if not same or real_path(candidate) != real:
+            raise _escape(rel)
+    except BaseException:
         os.close(fd)
-        raise _escape(rel)
-    resolve_resource_path(skill_dir, rel)
+        raise
     return _wrap(fd, rel)
