@@ -80,7 +80,10 @@ def _fspath(value: object, what: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, os.PathLike):
-        raw = os.fspath(cast("os.PathLike[str]", value))
+        try:
+            raw = os.fspath(cast("os.PathLike[str]", value))
+        except Exception:
+            raw = None
         if isinstance(raw, str):
             return raw
     raise StartupError(f"{what} must be a str or os.PathLike[str], got {type(value).__name__}")
@@ -217,7 +220,12 @@ def resolve_config(
             raise StartupError(f"Workspace is not a directory: {workspace_dir}")
     if isinstance(roots, (str, bytes, os.PathLike, Mapping, SkillRoot)):
         raise StartupError("roots must be a sequence of roots, not a single root")
-    root_list = list(roots)
+    try:
+        root_list = list(roots)
+    except TypeError:
+        raise StartupError(
+            f"roots must be a sequence of roots, got {type(roots).__name__}"
+        ) from None
     if not root_list:
         raise StartupError("create_agent_skills requires at least one root in roots")
     for name, flag in (("strict", strict), ("follow_symlinks", follow_symlinks)):

@@ -19,7 +19,7 @@ from ._config import (
 )
 from ._confine import real_path
 from ._diagnostics import Diagnostic, DiscoveryReport
-from ._errors import ErrorCode, SkillError
+from ._errors import ErrorCode, SkillError, fs_error
 from ._registry import SkillContent, SkillInfo, SkillRegistry, discover_skills
 
 __all__ = ["AgentSkills", "create_agent_skills"]
@@ -144,12 +144,18 @@ class AgentSkills:
                 "max_bytes must be a non-negative int or None",
                 {"max_bytes": repr(max_bytes)},
             )
-        with self.open_resource(name, rel) as fh:
+        registry = self._registry
+        with registry.open(name, rel) as fh:
             rel_text = os.fspath(rel)
-            if max_bytes is None:
-                return fh.read()
-            size = os.fstat(fh.fileno()).st_size
-            data = fh.read(max_bytes + 1) if size <= max_bytes else b""
+            try:
+                if max_bytes is None:
+                    return fh.read()
+                size = os.fstat(fh.fileno()).st_size
+                data = fh.read(max_bytes + 1) if size <= max_bytes else b""
+            except OSError as exc:
+                skill = registry.lookup(name)
+                where = skill.info.dir / rel_text if skill is not None else Path(rel_text)
+                raise fs_error(exc, where) from None
             if size > max_bytes or len(data) > max_bytes:
                 raise SkillError(
                     ErrorCode.TOO_LARGE,
