@@ -123,13 +123,16 @@ def list_resources(
         if stack:
             real_dir, prefix = stack.pop()
         else:
-            real_dir, prefix = links.pop(0)
-            if real_dir in visited:
-                continue
+            # Directory links are taken in (rel.casefold(), rel) order, so which alias lists a
+            # directory reachable only through links does not depend on the order of scandir.
+            nxt = min(range(len(links)), key=lambda i: sort_key(links[i][1]))
+            real_dir, prefix = links.pop(nxt)
+        if real_dir in visited:
+            continue
         visited.add(real_dir)
         try:
             with os.scandir(real_dir) as it:
-                entries = list(it)
+                entries = sorted(it, key=lambda e: sort_key(e.name))
         except OSError as exc:
             err = fs_error(exc, real_dir)
             diags.append(
