@@ -6,8 +6,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import make_skill, symlink
-
 from agent_skills import (
     AgentSkills,
     DiagnosticKind,
@@ -16,6 +14,7 @@ from agent_skills import (
     create_agent_skills,
 )
 from agent_skills._resources import list_resources
+from conftest import make_skill, symlink
 
 
 def load(root: Path, name: str, **kw: Any) -> tuple[AgentSkills, SkillContent]:
@@ -130,7 +129,7 @@ def test_sorted_by_casefold_then_rel(tmp_path: Path) -> None:
 def test_cap_and_truncation_diagnostic(tmp_path: Path, warn_messages: list[str]) -> None:
     root = tmp_path / "skills"
     d = make_skill(root, "s", files={f"f{i:02d}.txt": "x" for i in range(10)})
-    skills, content = load(root, "s", max_resources=3)
+    _, content = load(root, "s", max_resources=3)
     assert rels(content) == ["f00.txt", "f01.txt", "f02.txt"]
     assert content.resources_truncated is True
     assert diag_pairs(content) == [("resources_truncated", d)]
