@@ -141,8 +141,9 @@ class _Core12Constructor(SafeConstructor):
             raise ConstructorError(None, None, "invalid float", node.start_mark) from None
 
     def construct_unknown(self, node: Node) -> None:
+        # The tag itself is file content, so the message does not repeat it (SPEC §11).
         raise ConstructorError(
-            None, None, f"tag {node.tag!r} is not in the YAML 1.2 core schema", node.start_mark
+            None, None, "found a tag outside the YAML 1.2 core schema", node.start_mark
         )
 
 
@@ -328,11 +329,13 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
             ErrorCode.INVALID_SKILL, f"invalid YAML frontmatter: {problem}", fields
         ) from None
     except yaml.reader.ReaderError as exc:
-        line = first_line + yaml_text.count("\n", 0, max(exc.position, 0))
+        position = max(exc.position, 0)
+        line = first_line + yaml_text.count("\n", 0, position)
+        column = position - (yaml_text.rfind("\n", 0, position) + 1) + 1
         raise SkillError(
             ErrorCode.INVALID_SKILL,
             "invalid YAML frontmatter: unacceptable character",
-            {"line": line},
+            {"line": line, "column": column},
         ) from None
     except (yaml.YAMLError, ValueError, RecursionError, UnicodeError) as exc:
         reason = str(exc) if isinstance(exc, ValueError) else type(exc).__name__
@@ -360,9 +363,11 @@ def _repair(yaml_text: str) -> tuple[str, list[int]]:
         m = _TOP_KEY_RE.match(new)
         if m:
             value = m.group(3)
+            # Besides the quoting and block indicators of SPEC §5, a value starting with '!' is
+            # tagged, not plain: quoting it would let a non-core tag load as a string.
             if (
                 value
-                and value[0] not in "\"'[{|>"
+                and value[0] not in "\"'[{|>!"
                 and (": " in value or " #" in value or value.endswith(":"))
             ):
                 escaped = value.replace("\\", "\\\\").replace('"', '\\"')
@@ -424,10 +429,11 @@ def parse_skill(
                     load_frontmatter_yaml(yaml_text, first_line=first_line)
                     raise
                 lines = ", ".join(str(i + first_line) for i in changed)
+                label = "line" if len(changed) == 1 else "lines"
                 diags.append(
                     Diagnostic(
                         DiagnosticKind.YAML_REPAIRED,
-                        f"frontmatter of {where or 'manifest'} repaired (lines {lines}): "
+                        f"frontmatter of {where or 'manifest'} repaired ({label} {lines}): "
                         "quote values containing ': ' or ' #', indent with spaces",
                         diag_path,
                     )

@@ -1,0 +1,475 @@
+"""SPEC §5: decoding, fences, YAML 1.2 typing, repair, body and error fields of parse_skill."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_skills import ErrorCode, ParsedSkill, SkillError, parse_skill
+from agent_skills._manifest import load_frontmatter_yaml, split_frontmatter
+
+HEAD = "name: demo\ndescription: A demo.\n"
+
+
+def doc(yaml_lines: str = "", body: str = "Body.\n") -> str:
+    return "---\n" + HEAD + yaml_lines + "---\n" + body
+
+
+def extra(text: str, *, strict: bool = False) -> dict[str, Any]:
+    """The frontmatter minus the two required keys."""
+    fm = parse_skill(text, strict=strict).frontmatter
+    return {k: v for k, v in fm.items() if k not in ("name", "description")}
+
+
+def kinds(parsed: ParsedSkill) -> list[str]:
+    return [d.kind.value for d in parsed.diagnostics]
+
+
+def err(text: str | bytes, **kw: Any) -> SkillError:
+    with pytest.raises(SkillError) as info:
+        parse_skill(text, **kw)
+    return info.value
+
+
+# --- decoding --------------------------------------------------------------------------------
+
+
+def test_str_and_bytes_give_the_same_result() -> None:
+    text = doc(body="Héllo ✓\n")
+    a, b = parse_skill(text), parse_skill(text.encode("utf-8"))
+    assert (a.frontmatter, a.body, a.diagnostics) == (b.frontmatter, b.body, b.diagnostics)
+    assert a.body == "Héllo ✓"
+
+
+@pytest.mark.parametrize("data", [b"\xef\xbb\xbf" + doc().encode(), "\ufeff" + doc()])
+def test_one_leading_bom_is_dropped(data: str | bytes) -> None:
+    parsed = parse_skill(data)
+    assert parsed.frontmatter == {"name": "demo", "description": "A demo."}
+    assert parsed.body == "Body."
+    assert parsed.diagnostics == ()
+
+
+def test_only_one_bom_is_dropped() -> None:
+    # A second BOM is content: the first line is then not a fence.
+    e = err("\ufeff\ufeff" + doc())
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"at": "name"}
+
+
+def test_invalid_utf8_becomes_replacement_with_diagnostic() -> None:
+    data = b"---\nname: demo\ndescription: Caf\xe9 time.\n---\nBad \xff byte\n"
+    parsed = parse_skill(data, path="/r/demo/SKILL.md")
+    assert parsed.frontmatter["description"] == "Caf\ufffd time."
+    assert parsed.body == "Bad \ufffd byte"
+    assert kinds(parsed) == ["invalid_utf8"]
+    assert str(parsed.diagnostics[0].path) == "/r/demo/SKILL.md"
+    assert parsed.diagnostics[0].severity == "warning"
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_crlf_and_lone_cr_become_lf(newline: str) -> None:
+    text = doc("metadata:\n  a: |\n    x\n    y\n", body="One.\n\nTwo.\n").replace("\n", newline)
+    parsed = parse_skill(text)
+    assert parsed.frontmatter["metadata"] == {"a": "x\ny\n"}
+    assert parsed.body == "One.\n\nTwo."
+
+
+@pytest.mark.parametrize("lead", ["\n", "\n\n", "  \n\t\n", "   ", "\t"])
+def test_leading_whitespace_before_fence_is_ignored(lead: str) -> None:
+    parsed = parse_skill(lead + doc())
+    assert parsed.frontmatter["name"] == "demo"
+    assert parsed.body == "Body."
+
+
+def test_non_text_argument_is_invalid_input() -> None:
+    e = err(12)  # type: ignore[arg-type]
+    assert e.code == ErrorCode.INVALID_INPUT
+
+
+# --- fences ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pad", ["", " ", "\t", "  \t ", "\t\t"])
+def test_fences_may_carry_trailing_spaces_and_tabs(pad: str) -> None:
+    text = f"---{pad}\n{HEAD}---{pad}\nBody."
+    assert parse_skill(text).body == "Body."
+
+
+@pytest.mark.parametrize("line", ["----", "---text", "--- x", "-- -", " ---", "---#"])
+def test_lines_that_are_not_a_closing_fence(line: str) -> None:
+    # Inside a block scalar the line is content; were it a fence, the scalar would be cut short.
+    text = f"---\n{HEAD}notes: |\n  a\n  {line}\n  b\n---\nBody."
+    parsed = parse_skill(text)
+    assert parsed.frontmatter["notes"] == f"a\n{line}\nb\n"
+    assert parsed.body == "Body."
+
+
+@pytest.mark.parametrize("line", ["----", "---text"])
+def test_top_level_dash_lines_stay_yaml(line: str) -> None:
+    # Not a fence, so the YAML sees them (and fails, where libyaml looks for the ':').
+    e = err(f"---\n{HEAD}{line}\n---\n", strict=True)
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.message.startswith("invalid YAML frontmatter")
+    assert e.fields == {"line": 5, "column": 1}
+
+
+def test_dashes_inside_a_value_do_not_close() -> None:
+    parsed = parse_skill(doc("license: a---b --- c\n"))
+    assert parsed.frontmatter["license"] == "a---b --- c"
+
+
+def test_opening_fence_with_text_is_not_a_fence() -> None:
+    e = err("---text\n" + HEAD + "---\n")
+    assert e.fields == {"at": "name"}
+
+
+def test_empty_block_is_an_empty_mapping() -> None:
+    assert split_frontmatter("---\n---\nBody") == ("", "Body", 2)
+    e = err("---\n---\nJust a body.")
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"at": "name"}
+
+
+def test_yaml_text_is_the_lines_between_fences_each_with_lf() -> None:
+    assert split_frontmatter("---\na: 1\nb: 2\n---\nrest\n") == ("a: 1\nb: 2\n", "rest", 2)
+    assert split_frontmatter("\n\n---\na: 1\n---") == ("a: 1\n", "", 4)
+
+
+def test_no_opening_fence_is_empty_frontmatter() -> None:
+    assert split_frontmatter("# Title\n\nText\n") == (None, "# Title\n\nText", 0)
+    e = err("# Title\nname: demo\n")
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"at": "name"}
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("---\n" + HEAD, 1),
+        ("---", 1),
+        ("---\n", 1),
+        ("\n\n---\nname: x\n", 3),
+        ("---\nname: x\n----\n", 1),
+    ],
+)
+def test_unterminated_frontmatter(text: str, line: int) -> None:
+    e = err(text, path="/r/x/SKILL.md")
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.message.startswith("unterminated frontmatter")
+    assert e.fields == {"path": "/r/x/SKILL.md", "line": line}
+
+
+def test_body_is_text_after_closing_fence_trimmed() -> None:
+    parsed = parse_skill(doc(body="\n\n  # Title\n\nText ---\n\n---\n\nMore  \n\n"))
+    assert parsed.body == "# Title\n\nText ---\n\n---\n\nMore"
+
+
+def test_closing_fence_at_end_of_file_gives_empty_body() -> None:
+    assert parse_skill("---\n" + HEAD + "---").body == ""
+    assert parse_skill("---\n" + HEAD + "---\n\n  \n").body == ""
+
+
+# --- YAML 1.2 typing -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("yaml_value", "expected"),
+    [
+        ("yes", "yes"),
+        ("no", "no"),
+        ("on", "on"),
+        ("off", "off"),
+        ("Yes", "Yes"),
+        ("y", "y"),
+        ("n", "n"),
+        ("2024-01-01", "2024-01-01"),
+        ("2024-01-01T10:00:00Z", "2024-01-01T10:00:00Z"),
+        ("12:30:00", "12:30:00"),
+        ("017", 17),
+        ("0o17", 15),
+        ("0x1F", 31),
+        ("-5", -5),
+        ("+5", 5),
+        ("1_000", "1_000"),
+        ("0b101", "0b101"),
+        ("1.5", 1.5),
+        ("1e3", 1000.0),
+        ("-.inf", float("-inf")),
+        ("true", True),
+        ("False", False),
+        ("TRUE", True),
+        ("null", None),
+        ("~", None),
+        ("", None),
+        ("=", "="),
+        ("'yes'", "yes"),
+        ("!!str 12", "12"),
+    ],
+)
+def test_yaml_12_core_schema_typing(yaml_value: str, expected: object) -> None:
+    assert extra(doc(f"x: {yaml_value}\n"), strict=True) == {"x": expected}
+
+
+def test_nan_is_a_float() -> None:
+    value = extra(doc("x: .nan\n"))["x"]
+    assert isinstance(value, float)
+    assert value != value
+
+
+def test_merge_key_is_an_ordinary_key() -> None:
+    text = doc("base: &b {a: 1}\nchild:\n  <<: *b\n  c: 2\n")
+    assert extra(text, strict=True) == {"base": {"a": 1}, "child": {"<<": {"a": 1}, "c": 2}}
+
+
+@pytest.mark.parametrize(
+    ("yaml_lines", "line"),
+    [
+        ("name: other\n", 4),
+        ("x: 1\nx: 2\n", 5),
+        ("m:\n  a: 1\n  a: 2\n", 6),
+        ("1: a\n'1': b\n", 5),
+        ("null: a\n~: b\n", 5),
+    ],
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_duplicate_keys_are_an_error(yaml_lines: str, line: int, strict: bool) -> None:
+    e = err(doc(yaml_lines), strict=strict, path="/r/demo/SKILL.md")
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"path": "/r/demo/SKILL.md", "line": line, "column": e.fields["column"]}
+    assert "duplicate key" in e.message
+
+
+def test_non_string_scalar_keys_become_canonical_strings() -> None:
+    text = doc("1: a\n017: b\n0x10: c\ntrue: d\nFalse: e\nnull: f\n1.5: g\n-.inf: h\n")
+    assert extra(text, strict=True) == {
+        "1": "a",
+        "17": "b",
+        "16": "c",
+        "true": "d",
+        "false": "e",
+        "null": "f",
+        "1.5": "g",
+        "-.inf": "h",
+    }
+
+
+def test_nested_non_string_keys_become_strings() -> None:
+    assert extra(doc("metadata:\n  2: two\n  yes: y\n")) == {"metadata": {"2": "two", "yes": "y"}}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "!!python/object/apply:os.system ['true']",
+        "!!python/name:os.system",
+        "!custom value",
+        "!!binary aGVsbG8=",
+        "!!timestamp 2024-01-01",
+        "!!set {a}",
+        "!!omap [a: 1]",
+        "!<tag:example.com,2000:x> v",
+    ],
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_non_core_tags_are_invalid_skill(value: str, strict: bool) -> None:
+    e = err(doc(f"x: {value}\n"), strict=strict)
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"line": 4, "column": 4}
+
+
+def test_tag_message_does_not_echo_the_file() -> None:
+    e = err(doc("x: !secret-token-4711 v\n"))
+    assert "secret-token-4711" not in e.message
+
+
+@pytest.mark.parametrize("yaml_text", ["", "\n", "# only a comment\n", "~\n", "null\n", "  \n#x\n"])
+def test_null_or_comment_only_document_is_empty_mapping(yaml_text: str) -> None:
+    assert load_frontmatter_yaml(yaml_text) in (None, {})
+    e = err(f"---\n{yaml_text}---\nBody")
+    assert e.fields == {"at": "name"}
+
+
+@pytest.mark.parametrize("yaml_text", ["hello\n", "42\n", "- a\n- b\n", "[a, b]\n", "'x'\n"])
+@pytest.mark.parametrize("strict", [False, True])
+def test_scalar_or_list_document_is_invalid_at_root(yaml_text: str, strict: bool) -> None:
+    e = err(f"---\n{yaml_text}---\n", strict=strict, path="/r/x/SKILL.md")
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"path": "/r/x/SKILL.md", "at": ""}
+
+
+def test_alias_bomb_is_invalid_skill() -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 8):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]")
+    e = err(doc("\n".join(lines) + "\n"))
+    assert e.code == ErrorCode.INVALID_SKILL
+
+
+def test_recursive_alias_is_invalid_skill() -> None:
+    e = err(doc("x: &a [1, *a]\n"))
+    assert e.code == ErrorCode.INVALID_SKILL
+
+
+def test_shared_alias_values_are_fine() -> None:
+    assert extra(doc("x: &a [1]\ny: *a\n")) == {"x": [1], "y": [1]}
+
+
+# --- lenient repair --------------------------------------------------------------------------
+
+
+def test_repair_quotes_colon_values_and_names_file_lines() -> None:
+    text = "\n---\nname: demo\ndescription: Use it: now\nlicense: MIT\nx: a: b\n---\nBody"
+    parsed = parse_skill(text, path="/r/demo/SKILL.md")
+    assert parsed.frontmatter == {
+        "name": "demo",
+        "description": "Use it: now",
+        "license": "MIT",
+        "x": "a: b",
+    }
+    assert kinds(parsed) == ["yaml_repaired"]
+    diag = parsed.diagnostics[0]
+    assert "lines 4, 6" in diag.message
+    assert str(diag.path) == "/r/demo/SKILL.md"
+    assert diag.severity == "warning"
+
+
+def test_repair_of_single_line_says_line() -> None:
+    parsed = parse_skill("---\nname: demo\ndescription: a: b\n---\n")
+    assert "(line 3)" in parsed.diagnostics[0].message
+
+
+def test_repair_escapes_backslash_and_double_quote() -> None:
+    parsed = parse_skill('---\nname: demo\ndescription: C:\\dir "q": x\\"y\n---\n')
+    assert parsed.frontmatter["description"] == 'C:\\dir "q": x\\"y'
+
+
+def test_repair_quotes_hash_values_when_yaml_fails() -> None:
+    parsed = parse_skill("---\nname: demo\ndescription: a # b: c\nx: y: z\n---\n")
+    assert parsed.frontmatter["description"] == "a # b: c"
+    assert parsed.frontmatter["x"] == "y: z"
+
+
+def test_repair_turns_leading_tabs_into_two_spaces() -> None:
+    parsed = parse_skill("---\nname: demo\ndescription: d\nmetadata:\n\towner: team-a\n---\n")
+    assert parsed.frontmatter["metadata"] == {"owner": "team-a"}
+    assert "(line 5)" in parsed.diagnostics[0].message
+
+
+def test_repair_tabs_nested() -> None:
+    text = "---\nname: demo\ndescription: d\nmetadata:\n\ta:\n\t\tb: 1\n---\n"
+    assert parse_skill(text).frontmatter["metadata"] == {"a": {"b": 1}}
+
+
+@pytest.mark.parametrize("start", ['"', "'", "[", "{", "|", ">"])
+def test_values_starting_with_quotes_brackets_or_block_are_not_touched(start: str) -> None:
+    # The line stays broken, so the skill stays invalid and the original error is reported.
+    text = f"---\nname: demo\ndescription: {start}a: b\nx: [\n---\n"
+    e = err(text)
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert "line" in e.fields
+
+
+def test_repair_leaves_tagged_values_alone() -> None:
+    e = err(doc("x: !!omap [a: 1]\n"))
+    assert e.fields == {"line": 4, "column": 4}
+
+
+def test_valid_yaml_is_never_repaired() -> None:
+    parsed = parse_skill("---\nname: demo\ndescription: a #comment: yes\n---\n")
+    assert parsed.frontmatter["description"] == "a"
+    assert parsed.diagnostics == ()
+
+
+def test_indented_lines_are_not_quoted() -> None:
+    e = err("---\nname: demo\ndescription: d\nmetadata:\n  x: a: b\n---\n")
+    assert e.fields == {"line": 5, "column": 7}
+
+
+def test_strict_means_no_repair() -> None:
+    e = err("---\nname: demo\ndescription: Use it: now\n---\n", strict=True, path="/p/SKILL.md")
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"path": "/p/SKILL.md", "line": 3, "column": 20}
+    e = err("---\nname: demo\ndescription: d\nmetadata:\n\towner: x\n---\n", strict=True)
+    assert e.fields == {"line": 5, "column": 1}
+
+
+def test_failed_repair_reports_the_original_error() -> None:
+    e = err("---\nname: demo\ndescription: a: b\nx: [\n---\n")
+    assert e.fields == {"line": 3, "column": 15}
+
+
+# --- error fields and messages ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "fields"),
+    [
+        ("---\nname: demo\ndescription: [x\n---\n", {"line": 4, "column": 1}),
+        ("\n\n---\nname: demo\ndescription: d\n  x: y\n---\n", {"line": 6, "column": 4}),
+        ("\ufeff---\r\nname: demo\r\ndescription: [x\r\n---\r\n", {"line": 4, "column": 1}),
+        ("---\nname: demo\ndescription: d\n? [a]\n: b\n---\n", {"line": 4, "column": 3}),
+        ('---\nname: demo\ndescription: "bad \\q"\n---\n', {"line": 3, "column": 19}),
+    ],
+)
+def test_yaml_error_positions_are_file_lines(text: str, fields: dict[str, int]) -> None:
+    e = err(text, strict=True, path="/r/demo/SKILL.md")
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.fields == {"path": "/r/demo/SKILL.md", **fields}
+
+
+def test_unacceptable_character_has_line_and_column() -> None:
+    e = err(b"---\nname: demo\ndescription: ab\x00c\n---\n")
+    assert e.fields == {"line": 3, "column": 16}
+
+
+def test_schema_error_fields_have_path_and_at() -> None:
+    e = err("---\nname: demo\ndescription: d\nversion: 1\n---\n", strict=True, path="/p/SKILL.md")
+    assert e.fields == {"path": "/p/SKILL.md", "at": "version"}
+
+
+def test_without_path_fields_have_no_path() -> None:
+    assert err("---\nname: 1\ndescription: d\n---\n").fields == {"at": "name"}
+
+
+SECRET = "zq-secret-9931"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"---\nname: demo\ndescription: [{SECRET}\n---\n",
+        f"---\nname: {SECRET} x\ndescription: d\n---\n",
+        f"---\nname: demo\ndescription: d\nx: !{SECRET} v\n---\n",
+        f"---\nname: demo\ndescription: d\n{SECRET}: 1\n{SECRET}: 2\n---\n",
+        f"---\n{SECRET}\n---\n",
+        f"---\nname: demo\ndescription: d\nversion: [{SECRET}]\n---\n",
+        f'---\nname: demo\ndescription: "\\{SECRET[0]}{SECRET}"\n---\n',
+        f"---\nname: demo\ndescription: {SECRET}\n",
+        f"---\nname: demo\ndescription: d\n\t{SECRET}: [\n---\n",
+    ],
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_messages_never_contain_file_contents(text: str, strict: bool) -> None:
+    try:
+        parsed = parse_skill(text, strict=strict)
+    except SkillError as e:
+        assert SECRET not in e.message
+        assert SECRET not in str(e)
+    else:
+        for d in parsed.diagnostics:
+            assert SECRET not in d.message
+
+
+def test_frontmatter_is_a_fresh_copy() -> None:
+    text = doc("metadata:\n  a: [1]\n")
+    first = parse_skill(text)
+    first.frontmatter["name"] = "changed"
+    first.frontmatter["metadata"]["a"].append(2)
+    assert parse_skill(text).frontmatter == {
+        "name": "demo",
+        "description": "A demo.",
+        "metadata": {"a": [1]},
+    }
