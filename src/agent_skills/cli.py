@@ -1,0 +1,671 @@
+"""The ``agent-skills`` command line (SPEC §16).
+
+Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read NAME REL``,
+``catalog``, ``report``, ``validate PATH...`` and ``serve``. Options come after the command.
+
+Roots (every command but ``validate``): ``--preset clarvis|agents|none`` (default ``clarvis``: the
+four roots of SPEC §3; ``agents``: ``~/.agents/skills`` then ``<workspace>/.agents/skills``;
+``none``: no preset roots), ``--workspace DIR`` (default: the current directory), then each
+``--root PATH`` in ascending precedence (a relative ``--root`` is taken against the current
+directory), ``--strict`` and ``--no-follow-symlinks``.
+
+Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillError`, validation
+errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`.
+Errors print ``code: message`` on stderr, never a traceback. Discovery warnings go to stderr as
+``warning: ...`` lines, never into ``--json`` output on stdout.
+
+This is the only module that imports ``click`` and ``rich``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from . import catalog as _catalog
+from ._config import SkillRoot
+from ._core import AgentSkills, create_agent_skills
+from ._diagnostics import DiscoveryReport, set_warn_sink
+from ._errors import ErrorCode, SkillError, StartupError
+from ._presets import clarvis_skill_roots, standard_skill_roots
+from .validate import Problem, Severity, find_manifest, validate_skill
+
+__all__ = ["cli", "main"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+PROG = "agent-skills"
+MCP_HINT = "install clarvis-agent-skills[mcp]"
+
+_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class _Fail(Exception):
+    """A handled failure: print ``code: message`` and exit with ``exit_code``."""
+
+    def __init__(self, code: str, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.exit_code = exit_code
+
+
+def _fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
+    raise _Fail(code, message, exit_code)
+
+
+class _Group(click.Group):
+    """A group that turns every failure of a command into ``code: message`` and an exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except _Fail as exc:
+            _echo_error(exc.code, exc.message)
+            ctx.exit(exc.exit_code)
+        except SkillError as exc:
+            _echo_error(exc.code.value, exc.message)
+            ctx.exit(1)
+        except StartupError as exc:
+            _echo_error("startup_error", str(exc))
+            ctx.exit(2)
+        except BrokenPipeError:
+            _silence_stdout()
+            ctx.exit(1)
+        except Exception as exc:
+            _echo_error("internal_error", f"{type(exc).__name__}: {exc}")
+            ctx.exit(1)
+
+
+def _echo_error(code: str, message: str) -> None:
+    click.echo(f"{code}: {message}", err=True)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the interpreter's flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _console() -> Console:
+    """A console on the current stdout; no wrapping or highlighting when not a terminal."""
+    out = sys.stdout
+    tty = out.isatty()
+    return Console(
+        file=out,
+        highlight=False,
+        soft_wrap=not tty,
+        width=None if tty else 400,
+    )
+
+
+def _print(*renderables: Any) -> None:
+    """Print rich renderables to stdout without the trailing padding of table cells."""
+    console = _console()
+    with console.capture() as capture:
+        for renderable in renderables:
+            console.print(renderable)
+    lines = capture.get().split("\n")
+    click.echo("\n".join(line.rstrip() for line in lines), nl=False)
+
+
+def _emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared options
+
+
+def _root_options(fn: _F) -> _F:
+    """Add the root options of SPEC §16 to a command."""
+    options = [
+        click.option(
+            "--preset",
+            type=click.Choice(["clarvis", "agents", "none"]),
+            default="clarvis",
+            show_default=True,
+            help="Preset roots: clarvis = .agents then .clarvis, user then workspace; "
+            "agents = the two .agents/skills roots; none = only --root.",
+        ),
+        click.option(
+            "--workspace",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Workspace directory for the preset's workspace roots [default: current dir].",
+        ),
+        click.option(
+            "--root",
+            "roots",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            help="Extra skill root, after the preset's (repeatable; later wins).",
+        ),
+        click.option("--strict", is_flag=True, help="Fail on the first invalid skill."),
+        click.option(
+            "--no-follow-symlinks",
+            is_flag=True,
+            help="Ignore symlinked skill directories and files.",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _json_option(fn: _F) -> _F:
+    return click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")(fn)
+
+
+def _preset_roots(preset: str, workspace: Path | None) -> list[SkillRoot]:
+    if preset == "clarvis":
+        return clarvis_skill_roots(workspace=workspace)
+    if preset == "agents":
+        return standard_skill_roots("agents", workspace=workspace)[:2]
+    return []
+
+
+@contextmanager
+def _warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
+    """Send discovery warnings to stderr as ``warning: ...`` lines while the command runs."""
+    logger = logging.getLogger("agent_skills")
+    # Without a handler, Python's last-resort handler would print each warning a second time.
+    if not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+    if enabled:
+        set_warn_sink(lambda message: click.echo(f"warning: {message}", err=True))
+    else:
+        set_warn_sink(lambda message: None)
+    try:
+        yield
+    finally:
+        set_warn_sink(None)
+
+
+def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkills:
+    """Build :class:`AgentSkills` from the root options (SPEC §2-§3, §16).
+
+    Raises:
+        StartupError: Bad workspace, or no roots (``--preset none`` without ``--root``).
+        SkillError: With ``--strict``, as discovery does.
+    """
+    workspace: Path | None = options["workspace"]
+    roots: list[Any] = _preset_roots(options["preset"], workspace)
+    roots.extend(os.path.abspath(r) for r in options["roots"])
+    if not roots:
+        raise StartupError("no skill roots: use a preset or pass --root PATH")
+    with _warnings_to_stderr(warnings):
+        return create_agent_skills(
+            roots,
+            workspace=workspace,
+            strict=options["strict"],
+            follow_symlinks=not options["no_follow_symlinks"],
+        )
+
+
+def _with_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
+    """Decorator: add root options and pass the discovered skills as ``skills``."""
+
+    def decorate(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(**kwargs: Any) -> Any:
+            keys = ("preset", "workspace", "roots", "strict", "no_follow_symlinks")
+            options = {k: kwargs.pop(k) for k in keys}
+            skills = _open_skills(options, warnings=warnings)
+            with _warnings_to_stderr(warnings):
+                return fn(skills=skills, **kwargs)
+
+        return _root_options(wrapper)  # type: ignore[return-value]
+
+    return decorate
+
+
+def _require(skills: AgentSkills, name: str) -> Any:
+    content = skills.load_skill(name)
+    if content is None:
+        raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+    return content
+
+
+def _text(value: object) -> Text:
+    return Text("" if value is None else str(value))
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+@click.group(cls=_Group, context_settings=_CONTEXT)
+@click.version_option(package_name="clarvis-agent-skills", prog_name=PROG)
+def cli() -> None:
+    """Discover, inspect, validate and serve Agent Skills (SKILL.md folders).
+
+    Options come after the command. Every command but `validate` reads the skill roots of a
+    preset (default: clarvis) plus any --root.
+
+    \b
+    Examples:
+      agent-skills list
+      agent-skills list --preset none --root ./skills --json
+      agent-skills show pdf-processing
+      agent-skills report
+      agent-skills validate skills/
+      agent-skills serve --http --port 8000
+
+    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors.
+    """
+
+
+@cli.command("list")
+@_json_option
+@_with_skills()
+def list_command(skills: AgentSkills, as_json: bool) -> None:
+    """List the active skills, sorted by name.
+
+    A skill that overrides copies in lower-precedence roots shows how many it shadows (see
+    `report` for the whole story).
+
+    \b
+    Examples:
+      agent-skills list
+      agent-skills list --preset agents --workspace ~/project
+      agent-skills list --preset none --root ./skills --root ./more-skills --json
+    """
+    infos = skills.list_skills()
+    if as_json:
+        _emit_json([info.to_dict() for info in infos])
+        return
+    if not infos:
+        click.echo(f"No skills found in {len(skills.config.roots)} roots (see `{PROG} report`).")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS"):
+        table.add_column(column, overflow="fold")
+    table.add_column("DESCRIPTION", overflow="ellipsis", no_wrap=True)
+    for info in infos:
+        who = [
+            w for w, on in (("user", info.user_invocable), ("model", info.model_invocable)) if on
+        ]
+        table.add_row(
+            _text(info.name),
+            _text(info.scope),
+            _text(info.source or "-"),
+            _text(", ".join(who) or "none"),
+            _text(len(info.shadowed) or ""),
+            _text(" ".join(info.description.split())),
+        )
+    _print(table)
+
+
+@cli.command("show")
+@click.argument("name")
+@_json_option
+@_with_skills()
+def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
+    """Show one skill: its facts, its resources and its body.
+
+    \b
+    Examples:
+      agent-skills show release-notes
+      agent-skills show release-notes --json
+    """
+    content = _require(skills, name)
+    if as_json:
+        _emit_json(content.to_dict())
+        return
+    facts = Table(box=None, show_header=False, pad_edge=False)
+    facts.add_column(style="bold")
+    facts.add_column(overflow="fold")
+    tools = content.allowed_tools
+    rows: list[tuple[str, object]] = [
+        ("name", content.name),
+        ("description", " ".join(content.description.split())),
+        ("scope", f"{content.scope} ({content.source or '-'})"),
+        ("root", content.root),
+        ("dir", content.dir),
+        ("path", content.path),
+        ("allowed-tools", " ".join(tools) if tools is not None else "-"),
+        ("user-invocable", "yes" if content.user_invocable else "no"),
+        ("model-invocable", "yes" if content.model_invocable else "no"),
+    ]
+    rows.extend(("shadows", s.dir) for s in content.shadowed)
+    for label, value in rows:
+        facts.add_row(_text(label), _text(value))
+    count = len(content.resources)
+    more = " (truncated)" if content.resources_truncated else ""
+    lines = [f"\nresources: {count}{more}", *(f"  {res.rel}" for res in content.resources)]
+    _print(facts, Text("\n".join(lines)), Text("\n" + content.body))
+
+
+@cli.command("resources")
+@click.argument("name")
+@_json_option
+@_with_skills()
+def resources_command(skills: AgentSkills, name: str, as_json: bool) -> None:
+    """List a skill's files (scripts, references, assets, examples, other).
+
+    JSON: {name, dir, resources: [{kind, rel, path, size}], resources_truncated}.
+
+    \b
+    Examples:
+      agent-skills resources csv-profiler
+      agent-skills resources csv-profiler --json
+    """
+    content = _require(skills, name)
+    if as_json:
+        _emit_json(
+            {
+                "name": content.name,
+                "dir": str(content.dir),
+                "resources": [r.to_dict() for r in content.resources],
+                "resources_truncated": content.resources_truncated,
+            }
+        )
+        return
+    if not content.resources:
+        click.echo(f"{content.name} has no resources.")
+        return
+    table = Table(box=None, pad_edge=False)
+    table.add_column("KIND")
+    table.add_column("SIZE", justify="right")
+    table.add_column("PATH", overflow="fold")
+    for res in content.resources:
+        table.add_row(_text(res.kind), _text(res.size), _text(res.rel))
+    _print(table)
+    if content.resources_truncated:
+        click.echo(f"(listing truncated at {len(content.resources)} files)", err=True)
+
+
+@cli.command("path")
+@click.argument("name")
+@click.argument("rel")
+@_json_option
+@_with_skills()
+def path_command(skills: AgentSkills, name: str, rel: str, as_json: bool) -> None:
+    """Print the confined absolute path of a skill's file.
+
+    REL is relative to the skill directory; paths that lead outside the skill fail with
+    path_escape.
+
+    \b
+    Examples:
+      agent-skills path release-notes scripts/collect_commits.py
+      agent-skills path release-notes SKILL.md --json
+    """
+    path = skills.resource_path(name, rel)
+    if as_json:
+        _emit_json({"name": name, "rel": rel, "path": str(path)})
+    else:
+        click.echo(str(path))
+
+
+@cli.command("read")
+@click.argument("name")
+@click.argument("rel")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Fail with too_large when the file is bigger than this many bytes.",
+)
+@_with_skills()
+def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None) -> None:
+    """Write a skill file's bytes to stdout, read race-free inside the skill.
+
+    \b
+    Examples:
+      agent-skills read api-review references/checklist.md
+      agent-skills read csv-profiler scripts/profile_csv.py > profile_csv.py
+    """
+    data = skills.read_resource(name, rel, max_bytes=max_bytes)
+    stream = sys.stdout.buffer
+    stream.write(data)
+    stream.flush()
+
+
+@cli.command("catalog")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "xml", "json"]),
+    default="markdown",
+    show_default=True,
+    help="markdown list, Agent Skills <available_skills> XML, or a JSON array.",
+)
+@click.option(
+    "--all",
+    "include_all",
+    is_flag=True,
+    help="Include skills with disable-model-invocation (left out by default).",
+)
+@_with_skills()
+def catalog_command(skills: AgentSkills, fmt: str, include_all: bool) -> None:
+    """Print the skill catalog for a system prompt (model-invocable skills).
+
+    \b
+    Examples:
+      agent-skills catalog
+      agent-skills catalog --format xml
+      agent-skills catalog --format json --all
+    """
+    infos = [i for i in skills.list_skills() if include_all or i.model_invocable]
+    if fmt == "markdown":
+        text = _catalog.render_skill_catalog(infos)
+    elif fmt == "xml":
+        text = _catalog.render_available_skills_xml(infos)
+    else:
+        text = _catalog.render_catalog_json(infos) + "\n"
+    click.echo(text, nl=False)
+
+
+@cli.command("report")
+@_json_option
+@_with_skills(warnings=False)
+def report_command(skills: AgentSkills, as_json: bool) -> None:
+    """Explain discovery: every candidate directory of every root and what became of it.
+
+    Statuses: loaded; shadowed (by a later root: which one); duplicate (same name earlier in the
+    same root); invalid (why); skipped (why). Then the state of each root and the diagnostics.
+
+    \b
+    Examples:
+      agent-skills report
+      agent-skills report --preset none --root ./skills --json
+    """
+    report = skills.report()
+    if as_json:
+        _emit_json(report.to_dict())
+        return
+    _print_report(report)
+
+
+def _print_report(report: DiscoveryReport) -> None:
+    parts: list[Any] = []
+    if report.entries:
+        table = Table(box=None, pad_edge=False, title=None)
+        table.add_column("STATUS")
+        table.add_column("NAME")
+        table.add_column("PATH", overflow="fold")
+        table.add_column("DETAIL", overflow="fold")
+        styles = {
+            "loaded": "green",
+            "shadowed": "yellow",
+            "duplicate": "yellow",
+            "invalid": "red",
+            "skipped": "dim",
+        }
+        for e in report.entries:
+            detail = e.reason
+            if e.shadowed_by is not None:
+                detail = f"shadowed by {e.shadowed_by}"
+            table.add_row(
+                Text(e.status.value, style=styles.get(e.status.value, "")),
+                _text(e.name or "-"),
+                _text(e.path),
+                _text(detail),
+            )
+        parts.append(table)
+    else:
+        parts.append(Text("No candidate skill directories."))
+    parts.append(Text(""))
+    roots = Table(box=None, pad_edge=False)
+    roots.add_column("ROOT", overflow="fold")
+    roots.add_column("STATE")
+    roots.add_column("NOTE", overflow="fold")
+    for note in report.roots:
+        roots.add_row(_text(note.root), _text(note.status), _text(note.message))
+    parts.append(roots)
+    if report.diagnostics:
+        parts.append(Text(""))
+        for d in report.diagnostics:
+            parts.append(Text(f"{d.severity}: {d.kind.value}: {d.message}"))
+    counts = {
+        s: len(report.by_status(s))
+        for s in ("loaded", "shadowed", "duplicate", "invalid", "skipped")
+    }
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items())
+    parts.append(Text(f"\n{summary}"))
+    _print(*parts)
+
+
+def _expand_validate_path(path: Path) -> list[Path]:
+    """A skill dir, a manifest file (its directory) or a root (its skill children)."""
+    if path.is_file() and path.name.lower() == "skill.md":
+        return [path.parent]
+    if not path.is_dir() or find_manifest(path) is not None:
+        return [path]
+    try:
+        children = sorted(path.iterdir(), key=lambda p: (p.name.casefold(), p.name))
+    except OSError:
+        return [path]
+    skills = [c for c in children if not c.name.startswith(".") and c.is_dir() and find_manifest(c)]
+    return skills or [path]
+
+
+@cli.command("validate")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_json_option
+@click.option("--warnings-as-errors", is_flag=True, help="Exit 1 when any warning is found too.")
+def validate_command(paths: tuple[Path, ...], as_json: bool, warnings_as_errors: bool) -> None:
+    """Check skills strictly against the Agent Skills specification.
+
+    Each PATH is a skill directory, a SKILL.md file, or a root whose subdirectories are skills.
+    Output is one `path:line: severity code message` line per problem; --json gives
+    [{path, problems: [{severity, code, message, field, line}]}]. Exits 1 when any error is
+    found (warnings alone pass unless --warnings-as-errors).
+
+    \b
+    Examples:
+      agent-skills validate skills/my-skill
+      agent-skills validate skills/
+      agent-skills validate skills/*/SKILL.md --json
+    """
+    targets: list[Path] = []
+    seen: set[str] = set()
+    for path in paths:
+        for target in _expand_validate_path(path):
+            key = os.path.abspath(target)
+            if key not in seen:
+                seen.add(key)
+                targets.append(target)
+    results = [(target, validate_skill(target)) for target in targets]
+    errors = sum(p.severity == Severity.ERROR for _, ps in results for p in ps)
+    warnings = sum(p.severity == Severity.WARNING for _, ps in results for p in ps)
+    if as_json:
+        _emit_json([{"path": str(t), "problems": [p.to_dict() for p in ps]} for t, ps in results])
+    else:
+        for target, problems in results:
+            for problem in problems:
+                click.echo(_lint_line(target, problem))
+        click.echo(
+            f"{len(results)} skill(s) checked: {errors} error(s), {warnings} warning(s)",
+            err=True,
+        )
+    if errors or (warnings_as_errors and warnings):
+        raise click.exceptions.Exit(1)
+
+
+def _lint_line(skill_dir: Path, problem: Problem) -> str:
+    manifest = find_manifest(skill_dir) if skill_dir.is_dir() else None
+    where = str(manifest if manifest is not None else skill_dir)
+    if problem.line is not None:
+        where = f"{where}:{problem.line}"
+    return f"{where}: {problem.severity.value} {problem.code} {problem.message}"
+
+
+@cli.command("serve")
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP, not stdio.")
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8000,
+    show_default=True,
+    help="HTTP port on 127.0.0.1 (with --http).",
+)
+@_with_skills()
+def serve_command(skills: AgentSkills, use_http: bool, port: int) -> None:
+    """Serve the skills over MCP (stdio, or HTTP at http://127.0.0.1:PORT/mcp).
+
+    Needs the optional MCP dependency: pip install 'clarvis-agent-skills[mcp]'.
+
+    \b
+    Examples:
+      agent-skills serve
+      agent-skills serve --http --port 8765 --root ./skills
+    """
+    try:
+        from . import mcp as mcp_server
+    except ImportError as exc:
+        _fail(
+            "mcp_unavailable",
+            f"the MCP server needs the 'mcp' package ({exc}): {MCP_HINT}",
+        )
+    if use_http:
+        mcp_server.run_http(skills, host="127.0.0.1", port=port)
+    else:
+        mcp_server.run_stdio(skills)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI (the ``agent-skills`` console script and ``python -m agent_skills``).
+
+    Args:
+        argv: Arguments without the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns:
+        The exit code: 0 ok; 1 a ``SkillError``, validation errors or ``internal_error``; 2 usage
+        errors and ``StartupError``.
+    """
+    args = list(argv) if argv is not None else sys.argv[1:]
+    try:
+        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.Abort:
+        _echo_error("aborted", "interrupted")
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except Exception as exc:  # a failure outside any command (argument parsing)
+        _echo_error("internal_error", f"{type(exc).__name__}: {exc}")
+        return 1
+    return rv if isinstance(rv, int) else 0
