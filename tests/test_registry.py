@@ -1,0 +1,374 @@
+"""Identity, precedence, duplicates, merge and the discovery report (SPEC §7)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_skills import (
+    AgentSkills,
+    DiagnosticKind,
+    EntryStatus,
+    ReportEntry,
+    ResolvedSkill,
+    ShadowedSkill,
+    SkillError,
+    SkillInfo,
+    SkillRoot,
+    create_agent_skills,
+    discover_skills,
+    merge_skills,
+    resolve_config,
+)
+from conftest import make_skill, symlink
+
+UNTERMINATED = "unterminated frontmatter: no closing '---' line"
+
+
+def build(*roots: Any, **kw: Any) -> AgentSkills:
+    return create_agent_skills(list(roots), **kw)
+
+
+def fm(name: str, description: str = "D.") -> dict[str, str]:
+    return {"name": name, "description": description}
+
+
+# -- identity ------------------------------------------------------------------------------
+
+
+def test_identity_is_the_case_sensitive_frontmatter_name(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "deploy", frontmatter=fm("deploy", "lower"))
+    make_skill(root, "Deploy2", frontmatter=fm("Deploy", "upper"))
+    skills = build(root)
+    assert [(s.name, s.description) for s in skills.list_skills()] == [
+        ("Deploy", "upper"),
+        ("deploy", "lower"),
+    ]
+    assert "deploy" in skills and "Deploy" in skills and "DEPLOY" not in skills
+
+
+def test_name_mismatch_loads_under_frontmatter_name(
+    tmp_path: Path, warn_messages: list[str]
+) -> None:
+    root = tmp_path / "skills"
+    d = make_skill(root, "react-best-practices", frontmatter=fm("vendor-react"))
+    skills = build(root)
+    assert [s.name for s in skills.list_skills()] == ["vendor-react"]
+    assert skills.load_skill("react-best-practices") is None
+    [diag] = skills.diagnostics
+    assert (diag.kind, diag.path, diag.severity) == (
+        DiagnosticKind.NAME_MISMATCH,
+        d / "SKILL.md",
+        "warning",
+    )
+    assert diag.message == (
+        f"skill name 'vendor-react' does not match directory 'react-best-practices' "
+        f"({d / 'SKILL.md'})"
+    )
+    assert warn_messages == [diag.message]
+    assert skills.report().entries == (
+        ReportEntry(root, d, EntryStatus.LOADED, "vendor-react", "", None),
+    )
+
+
+# -- duplicates within a root --------------------------------------------------------------
+
+
+def test_duplicate_within_root_keeps_first_in_scan_order(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    x2 = make_skill(root, "x2", frontmatter=fm("dup", "second"))
+    x1 = make_skill(root, "X1", frontmatter=fm("dup", "first"))
+    x3 = make_skill(root, "x3", frontmatter=fm("dup", "third"))
+    skills = build(root)
+    [info] = skills.list_skills()
+    assert (info.dir, info.description, info.shadowed) == (x1, "first", ())
+    assert skills.report().entries == (
+        ReportEntry(root, x1, EntryStatus.LOADED, "dup", "", None),
+        ReportEntry(root, x2, EntryStatus.DUPLICATE, "dup", f"duplicate of {x1} in the same root"),
+        ReportEntry(root, x3, EntryStatus.DUPLICATE, "dup", f"duplicate of {x1} in the same root"),
+    )
+    assert [(d.kind, d.path) for d in skills.diagnostics] == [
+        (DiagnosticKind.NAME_MISMATCH, x1 / "SKILL.md"),
+        (DiagnosticKind.NAME_MISMATCH, x2 / "SKILL.md"),
+        (DiagnosticKind.DUPLICATE_SKILL, x2),
+        (DiagnosticKind.NAME_MISMATCH, x3 / "SKILL.md"),
+        (DiagnosticKind.DUPLICATE_SKILL, x3),
+    ]
+    dup = next(d for d in skills.diagnostics if d.kind == "duplicate_skill")
+    assert str(x1) in dup.message and str(x2) in dup.message
+
+
+def test_duplicate_within_root_strict_raises(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    x1 = make_skill(root, "x1", frontmatter=fm("dup"))
+    x2 = make_skill(root, "x2", frontmatter=fm("dup"))
+    with pytest.raises(SkillError) as info:
+        build(root, strict=True)
+    err = info.value
+    assert err.code == "duplicate_skill"
+    assert err.fields == {"name": "dup", "paths": [str(x1), str(x2)]}
+    assert str(x1) in str(err) and str(x2) in str(err)
+
+
+def test_same_directory_linked_twice_is_a_duplicate(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    real = make_skill(root, "tool")
+    symlink(root / "tool-alias", real)
+    skills = build(root)
+    assert [e.status.value for e in skills.report().entries] == ["loaded", "duplicate"]
+
+
+# -- precedence across roots ---------------------------------------------------------------
+
+
+def test_later_root_wins_never_an_error_even_strict(tmp_path: Path) -> None:
+    low, high = tmp_path / "low", tmp_path / "high"
+    make_skill(low, "deploy", frontmatter=fm("deploy", "low"))
+    d_high = make_skill(high, "deploy", frontmatter=fm("deploy", "high"))
+    for strict in (False, True):
+        skills = build(low, high, strict=strict)
+        [info] = skills.list_skills()
+        assert (info.description, info.dir) == ("high", d_high)
+
+
+def test_shadowed_nearest_first_for_three_roots(tmp_path: Path) -> None:
+    r1, r2, r3 = tmp_path / "r1", tmp_path / "r2", tmp_path / "r3"
+    d1 = make_skill(r1, "deploy")
+    d2 = make_skill(r2, "deploy")
+    d3 = make_skill(r3, "deploy")
+    roots = [
+        SkillRoot(r1, "user", "agents"),
+        {"path": r2, "scope": "workspace", "source": "agents"},
+        SkillRoot(r3, "user", "clarvis"),
+    ]
+    skills = create_agent_skills(roots)
+    [info] = skills.list_skills()
+    assert (info.dir, info.scope, info.source, info.root) == (d3, "user", "clarvis", r3)
+    assert info.shadowed == (
+        ShadowedSkill("workspace", "agents", r2, d2),
+        ShadowedSkill("user", "agents", r1, d1),
+    )
+    assert skills.report().entries == (
+        ReportEntry(
+            r1, d1, EntryStatus.SHADOWED, "deploy", f"overridden by {d3} (user, clarvis)", d3
+        ),
+        ReportEntry(
+            r2, d2, EntryStatus.SHADOWED, "deploy", f"overridden by {d3} (user, clarvis)", d3
+        ),
+        ReportEntry(r3, d3, EntryStatus.LOADED, "deploy", "", None),
+    )
+    assert [(d.kind, d.path, d.severity) for d in skills.diagnostics] == [
+        (DiagnosticKind.SHADOWED, d1, "info"),
+        (DiagnosticKind.SHADOWED, d2, "info"),
+    ]
+    assert skills.diagnostics[0].message == f"skill 'deploy' in {d1} is overridden by {d3}"
+
+
+def test_shadowed_is_info_logged_not_warned(
+    tmp_path: Path, warn_messages: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    r1, r2 = tmp_path / "r1", tmp_path / "r2"
+    d1 = make_skill(r1, "deploy")
+    d2 = make_skill(r2, "deploy")
+    with caplog.at_level(logging.INFO, logger="agent_skills"):
+        build(r1, r2)
+    assert warn_messages == []
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("agent_skills", logging.INFO, f"skill 'deploy' in {d1} is overridden by {d2}")
+    ]
+
+
+def test_a_shadowed_name_in_one_root_does_not_hide_others(tmp_path: Path) -> None:
+    r1, r2 = tmp_path / "r1", tmp_path / "r2"
+    make_skill(r1, "a")
+    make_skill(r1, "b")
+    make_skill(r2, "b")
+    make_skill(r2, "c")
+    skills = build(r1, r2)
+    assert [(s.name, s.root) for s in skills.list_skills()] == [("a", r1), ("b", r2), ("c", r2)]
+
+
+# -- report statuses -------------------------------------------------------------------------
+
+
+def test_report_every_status(tmp_path: Path) -> None:
+    r1, r2 = tmp_path / "r1", tmp_path / "r2"
+    shadowed = make_skill(r1, "deploy")
+    winner = make_skill(r2, "deploy")
+    loaded = make_skill(r2, "alpha")
+    dup = make_skill(r2, "beta", frontmatter=fm("alpha"))
+    bad = make_skill(r2, "broken", raw="---\nname: broken\n")
+    nomanifest = r2 / "empty"
+    nomanifest.mkdir()
+    skills = build(r1, r2)
+    assert skills.report().entries == (
+        ReportEntry(
+            r1,
+            shadowed,
+            EntryStatus.SHADOWED,
+            "deploy",
+            f"overridden by {winner} (workspace, -)",
+            winner,
+        ),
+        ReportEntry(r2, loaded, EntryStatus.LOADED, "alpha", "", None),
+        ReportEntry(
+            r2, dup, EntryStatus.DUPLICATE, "alpha", f"duplicate of {loaded} in the same root"
+        ),
+        ReportEntry(r2, bad, EntryStatus.INVALID, None, UNTERMINATED, None),
+        ReportEntry(r2, winner, EntryStatus.LOADED, "deploy", "", None),
+        ReportEntry(r2, nomanifest, EntryStatus.SKIPPED, None, "no SKILL.md in directory", None),
+    )
+    report = skills.report()
+    assert [e.path for e in report.by_status("loaded")] == [loaded, winner]
+    assert report.entries[0].to_dict() == {
+        "root": str(r1),
+        "path": str(shadowed),
+        "status": "shadowed",
+        "name": "deploy",
+        "reason": f"overridden by {winner} (workspace, -)",
+        "shadowed_by": str(winner),
+    }
+    assert [n.root for n in report.roots] == [r1, r2]
+    assert report.diagnostics == skills.diagnostics
+
+
+# -- strict mode ------------------------------------------------------------------------------
+
+
+def test_strict_does_not_raise_for_other_kinds(tmp_path: Path) -> None:
+    root, later = tmp_path / "skills", tmp_path / "later"
+    make_skill(root, "dir-name", frontmatter=fm("other-name"))  # name_mismatch
+    make_skill(root, "fmt", manifest="skill.md")  # manifest_case
+    symlink(root / "gone", tmp_path / "nowhere")  # dangling_symlink
+    (root / "empty").mkdir()  # skipped
+    make_skill(root, "bin", raw=b"---\nname: bin\ndescription: caf\xe9\n---\n")  # invalid_utf8
+    make_skill(root, "res", files={"x": "x"})
+    symlink(root / "res" / "out", tmp_path)  # escaping_symlink (on load)
+    make_skill(later, "fmt")  # shadowed
+    skills = build(root, later, strict=True)
+    assert [s.name for s in skills.list_skills()] == ["bin", "fmt", "other-name", "res"]
+    assert [d.kind.value for d in skills.diagnostics] == [
+        "invalid_utf8",
+        "name_mismatch",
+        "manifest_case",
+        "dangling_symlink",
+        "shadowed",
+    ]
+    content = skills.load_skill("res")
+    assert content is not None
+    assert [d.kind.value for d in content.diagnostics] == ["escaping_symlink"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "at"),
+    [
+        ("---\nname: x\n", None),  # fence
+        ("---\nname: [x\n---\n", None),  # YAML
+        ("---\nname: x\n---\n", "description"),  # schema
+        ("---\nname: x\ndescription: d\nlicense: true\n---\n", "license"),  # optional key
+        ("---\nname: x\ndescription: a: b\n---\n", None),  # no repair in strict mode
+    ],
+)
+def test_strict_raises_invalid_skill(tmp_path: Path, raw: str, at: str | None) -> None:
+    root = tmp_path / "skills"
+    d = make_skill(root, "x", raw=raw)
+    lenient = build(root)
+    assert [e.status.value for e in lenient.report().entries] == (
+        ["loaded"] if at == "license" or "a: b" in raw else ["invalid"]
+    )
+    with pytest.raises(SkillError) as info:
+        build(root, strict=True)
+    assert info.value.code == "invalid_skill"
+    assert info.value.fields["path"] == str(d / "SKILL.md")
+    if at is not None:
+        assert info.value.fields["at"] == at
+
+
+def test_invalid_skill_lenient_diagnostic(tmp_path: Path, warn_messages: list[str]) -> None:
+    root = tmp_path / "skills"
+    d = make_skill(root, "x", raw="---\nname: x\n")
+    make_skill(root, "y")
+    skills = build(root)
+    assert [s.name for s in skills.list_skills()] == ["y"]
+    [diag] = skills.diagnostics
+    assert (diag.kind, diag.path) == (DiagnosticKind.INVALID_SKILL, d / "SKILL.md")
+    assert diag.message == f"skipping {d / 'SKILL.md'}: {UNTERMINATED}"
+    assert warn_messages == [diag.message]
+
+
+def test_warnings_are_logged_and_sent_to_sink(
+    tmp_path: Path, warn_messages: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "a", frontmatter=fm("b"))
+    symlink(root / "z", tmp_path / "none")
+    with caplog.at_level(logging.INFO, logger="agent_skills"):
+        skills = build(root)
+    messages = [d.message for d in skills.diagnostics]
+    assert len(messages) == 2
+    assert warn_messages == messages
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+        (logging.WARNING, m) for m in messages
+    ]
+
+
+# -- merge_skills -----------------------------------------------------------------------------
+
+
+def _resolved(name: str, root: Path, entry: str, body: str = "") -> ResolvedSkill:
+    info = SkillInfo(
+        name=name,
+        description="d",
+        metadata={},
+        allowed_tools=None,
+        user_invocable=True,
+        model_invocable=True,
+        scope="workspace",
+        source="",
+        root=root,
+        dir=root / entry,
+        path=root / entry / "SKILL.md",
+    )
+    return ResolvedSkill(info, body)
+
+
+def test_merge_skills_last_wins_sorted_and_pure(tmp_path: Path) -> None:
+    r1, r2 = tmp_path / "r1", tmp_path / "r2"
+    a1 = _resolved("a", r1, "a", "a1")
+    b1 = _resolved("B", r1, "b", "b1")
+    a1_again = _resolved("a", r1, "a-copy", "a1bis")
+    a2 = _resolved("a", r2, "a", "a2")
+    c2 = _resolved("c", r2, "c", "c2")
+    groups = [[a1, b1, a1_again], [c2, a2]]
+    before = [list(g) for g in groups]
+    merged = merge_skills(groups)
+    assert [(s.name, s.body) for s in merged] == [("a", "a2"), ("B", "b1"), ("c", "c2")]
+    assert merged[0].info.shadowed == (
+        ShadowedSkill("workspace", "", r1, r1 / "a-copy"),
+        ShadowedSkill("workspace", "", r1, r1 / "a"),
+    )
+    # inputs untouched, and merging again gives equal results
+    assert groups == before
+    assert a2.info.shadowed == () and a1_again.info.shadowed == ()
+    assert merge_skills(groups) == merged
+    assert merge_skills([]) == []
+    assert merge_skills([[a1], []]) == [a1]
+
+
+def test_discover_skills_registry(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    d = make_skill(root, "one", files={"a.md": "A"})
+    registry = discover_skills(resolve_config([root]))
+    assert len(registry) == 1
+    assert [i.name for i in registry.list()] == ["one"]
+    content = registry.get("one")
+    assert content is not None and [r.rel for r in content.resources] == ["a.md"]
+    assert registry.get("two") is None
+    assert registry.resource("one", "a.md") == d / "a.md"
+    with pytest.raises(SkillError) as info:
+        registry.resource("two", "a.md")
+    assert (info.value.code, info.value.fields) == ("not_found", {"name": "two"})
