@@ -173,10 +173,7 @@ class ScriptedModel:
         )
 
     def _answer(self, messages: list[dict[str, Any]]) -> Reply:
-        read = [
-            m for m in messages if m["role"] == "tool" and not m["content"].startswith("access")
-        ]
-        text = f"Done with skill '{self.skill_name}' ({len(read)} tool results used)."
+        text = f"Done with skill '{self.skill_name}'."
         if self.skill_name == "api-review":
             text += (
                 "\nFindings for openapi.yaml:\n"
