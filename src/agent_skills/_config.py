@@ -99,9 +99,12 @@ def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> s
 
     Returns:
         The expanded path as a ``str``.
+
+    Raises:
+        StartupError: ``path`` or ``home`` is not a ``str`` or ``os.PathLike[str]``.
     """
-    text = os.fspath(path)
-    base = os.fspath(home)
+    text = _fspath(path, "path")
+    base = _fspath(home, "home")
     if text == "~":
         return base
     if text.startswith("~/"):
@@ -124,11 +127,14 @@ def resolve_against(
 
     Returns:
         The resolved path as a ``str``.
+
+    Raises:
+        StartupError: An argument is not a ``str`` or ``os.PathLike[str]``.
     """
     expanded = expand_home(path, home)
     if os.path.isabs(expanded):
         return expanded
-    return os.path.normpath(os.path.join(os.path.abspath(os.fspath(base)), expanded))
+    return os.path.normpath(os.path.join(os.path.abspath(_fspath(base, "base")), expanded))
 
 
 def resolve_workspace_dir(
@@ -145,11 +151,14 @@ def resolve_workspace_dir(
 
     Returns:
         The workspace directory as a ``str``.
+
+    Raises:
+        StartupError: An argument is not ``None``, a ``str`` or an ``os.PathLike[str]``.
     """
-    cwd_s = os.getcwd() if cwd is None else os.fspath(cwd)
+    cwd_s = os.getcwd() if cwd is None else _fspath(cwd, "cwd")
     if workspace is None:
         return cwd_s
-    home_s = os.path.expanduser("~") if home is None else os.fspath(home)
+    home_s = os.path.expanduser("~") if home is None else _fspath(home, "home")
     return resolve_against(cwd_s, workspace, home_s)
 
 
