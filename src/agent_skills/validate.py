@@ -517,7 +517,8 @@ def _check_metadata(
         out.append(
             _error(
                 "metadata_value_type",
-                f"metadata value '{key}' must be a string, not {_kind(item)} (quote it)",
+                f"metadata value '{key}' must be a string, not {_kind(item)}"
+                + (" (quote it)" if not isinstance(item, list | Mapping) else ""),
                 f"metadata.{key}",
                 item_line if item_line is not None else line,
             )
@@ -559,8 +560,9 @@ _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _BARE_RE = re.compile(
     r"(?<![\w./\\~$@-])(?:\./)?((?:scripts|references|assets)/[^\s`'\"()<>\[\]]+)"
 )
-_PLACEHOLDER_CHARS = frozenset("*?{}<>$%|")
+_PLACEHOLDER_CHARS = frozenset("*?{}<>$|")
 _TRAILING = ".,;:!?"
+_LINE_SUFFIX_RE = re.compile(r"(?::\d+){1,2}$")
 
 
 def _body_lines(text: str, body_line: int) -> Iterator[tuple[int, str]]:
@@ -604,13 +606,14 @@ def _link_target(raw: str) -> str | None:
     if target.startswith(("/", "\\", "~")):
         return None
     target = re.split(r"[#?]", target, maxsplit=1)[0]
-    if not target:
+    if not target or any(c in _PLACEHOLDER_CHARS for c in target):
         return None
     return urllib.parse.unquote(target)
 
 
 def _bare_target(raw: str) -> str | None:
-    target = raw.rstrip(_TRAILING)
+    target = re.split(r"[#?]", raw, maxsplit=1)[0].rstrip(_TRAILING)
+    target = _LINE_SUFFIX_RE.sub("", target)  # scripts/tool.py:15 names a line of a file
     if any(c in _PLACEHOLDER_CHARS for c in target) or "..." in target:
         return None
     segments = [s for s in target.split("/") if s]
