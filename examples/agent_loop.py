@@ -159,18 +159,18 @@ class ScriptedModel:
         return Reply(tool_calls=calls)
 
     def _stray(self, messages: list[dict[str, Any]]) -> Reply:
-        # Skills the model was never given: guess their paths next to the active one.
+        calls: list[ToolCall] = []
+        # Skills the model never activated: guess their paths next to the active one.
         others = [n for n in self.catalog_names if n != self.skill_name][:2]
-        guessed = str(Path(self.skill_dir).parent / others[0] / "SKILL.md")
-        return Reply(
-            tool_calls=[
-                self._call("read_file", path=guessed),
-                self._call("read_file", path=f"{self.skill_dir}/../{others[-1]}/SKILL.md"),
-                self._call("read_file", path="/etc/passwd"),
-                self._call("read_skill_resource", name=others[0], path="SKILL.md"),
-                self._call("read_skill_resource", name=self.skill_name, path="../../secret"),
-            ]
-        )
+        if others:
+            guessed = str(Path(self.skill_dir).parent / others[0] / "SKILL.md")
+            calls.append(self._call("read_file", path=guessed))
+            calls.append(self._call("read_file", path=f"{self.skill_dir}/../{others[-1]}/SKILL.md"))
+        calls.append(self._call("read_file", path="/etc/passwd"))
+        if others:
+            calls.append(self._call("read_skill_resource", name=others[0], path="SKILL.md"))
+        calls.append(self._call("read_skill_resource", name=self.skill_name, path="../../secret"))
+        return Reply(tool_calls=calls)
 
     def _answer(self, messages: list[dict[str, Any]]) -> Reply:
         text = f"Done with skill '{self.skill_name}'."
