@@ -1,0 +1,156 @@
+"""SPEC §7.4-§7.6: Diagnostic records, the logger and the warn sink."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from agent_skills import (
+    Diagnostic,
+    DiagnosticKind,
+    DiscoveryReport,
+    create_agent_skills,
+    set_warn_sink,
+)
+from agent_skills._diagnostics import emit
+from conftest import make_skill
+
+KINDS = [
+    "invalid_skill",
+    "io_error",
+    "duplicate_skill",
+    "name_mismatch",
+    "manifest_case",
+    "dangling_symlink",
+    "escaping_symlink",
+    "invalid_utf8",
+    "yaml_repaired",
+    "invalid_field",
+    "resources_truncated",
+    "shadowed",
+]
+
+
+@pytest.fixture(autouse=True)
+def _reset_sink() -> object:
+    yield None
+    set_warn_sink(None)
+
+
+def test_kinds_are_the_spec_kinds() -> None:
+    assert [k.value for k in DiagnosticKind] == KINDS
+    assert DiagnosticKind("shadowed") == "shadowed"
+
+
+def test_diagnostic_fields_and_dict() -> None:
+    d = Diagnostic(DiagnosticKind.NAME_MISMATCH, "m", Path("/p"))
+    assert (d.kind, d.message, d.path, d.severity) == ("name_mismatch", "m", Path("/p"), "warning")
+    assert d.to_dict() == {
+        "kind": "name_mismatch",
+        "message": "m",
+        "path": "/p",
+        "severity": "warning",
+    }
+    assert Diagnostic(DiagnosticKind.SHADOWED, "s", None, "info").to_dict()["path"] is None
+
+
+def test_emit_logs_warnings_and_info(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[str] = []
+    set_warn_sink(seen.append)
+    caplog.set_level(logging.DEBUG, logger="agent_skills")
+    emit(
+        [
+            Diagnostic(DiagnosticKind.YAML_REPAIRED, "repaired one"),
+            Diagnostic(DiagnosticKind.SHADOWED, "shadowed one", None, "info"),
+        ]
+    )
+    records = [(r.name, r.levelno, r.getMessage()) for r in caplog.records]
+    assert records == [
+        ("agent_skills", logging.WARNING, "repaired one"),
+        ("agent_skills", logging.INFO, "shadowed one"),
+    ]
+    assert seen == ["repaired one"]
+
+
+def test_set_warn_sink_none_resets() -> None:
+    seen: list[str] = []
+    set_warn_sink(seen.append)
+    set_warn_sink(None)
+    emit([Diagnostic(DiagnosticKind.YAML_REPAIRED, "x")])
+    assert seen == []
+
+
+def test_replacing_the_sink(tmp_path: Path) -> None:
+    first: list[str] = []
+    second: list[str] = []
+    set_warn_sink(first.append)
+    set_warn_sink(second.append)
+    emit([Diagnostic(DiagnosticKind.NAME_MISMATCH, "y")])
+    assert (first, second) == ([], ["y"])
+
+
+def _tree(tmp_path: Path) -> tuple[Path, Path]:
+    a, b = tmp_path / "a", tmp_path / "b"
+    make_skill(a, "same")
+    make_skill(b, "same")
+    make_skill(b, "broken", raw="---\nname: broken\n")
+    make_skill(b, "other-dir", frontmatter={"name": "renamed", "description": "d"})
+    return a, b
+
+
+def test_discovery_logs_and_sinks(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    a, b = _tree(tmp_path)
+    seen: list[str] = []
+    set_warn_sink(seen.append)
+    caplog.set_level(logging.INFO, logger="agent_skills")
+    skills = create_agent_skills([a, b], cwd=tmp_path, home=tmp_path)
+    diags = skills.diagnostics
+    assert sorted((d.kind.value, d.severity) for d in diags) == [
+        ("invalid_skill", "warning"),
+        ("name_mismatch", "warning"),
+        ("shadowed", "info"),
+    ]
+    warnings = [d.message for d in diags if d.severity == "warning"]
+    infos = [d.message for d in diags if d.severity == "info"]
+    assert seen == warnings
+    logged = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "agent_skills"]
+    assert sorted(logged) == sorted(
+        [(logging.WARNING, m) for m in warnings] + [(logging.INFO, m) for m in infos]
+    )
+    report = skills.report()
+    assert isinstance(report, DiscoveryReport)
+    assert report.diagnostics == diags
+
+
+def test_faulty_sink_does_not_break_discovery(tmp_path: Path) -> None:
+    a, b = _tree(tmp_path)
+    calls: list[str] = []
+
+    def bad_sink(message: str) -> None:
+        calls.append(message)
+        raise RuntimeError("sink failure")
+
+    set_warn_sink(bad_sink)
+    skills = create_agent_skills([a, b], cwd=tmp_path, home=tmp_path)
+    assert [s.name for s in skills.list_skills()] == ["renamed", "same"]
+    assert len(calls) == 2
+    skills.refresh()
+    assert len(calls) == 4
+
+
+def test_without_sink_warnings_reach_the_logger(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    a, b = _tree(tmp_path)
+    caplog.set_level(logging.WARNING, logger="agent_skills")
+    create_agent_skills([a, b], cwd=tmp_path, home=tmp_path)
+    assert [r.levelno for r in caplog.records if r.name == "agent_skills"] == [logging.WARNING] * 2
+
+
+def test_warn_messages_fixture_captures(tmp_path: Path, warn_messages: list[str]) -> None:
+    make_skill(tmp_path / "r", "x", raw="---\nname: x\ndescription: a: b\n---\n")
+    create_agent_skills([tmp_path / "r"], cwd=tmp_path, home=tmp_path)
+    assert len(warn_messages) == 1
+    assert "repaired (line 3)" in warn_messages[0]
