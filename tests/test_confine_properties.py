@@ -1,0 +1,297 @@
+"""Property tests of confinement (SPEC §9-§10) over random skill trees.
+
+Each example builds a fresh tree: a skill ``skills/s`` (or, in the "store" layout, ``skills/s`` a
+symlink to ``store/s``) holding files, directories and symlinks that stay inside, leave (to the
+sibling ``s-x``, the parent, an absolute outside path), dangle or loop, next to secrets outside.
+Random relative paths made of names, ``.``, ``..`` and empty segments, with ``/`` or ``\\``, are
+then resolved, opened and read. The properties:
+
+* whatever ``resolve_resource_path``, ``resource_path`` and ``read_resource`` return lies inside the
+  real skill directory, and a read never yields a secret;
+* what they refuse carries the code the input deserves;
+* ``read_resource``/``open_resource`` give the same outcome as ``resource_path`` followed by a plain
+  read, on the descriptor walk and on the identity fallback;
+* every enumerated resource (``load_skill(...).resources``) resolves and reads.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import agent_skills
+from agent_skills import SkillError, _confine, create_agent_skills, resolve_resource_path
+from conftest import make_skill
+
+NAMES = ("a", "b", "c")
+SECRET = b"SECRET-outside-the-skill"
+SEGMENTS = st.sampled_from(
+    ["a", "b", "c", "..", ".", "", "secret.txt", "s-x", "SKILL.md", "f", "s"]
+)
+
+# A link target: ("rel", text) relative to the link, or ("abs_out" | "abs_in", text).
+TARGETS = st.one_of(
+    st.tuples(st.just("rel"), st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join)),
+    st.tuples(
+        st.just("rel"),
+        st.sampled_from(
+            [
+                "../s-x/secret.txt",
+                "../s-x",
+                "../../s-x/secret.txt",
+                "../parent.txt",
+                "../../out/secret.txt",
+                "..",
+                ".",
+                "nope",
+                "../nope",
+                "../s/a",
+                "../../skills/s/a",
+            ]
+        ),
+    ),
+    st.tuples(st.just("abs_out"), st.sampled_from(["out/secret.txt", "out", "missing/x"])),
+    st.tuples(st.just("abs_in"), st.sampled_from(["", "a", "b/c", "f"])),
+)
+
+ENTRY = st.tuples(
+    st.lists(st.sampled_from([*NAMES, "f"]), min_size=1, max_size=3).map(tuple),
+    st.sampled_from(["file", "dir", "link"]),
+    TARGETS,
+)
+TREES = st.lists(ENTRY, max_size=12)
+RELS = st.tuples(
+    st.one_of(
+        st.lists(st.sampled_from([*NAMES, "f"]), min_size=1, max_size=3),
+        st.lists(SEGMENTS, min_size=1, max_size=6),
+    ),
+    st.sampled_from(["/", "\\"]),
+).map(lambda t: t[1].join(t[0]))
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A built example: the skill directory as configured, its real directory, the facade."""
+
+    base: Path
+    skill_dir: Path
+    real_dir: Path
+    skills: agent_skills.AgentSkills
+
+
+def _build(
+    base: Path, entries: list[tuple[tuple[str, ...], str, tuple[str, str]]], store: bool
+) -> Tree:
+    skills_root = base / "skills"
+    skills_root.mkdir()
+    (base / "out").mkdir()
+    (base / "out" / "secret.txt").write_bytes(SECRET + b"-out")
+    (skills_root / "parent.txt").write_bytes(SECRET + b"-parent")
+    if store:
+        (base / "store").mkdir()
+        real = make_skill(base / "store", "s", frontmatter={"name": "s", "description": "d"})
+        os.symlink(real, skills_root / "s")
+        make_skill(base / "store", "s-x", files={"secret.txt": SECRET + b"-store-sibling"})
+        (base / "store" / "parent.txt").write_bytes(SECRET + b"-store-parent")
+    else:
+        real = make_skill(skills_root, "s", frontmatter={"name": "s", "description": "d"})
+    make_skill(skills_root, "s-x", files={"secret.txt": SECRET + b"-sibling"})
+    for i, (parts, kind, (tkind, ttext)) in enumerate(entries):
+        path = real.joinpath(*parts)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_symlink() or path.exists():
+                continue
+            if kind == "file":
+                path.write_bytes(f"file {i} {'/'.join(parts)}".encode())
+            elif kind == "dir":
+                path.mkdir()
+            else:
+                target = ttext
+                if tkind == "abs_out":
+                    target = str(base / ttext)
+                elif tkind == "abs_in":
+                    target = str(real / ttext)
+                os.symlink(target, path)
+        except OSError:
+            continue  # a parent is a file or a link into a place we cannot build in
+    skills = create_agent_skills([skills_root])
+    return Tree(base, skills_root / "s", Path(os.path.realpath(real)), skills)
+
+
+@contextmanager
+def _tree(
+    entries: list[tuple[tuple[str, ...], str, tuple[str, str]]], store: bool
+) -> Iterator[Tree]:
+    with tempfile.TemporaryDirectory() as tmp:
+        yield _build(Path(tmp), entries, store)
+
+
+def _inside(path: str | Path, real_dir: Path) -> bool:
+    return Path(os.path.realpath(path)).is_relative_to(real_dir)
+
+
+def _lexical(tree: Tree, rel: str) -> Path:
+    """The lexical candidate of SPEC §10.3."""
+    return Path(posixpath.normpath(posixpath.join(tree.skill_dir, rel.replace("\\", "/"))))
+
+
+def _syntax_error(rel: str) -> bool:
+    """The inputs SPEC §10.1-2 refuses before looking at the tree."""
+    posix = rel.replace("\\", "/")
+    return rel == "" or posix.startswith("/")
+
+
+def _outcome_path(tree: Tree, rel: str) -> tuple[str, object]:
+    """``resource_path`` then a plain read: ``("ok", bytes)`` or ``(code, fields)``."""
+    try:
+        path = tree.skills.resource_path("s", rel)
+    except SkillError as err:
+        return (err.code.value, err.fields)
+    return ("ok", path.read_bytes())
+
+
+def _outcome_read(tree: Tree, rel: str) -> tuple[str, object]:
+    try:
+        return ("ok", tree.skills.read_resource("s", rel))
+    except SkillError as err:
+        return (err.code.value, err.fields)
+
+
+def _outcome_open(tree: Tree, rel: str) -> tuple[str, object]:
+    try:
+        with tree.skills.open_resource("s", rel) as fh:
+            return ("ok", fh.read())
+    except SkillError as err:
+        return (err.code.value, err.fields)
+
+
+PROPERTY_SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
+@PROPERTY_SETTINGS
+@given(entries=TREES, rels=st.lists(RELS, min_size=1, max_size=8))
+def test_resolver_results_lie_inside_and_refusals_carry_the_right_code(
+    store: bool, entries: list[tuple[tuple[str, ...], str, tuple[str, str]]], rels: list[str]
+) -> None:
+    with _tree(entries, store) as tree:
+        for rel in rels:
+            try:
+                path = resolve_resource_path(tree.skill_dir, rel)
+            except SkillError as err:
+                if _syntax_error(rel):
+                    assert (err.code.value, err.fields) == ("invalid_input", {"rel": rel})
+                    continue
+                assert (err.code.value, err.fields) == ("path_escape", {"rel": rel})
+                lexical = _lexical(tree, rel)
+                assert not lexical.is_relative_to(tree.skill_dir) or not _inside(
+                    lexical, tree.real_dir
+                )
+                continue
+            assert not _syntax_error(rel)
+            assert path.is_relative_to(tree.skill_dir)
+            assert _inside(path, tree.real_dir)
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
+@pytest.mark.parametrize("safe_open", [True, False], ids=["descriptor-walk", "identity-fallback"])
+@PROPERTY_SETTINGS
+@given(entries=TREES, rels=st.lists(RELS, min_size=1, max_size=8))
+def test_reads_agree_with_resource_path_and_never_leave_the_skill(
+    store: bool,
+    safe_open: bool,
+    entries: list[tuple[tuple[str, ...], str, tuple[str, str]]],
+    rels: list[str],
+) -> None:
+    with _tree(entries, store) as tree, mock.patch.object(_confine, "_HAS_SAFE_OPEN", safe_open):
+        for rel in rels:
+            by_path = _outcome_path(tree, rel)
+            by_read = _outcome_read(tree, rel)
+            assert by_read == by_path, rel
+            assert _outcome_open(tree, rel) == by_path, rel
+            code, value = by_path
+            event(f"outcome: {code}")
+            if code == "ok":
+                assert isinstance(value, bytes)
+                assert not value.startswith(SECRET)
+                path = tree.skills.resource_path("s", rel)
+                assert path.is_relative_to(tree.skill_dir)
+                assert _inside(path, tree.real_dir)
+                assert path.is_file()
+            elif _syntax_error(rel):
+                assert by_path == ("invalid_input", {"rel": rel})
+            else:
+                assert code in {"path_escape", "not_found", "not_a_file"}
+                assert value == {"name": "s", "rel": rel}
+                if code == "not_a_file":
+                    assert os.path.exists(_lexical(tree, rel))
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
+@PROPERTY_SETTINGS
+@given(entries=TREES)
+def test_every_enumerated_resource_resolves_and_reads(
+    store: bool, entries: list[tuple[tuple[str, ...], str, tuple[str, str]]]
+) -> None:
+    with _tree(entries, store) as tree:
+        content = tree.skills.load_skill("s")
+        assert content is not None
+        rels = [r.rel for r in content.resources]
+        assert rels == sorted(rels, key=lambda r: (r.casefold(), r))
+        for res in content.resources:
+            assert res.path == tree.skill_dir / res.rel
+            path = tree.skills.resource_path("s", res.rel)
+            assert path == res.path
+            assert _inside(path, tree.real_dir)
+            data = tree.skills.read_resource("s", res.rel)
+            assert data == path.read_bytes()
+            assert not data.startswith(SECRET)
+            assert res.size == len(data)
+
+
+@PROPERTY_SETTINGS
+@given(
+    rel=st.one_of(
+        st.text(max_size=40),
+        st.binary(max_size=20),
+        st.none(),
+        st.integers(),
+        st.lists(st.text(max_size=3), max_size=2),
+    )
+)
+def test_arbitrary_input_raises_only_skill_errors(rel: object) -> None:
+    with _tree([(("a",), "file", ("rel", "")), (("b",), "link", ("rel", "a"))], False) as tree:
+        for call in (
+            lambda: resolve_resource_path(tree.skill_dir, rel),  # type: ignore[arg-type]
+            lambda: tree.skills.resource_path("s", rel),  # type: ignore[arg-type]
+            lambda: tree.skills.read_resource("s", rel),  # type: ignore[arg-type]
+            lambda: tree.skills.resource_path(rel, "a"),  # type: ignore[arg-type]
+            lambda: tree.skills.load_skill(rel),  # type: ignore[arg-type]
+        ):
+            try:
+                result = call()
+            except SkillError as err:
+                assert err.code.value in {
+                    "invalid_input",
+                    "path_escape",
+                    "not_found",
+                    "not_a_file",
+                }
+                continue
+            if isinstance(result, Path):
+                assert _inside(result, tree.real_dir)
