@@ -1,0 +1,467 @@
+"""Discovery and serving benchmarks against the floor and a peer (SPEC §18).
+
+Usage::
+
+    python benchmarks/run.py            # N = 100, 1 000 and 10 000 (a few minutes)
+    python benchmarks/run.py --quick    # N = 100 only (well under a minute; run by CI)
+    python benchmarks/run.py --sizes 1000 --json out.json
+
+For each N the runner generates (or reuses) a deterministic tree in the temp dir
+(``benchmarks/skilltree.py``), reads every file once to warm the page cache, then times, as the
+median of several repeats:
+
+* the **floor**: ``os.scandir`` of the root + reading each ``SKILL.md`` + ``yaml.CSafeLoader`` on
+  its frontmatter, i.e. what any loader must at least do;
+* ``create_agent_skills`` (discovery), ``list_skills``, ``load_skill`` of every skill,
+  ``resource_path`` and ``read_resource`` per call, and the three renderers of
+  ``agent_skills.catalog``;
+* the same tree through the peer ``skills-ref`` (``read_properties`` of every skill directory and
+  ``to_prompt``), when it is installed.
+
+Fresh subprocesses measure ``import agent_skills`` (median) and memory: the bytes retained per
+skill beyond the body text (``tracemalloc``) and the peak RSS (``resource.getrusage``).
+
+Targets (SPEC §18) are shown next to the numbers; a missed target is reported, never an error:
+the exit status is 0 whenever the measurements ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import yaml
+from skilltree import TreeInfo, cached_tree
+
+import agent_skills
+from agent_skills import catalog
+
+MS = 1e-3
+US = 1e-6
+
+# The trees hold escaping and dangling links on purpose: keep their warnings off the terminal.
+logging.getLogger("agent_skills").addHandler(logging.NullHandler())
+
+
+@dataclass
+class Row:
+    """One measured line of the results table.
+
+    Attributes:
+        n: Tree size (number of skills), or 0 for measurements that do not depend on it.
+        label: What was measured.
+        median: Median seconds of one repeat.
+        items: Operations in one repeat (skills, calls), for the per-item column.
+        per: ``"skill"`` or ``"call"``: what ``items`` counts.
+        ratio: ``median`` divided by the floor's median at the same N, or None.
+        target: The SPEC §18 target in words, or ``""``.
+        ok: Whether the target holds (None when there is none).
+        repeats: How many repeats the median is over.
+    """
+
+    n: int
+    label: str
+    median: float
+    items: int
+    per: str
+    ratio: float | None = None
+    target: str = ""
+    ok: bool | None = None
+    repeats: int = 0
+
+
+def _fmt_time(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= MS:
+        return f"{seconds / MS:.2f} ms"
+    if seconds >= US:
+        return f"{seconds / US:.1f} µs"
+    return f"{seconds / 1e-9:.0f} ns"
+
+
+def _median_time(fn: Callable[[], object], repeats: int, *, warmup: bool = True) -> float:
+    """Median wall time of ``fn()`` over ``repeats`` runs, after one untimed warm-up run."""
+    if warmup:
+        fn()
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _median_per_call(fn: Callable[[], object], calls: int, repeats: int) -> float:
+    """Median over ``repeats`` samples of the mean time of one call within ``calls`` calls."""
+    return _median_time(lambda: [fn() for _ in range(calls)], repeats) / calls
+
+
+def warm_cache(root: Path) -> int:
+    """Read every file under ``root`` once (links not followed); return the bytes read."""
+    total = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as fh:
+                total += len(fh.read())
+    return total
+
+
+def floor_discovery(root: Path) -> list[Any]:
+    """The floor: list the root, read each ``SKILL.md``, parse its frontmatter with C YAML."""
+    out = []
+    with os.scandir(root) as it:
+        for entry in it:
+            if not entry.is_dir():
+                continue
+            with open(os.path.join(entry.path, "SKILL.md"), "rb") as fh:
+                text = fh.read().decode("utf-8")
+            end = text.find("\n---", 3)
+            out.append(yaml.load(text[4 : end + 1], Loader=yaml.CSafeLoader))
+    return out
+
+
+def _peer() -> Any | None:
+    try:
+        import skills_ref  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return skills_ref
+
+
+def bench_tree(tree: TreeInfo, repeats: int, peer_repeats: int) -> list[Row]:
+    """Time every in-process measurement on one tree."""
+    n = tree.n
+    root = tree.root
+    warm_cache(root.parent)
+    rows: list[Row] = []
+
+    floor = _median_time(lambda: floor_discovery(root), repeats)
+    rows.append(Row(n, "floor: scandir + read + CSafeLoader", floor, n, "skill", 1.0))
+
+    def discover() -> agent_skills.AgentSkills:
+        return agent_skills.create_agent_skills([root])
+
+    t = _median_time(discover, repeats)
+    ratio = t / floor
+    target = "≤ 1.5× floor" if n >= 1000 else ""
+    rows.append(
+        Row(
+            n, "create_agent_skills", t, n, "skill", ratio, target, ratio <= 1.5 if target else None
+        )
+    )
+    skills = discover()
+    assert len(skills) == n, (len(skills), n)
+
+    calls = max(10, 20_000 // n)
+    t = _median_per_call(skills.list_skills, calls, repeats)
+    target = "< 1 ms" if n == 1000 else ""
+    rows.append(Row(n, "list_skills", t, n, "skill", t / floor, target, t < MS if target else None))
+
+    names = [s.name for s in skills.list_skills()]
+    load_repeats = max(1, repeats // 2)
+    t = _median_time(lambda: [skills.load_skill(nm) for nm in names], load_repeats)
+    rows.append(Row(n, "load_skill (every skill)", t, n, "skill", t / floor))
+
+    pairs: list[tuple[str, str]] = []
+    for nm in names:
+        content = skills.load_skill(nm)
+        assert content is not None
+        pairs.extend((nm, r.rel) for r in content.resources)
+        if len(pairs) >= 2000:
+            break
+    t = _median_time(lambda: [skills.resource_path(nm, rel) for nm, rel in pairs], repeats)
+    per_call = t / len(pairs)
+    rows.append(
+        Row(n, "resource_path", t, len(pairs), "call", None, "< 50 µs/call", per_call < 50 * US)
+    )
+    t = _median_time(lambda: [skills.read_resource(nm, rel) for nm, rel in pairs], repeats)
+    rows.append(Row(n, "read_resource", t, len(pairs), "call"))
+
+    infos = skills.list_skills()
+    for label, render in (
+        ("catalog: markdown", catalog.render_skill_catalog),
+        ("catalog: xml", catalog.render_available_skills_xml),
+        ("catalog: json", catalog.render_catalog_json),
+    ):
+        t = _median_time(lambda render=render: render(infos), repeats)  # type: ignore[misc]
+        rows.append(Row(n, label, t, n, "skill", t / floor))
+
+    ref = _peer()
+    if ref is not None and peer_repeats > 0:
+        dirs = sorted(p for p in root.iterdir() if p.is_dir())
+
+        def peer_discover() -> list[Any]:
+            return [ref.read_properties(d) for d in dirs]
+
+        t = _median_time(peer_discover, peer_repeats, warmup=False)
+        rows.append(Row(n, "peer skills-ref: read_properties", t, n, "skill", t / floor))
+        t = _median_time(lambda: ref.to_prompt(dirs), peer_repeats, warmup=False)
+        rows.append(Row(n, "peer skills-ref: to_prompt (xml)", t, n, "skill", t / floor))
+    for row in rows:
+        row.repeats = repeats
+    return rows
+
+
+# --- subprocess measurements -------------------------------------------------------------------
+
+_IMPORT_SNIPPET = (
+    "import time; t = time.perf_counter(); import agent_skills; print(time.perf_counter() - t)"
+)
+_IMPORT_FIRST_USE_SNIPPET = (
+    "import sys, time; t = time.perf_counter(); import agent_skills; "
+    "agent_skills.create_agent_skills([sys.argv[1]]); print(time.perf_counter() - t)"
+)
+
+
+def _child(args: list[str]) -> str:
+    proc = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, check=True, timeout=600
+    )
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def bench_import(repeats: int, small_root: Path) -> list[Row]:
+    """``import agent_skills`` in fresh interpreters, and import plus a first small discovery."""
+    plain = [float(_child(["-c", _IMPORT_SNIPPET])) for _ in range(repeats)]
+    first = [
+        float(_child(["-c", _IMPORT_FIRST_USE_SNIPPET, str(small_root)])) for _ in range(repeats)
+    ]
+    t = statistics.median(plain)
+    t2 = statistics.median(first)
+    return [
+        Row(0, "import agent_skills", t, 1, "call", None, "< 150 ms", t < 150 * MS, repeats),
+        Row(
+            0, "import + first create_agent_skills (N=100)", t2, 1, "call", None, "", None, repeats
+        ),
+    ]
+
+
+def child_memory(root: str) -> None:
+    """Child mode: print ``{retained, bodies, n, rss_before, rss_peak}`` as JSON.
+
+    Lazy imports are warmed on a one-skill root first, so only the skills' own objects count.
+    """
+    import resource
+    import tempfile
+    import tracemalloc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one"
+        one.mkdir()
+        (one / "SKILL.md").write_text("---\nname: one\ndescription: warm-up\n---\nbody\n")
+        warm = agent_skills.create_agent_skills([tmp])
+        warm.load_skill("one")
+        del warm
+    gc.collect()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    skills = agent_skills.create_agent_skills([root])
+    rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    del skills
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    skills = agent_skills.create_agent_skills([root])
+    gc.collect()
+    retained = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    bodies = sum(sys.getsizeof(s.body) for s in skills.registry.skills)
+    print(
+        json.dumps(
+            {
+                "n": len(skills),
+                "retained": retained,
+                "bodies": bodies,
+                "rss_before": rss_before,
+                "rss_peak": rss_peak,
+            }
+        )
+    )
+
+
+def bench_memory(tree: TreeInfo) -> list[Row]:
+    """Retained bytes per skill beyond the body text, and peak RSS, in a fresh subprocess."""
+    out = json.loads(_child([__file__, "--child-memory", str(tree.root)]))
+    n = out["n"]
+    beyond = (out["retained"] - out["bodies"]) / n
+    rss = out["rss_peak"]
+    return [
+        Row(
+            tree.n,
+            "memory: retained beyond body text, per skill",
+            beyond,
+            1,
+            "skill",
+            None,
+            "< 2 KB/skill",
+            beyond < 2048,
+            1,
+        ),
+        Row(tree.n, "memory: peak RSS of the process", rss, 1, "skill", None, "", None, 1),
+        Row(
+            tree.n,
+            "memory: peak RSS growth during discovery, per skill",
+            (rss - out["rss_before"]) / n,
+            1,
+            "skill",
+            None,
+            "",
+            None,
+            1,
+        ),
+    ]
+
+
+# --- output --------------------------------------------------------------------------------------
+
+
+def _machine() -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "pyyaml": f"{yaml.__version__} (libyaml: {yaml.__with_libyaml__})",
+        "agent_skills": agent_skills.__version__,
+    }
+
+
+def render(rows: list[Row], trees: list[TreeInfo]) -> str:
+    """The results as markdown tables: timings per N, memory, import, and cost per skill."""
+    lines: list[str] = []
+    timing = [r for r in rows if r.n and not r.label.startswith("memory")]
+    lines.append("| N | measurement | median | per skill / call | × floor | target | |")
+    lines.append("|---:|---|---:|---:|---:|---|---|")
+    for r in timing:
+        ratio = f"{r.ratio:.2f}" if r.ratio is not None else "—"
+        status = "" if r.ok is None else ("ok" if r.ok else "MISSED")
+        lines.append(
+            f"| {r.n:,} | {r.label} | {_fmt_time(r.median)} | "
+            f"{_fmt_time(r.median / r.items)}/{r.per} | {ratio} | {r.target} | {status} |"
+        )
+    lines.append("")
+    lines.append("| N | memory | value | target | |")
+    lines.append("|---:|---|---:|---|---|")
+    for r in rows:
+        if r.label.startswith("memory"):
+            status = "" if r.ok is None else ("ok" if r.ok else "MISSED")
+            value = (
+                f"{r.median / 1024:,.2f} KiB"
+                if "per skill" in r.label or "beyond" in r.label
+                else (f"{r.median / 2**20:,.1f} MiB")
+            )
+            lines.append(
+                f"| {r.n:,} | {r.label.split(': ', 1)[1]} | {value} | {r.target} | {status} |"
+            )
+    lines.append("")
+    lines.append("| measurement | median | target | |")
+    lines.append("|---|---:|---|---|")
+    for r in rows:
+        if r.n == 0:
+            status = "" if r.ok is None else ("ok" if r.ok else "MISSED")
+            lines.append(
+                f"| {r.label} (median of {r.repeats}) | {_fmt_time(r.median)} | {r.target} | "
+                f"{status} |"
+            )
+    lines.append("")
+    lines.append("Cost per skill as N grows (µs per skill; linear growth keeps a row flat):")
+    lines.append("")
+    ns = [t.n for t in trees]
+    lines.append("| measurement | " + " | ".join(f"N = {n:,}" for n in ns) + " |")
+    lines.append("|---|" + "---:|" * len(ns))
+    labels = [r.label for r in timing if r.n == ns[0] and r.per == "skill"]
+    for label in labels:
+        cells = []
+        for n in ns:
+            match = [r for r in timing if r.n == n and r.label == label]
+            cells.append(f"{match[0].median / n / US:.1f}" if match else "—")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(
+        "Trees: "
+        + "; ".join(
+            f"N = {t.n:,}: {t.manifest_bytes / t.n / 1024:.1f} KiB per SKILL.md, "
+            f"{t.resources / t.n:.1f} resources per skill, {t.symlinks} symlinks"
+            for t in trees
+        )
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmarks and print the tables; return 0 whenever they ran."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="N = 100 only, fewer repeats")
+    parser.add_argument("--sizes", type=int, nargs="+", help="tree sizes (default 100 1000 10000)")
+    parser.add_argument("--repeats", type=int, help="repeats per measurement")
+    parser.add_argument("--no-peer", action="store_true", help="skip skills-ref")
+    parser.add_argument("--fresh", action="store_true", help="regenerate the trees")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--child-memory", metavar="ROOT", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child_memory:
+        child_memory(args.child_memory)
+        return 0
+
+    sizes = args.sizes or ([100] if args.quick else [100, 1000, 10_000])
+    machine = _machine()
+    print("machine: " + ", ".join(f"{k} {v}" for k, v in machine.items()), flush=True)
+    if _peer() is None and not args.no_peer:
+        print("peer skills-ref is not installed: its rows are left out", flush=True)
+    rows: list[Row] = []
+    trees: list[TreeInfo] = []
+    # Memory first: on Linux a child starts with its parent's peak RSS (ru_maxrss survives fork and
+    # exec), so the children must run while this process is still small.
+    memory: dict[int, list[Row]] = {}
+    for n in sizes:
+        tree = cached_tree(n, fresh=args.fresh)
+        trees.append(tree)
+        memory[n] = bench_memory(tree)
+    for tree in trees:
+        n = tree.n
+        start = time.perf_counter()
+        repeats = args.repeats or (5 if args.quick else {100: 15, 1000: 9}.get(n, 5))
+        peer_repeats = 0 if args.no_peer else (3 if n <= 1000 else 1)
+        rows.extend(bench_tree(tree, repeats, peer_repeats))
+        rows.extend(memory[n])
+        print(f"N = {n:,} done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    small = cached_tree(100).root
+    rows.extend(bench_import(5 if args.quick else 11, small))
+    print()
+    print(render(rows, trees))
+    if args.json:
+        args.json.write_text(
+            json.dumps({"machine": machine, "rows": [asdict(r) for r in rows]}, indent=2)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
