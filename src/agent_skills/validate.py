@@ -636,12 +636,16 @@ def _check_references(body: list[tuple[int, str]], skill_dir: Path) -> list[Prob
                 fence = None
             continue
         refs: list[tuple[str, str]] = []
+        spans: list[tuple[int, int]] = []
         if fence is None:
             for lm in _LINK_RE.finditer(line):
+                spans.append(lm.span(1))
                 target = _link_target(lm.group(1))
                 if target is not None:
                     refs.append((target, "link"))
         for bm in _BARE_RE.finditer(line):
+            if any(a <= bm.start(1) < b for a, b in spans):
+                continue  # the target of a link, checked as such
             target = _bare_target(bm.group(1))
             if target is not None:
                 refs.append((target, "path"))
