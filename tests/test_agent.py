@@ -527,6 +527,14 @@ def test_read_resource_after_refresh_moves_the_skill(tmp_path: Path) -> None:
     with pytest.raises(SkillError) as exc:
         session.read_resource("doc", "references/a.md")
     assert _err(exc) == ("access_denied", {"name": "doc", "rel": "references/a.md"})
+    # Activating again is a new activation: full content, the new directory replaces the old.
+    again = session.activate("doc")
+    assert (again.already_active, again.skill_dir) == (False, high / "doc")
+    assert again.content.startswith('<skill_content name="doc">\nInstructions.\n')
+    assert session.allowed_read_roots() == [high / "doc"]
+    assert session.read_resource("doc", "references/a.md") == b"HIGH"
+    assert session.activate("doc").already_active is True
+    assert session.active_skills() == ["doc"]
 
 
 # -- check_read ---------------------------------------------------------------------------------

@@ -359,7 +359,9 @@ class SkillSession:
         the name, the directory and each ``rel`` are XML-escaped (the name as an attribute);
         resources are those of SPEC §9, listed, never read (an empty list keeps the two tags).
         The skill's real directory joins the session's read allowlist. A later activation in
-        the same session returns ``already_active=True`` and a one-line notice instead.
+        the same session returns ``already_active=True`` and a one-line notice instead, unless a
+        refresh has since moved the name to another directory: then the new directory replaces
+        the old one in the allowlist and the full content is returned again.
 
         Args:
             name: The skill's name.
@@ -378,8 +380,11 @@ class SkillSession:
         skill_dir = Path(os.path.abspath(content.dir))
         real_dir = real_path(os.fspath(skill_dir))
         with self._lock:
-            already = name in self._active
+            # After a refresh the name may lead to another directory: that is a new activation,
+            # and it replaces the old directory in the allowlist.
+            already = self._active.get(name) == real_dir
             if not already:
+                self._active.pop(name, None)
                 self._active[name] = real_dir
         if already:
             notice = (
