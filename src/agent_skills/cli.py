@@ -20,6 +20,7 @@ This is the only module that imports ``click`` and ``rich``.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import logging
 import os
@@ -631,7 +632,7 @@ def serve_command(skills: AgentSkills, use_http: bool, port: int) -> None:
       agent-skills serve --http --port 8765 --root ./skills
     """
     try:
-        from . import mcp as mcp_server
+        mcp_server = importlib.import_module("agent_skills.mcp")
     except ImportError as exc:
         _fail(
             "mcp_unavailable",

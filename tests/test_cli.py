@@ -1,0 +1,647 @@
+"""Tests for the agent-skills command line (SPEC §16): every command, option and exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agent_skills import cli as cli_module
+from agent_skills.cli import cli, main
+from conftest import make_skill, symlink
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples" / "skills"
+COMMANDS = ["list", "show", "resources", "path", "read", "catalog", "report", "validate", "serve"]
+INFO_KEYS = [
+    "name",
+    "description",
+    "scope",
+    "source",
+    "root",
+    "dir",
+    "path",
+    "allowed_tools",
+    "user_invocable",
+    "model_invocable",
+    "shadowed",
+]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    h = tmp_path / "home"
+    h.mkdir()
+    return h
+
+
+@pytest.fixture
+def run(home: Path, tmp_path: Path) -> Any:
+    """Invoke the CLI with an isolated home directory and working directory."""
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def invoke(*args: str) -> Result:
+        runner = CliRunner()
+        old = os.getcwd()
+        os.chdir(work)
+        try:
+            return runner.invoke(cli, list(args), env={"HOME": str(home)}, catch_exceptions=False)
+        finally:
+            os.chdir(old)
+
+    invoke.work = work  # type: ignore[attr-defined]
+    return invoke
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> dict[str, Path]:
+    """Two roots: ``low`` and ``high``; ``shared`` is in both, ``broken`` is invalid."""
+    low, high = tmp_path / "low", tmp_path / "high"
+    make_skill(low, "shared", frontmatter={"name": "shared", "description": "Low copy."})
+    make_skill(
+        low,
+        "alpha",
+        frontmatter={
+            "name": "alpha",
+            "description": "Alpha   skill\nwith spaces.",
+            "allowed-tools": "Read Grep",
+        },
+        body="# Alpha\n\nDo alpha.",
+        files={"references/guide.md": "guide\n", "scripts/run.py": "print(1)\n"},
+    )
+    make_skill(
+        high,
+        "shared",
+        frontmatter={"name": "shared", "description": "High copy.", "user-invocable": False},
+    )
+    make_skill(
+        high,
+        "hidden",
+        frontmatter={
+            "name": "hidden",
+            "description": "Not for the model.",
+            "disable-model-invocation": True,
+        },
+    )
+    make_skill(high, "broken", raw="---\nname: broken\n---\n")
+    (high / "empty-dir").mkdir()
+    (low / "alpha" / "assets").mkdir()
+    (low / "alpha" / "assets" / "blob.bin").write_bytes(bytes(range(256)))
+    return {"low": low, "high": high}
+
+
+def last_error(result: Result) -> str:
+    """The last stderr line (discovery warnings about ``broken`` come first)."""
+    return result.stderr.splitlines()[-1]
+
+
+def roots(tree: dict[str, Path]) -> list[str]:
+    return ["--preset", "none", "--root", str(tree["low"]), "--root", str(tree["high"])]
+
+
+# --- list -----------------------------------------------------------------------------------
+
+
+def test_list_json_shape_and_precedence(run: Any, tree: dict[str, Path]) -> None:
+    result = run("list", "--json", *roots(tree))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [d["name"] for d in data] == ["alpha", "hidden", "shared"]
+    assert all(list(d) == INFO_KEYS for d in data)
+    shared = data[2]
+    assert shared["description"] == "High copy."
+    assert shared["dir"] == str(tree["high"] / "shared")
+    assert shared["path"] == str(tree["high"] / "shared" / "SKILL.md")
+    assert shared["user_invocable"] is False
+    assert shared["shadowed"] == [
+        {
+            "scope": "workspace",
+            "source": "",
+            "root": str(tree["low"]),
+            "dir": str(tree["low"] / "shared"),
+        }
+    ]
+    assert data[0]["allowed_tools"] == ["Read", "Grep"]
+    assert data[1]["model_invocable"] is False
+    # Discovery warnings go to stderr, never into the JSON on stdout.
+    assert "warning: skipping" in result.stderr
+    assert "broken" in result.stderr
+
+
+def test_list_table(run: Any, tree: dict[str, Path]) -> None:
+    result = run("list", *roots(tree))
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS", "DESCRIPTION"]
+    assert lines[1].split()[:4] == ["alpha", "workspace", "-", "user,"]
+    assert "Alpha skill with spaces." in lines[1]
+    assert lines[3].split()[:5] == ["shared", "workspace", "-", "model", "1"]
+    assert all(line == line.rstrip() for line in lines)
+
+
+def test_list_empty(run: Any, tmp_path: Path) -> None:
+    result = run("list", "--preset", "none", "--root", str(tmp_path / "nothing"))
+    assert result.exit_code == 0
+    assert result.stdout == "No skills found in 1 roots (see `agent-skills report`).\n"
+    assert json.loads(run("list", "--json", "--preset", "none", "--root", "x").stdout) == []
+
+
+def test_preset_clarvis_uses_home_and_workspace(run: Any, home: Path, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    make_skill(home / ".agents" / "skills", "s", frontmatter={"name": "s", "description": "ua"})
+    make_skill(ws / ".agents" / "skills", "s", frontmatter={"name": "s", "description": "wa"})
+    make_skill(home / ".clarvis" / "skills", "s", frontmatter={"name": "s", "description": "uc"})
+    make_skill(ws / ".clarvis" / "skills", "s", frontmatter={"name": "s", "description": "wc"})
+    data = json.loads(run("list", "--json", "--workspace", str(ws)).stdout)
+    assert [(d["description"], d["scope"], d["source"]) for d in data] == [
+        ("wc", "workspace", "clarvis")
+    ]
+    assert [(s["scope"], s["source"]) for s in data[0]["shadowed"]] == [
+        ("user", "clarvis"),
+        ("workspace", "agents"),
+        ("user", "agents"),
+    ]
+    agents = json.loads(run("list", "--json", "--preset", "agents", "--workspace", str(ws)).stdout)
+    assert [(d["description"], d["source"]) for d in agents] == [("wa", "agents")]
+    assert len(agents[0]["shadowed"]) == 1
+
+
+def test_preset_workspace_defaults_to_cwd(run: Any) -> None:
+    make_skill(run.work / ".agents" / "skills", "here")
+    data = json.loads(run("list", "--json", "--preset", "agents").stdout)
+    assert [(d["name"], d["scope"]) for d in data] == [("here", "workspace")]
+
+
+def test_extra_roots_come_after_the_preset(run: Any, home: Path, tmp_path: Path) -> None:
+    make_skill(home / ".clarvis" / "skills", "s", frontmatter={"name": "s", "description": "h"})
+    make_skill(tmp_path / "extra", "s", frontmatter={"name": "s", "description": "extra"})
+    data = json.loads(run("list", "--json", "--root", str(tmp_path / "extra")).stdout)
+    assert [d["description"] for d in data] == ["extra"]
+
+
+def test_relative_root_is_taken_against_cwd(run: Any) -> None:
+    make_skill(run.work / "rel", "r")
+    data = json.loads(run("list", "--json", "--preset", "none", "--root", "rel").stdout)
+    assert [d["dir"] for d in data] == [str(run.work / "rel" / "r")]
+
+
+def test_no_roots_is_a_startup_error(run: Any) -> None:
+    result = run("list", "--preset", "none")
+    assert result.exit_code == 2
+    assert result.stderr == "startup_error: no skill roots: use a preset or pass --root PATH\n"
+    assert result.stdout == ""
+
+
+def test_missing_workspace_is_a_startup_error(run: Any, tmp_path: Path) -> None:
+    result = run("list", "--workspace", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("startup_error: ")
+    assert "does not exist" in result.stderr
+
+
+def test_strict_fails_on_invalid_skill(run: Any, tree: dict[str, Path]) -> None:
+    result = run("list", "--strict", *roots(tree))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("invalid_skill: ")
+    assert "Traceback" not in result.stderr
+
+
+def test_no_follow_symlinks(run: Any, tree: dict[str, Path], tmp_path: Path) -> None:
+    linked = tmp_path / "linked"
+    make_skill(tmp_path / "store", "linked")
+    symlink(linked / "linked", tmp_path / "store" / "linked")
+    args = ["list", "--json", "--preset", "none", "--root", str(linked)]
+    assert [d["name"] for d in json.loads(run(*args).stdout)] == ["linked"]
+    assert json.loads(run(*args, "--no-follow-symlinks").stdout) == []
+
+
+# --- show, resources, path, read ------------------------------------------------------------
+
+
+def test_show_json(run: Any, tree: dict[str, Path]) -> None:
+    result = run("show", "alpha", "--json", *roots(tree))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["body"] == "# Alpha\n\nDo alpha."
+    assert [r["rel"] for r in data["resources"]] == [
+        "assets/blob.bin",
+        "references/guide.md",
+        "scripts/run.py",
+    ]
+    assert data["resources"][0] == {
+        "kind": "assets",
+        "rel": "assets/blob.bin",
+        "path": str(tree["low"] / "alpha" / "assets" / "blob.bin"),
+        "size": 256,
+    }
+    assert data["resources_truncated"] is False
+    assert data["metadata"]["allowed-tools"] == "Read Grep"
+    assert set(INFO_KEYS) <= set(data)
+
+
+def test_show_human(run: Any, tree: dict[str, Path]) -> None:
+    out = run("show", "shared", *roots(tree)).stdout
+    lines = out.splitlines()
+    assert lines[0].split() == ["name", "shared"]
+    assert lines[1].split() == ["description", "High", "copy."]
+    assert ["user-invocable", "no"] in [line.split() for line in lines]
+    assert ["shadows", str(tree["low"] / "shared")] in [line.split() for line in lines]
+    assert "resources: 0" in lines
+    assert lines[-1] == "Instructions."
+
+
+def test_show_unknown_is_not_found(run: Any, tree: dict[str, Path]) -> None:
+    result = run("show", "nope", *roots(tree))
+    assert result.exit_code == 1
+    assert result.stderr.endswith("not_found: No such skill: nope\n")
+    assert result.stdout == ""
+
+
+def test_resources(run: Any, tree: dict[str, Path]) -> None:
+    result = run("resources", "alpha", *roots(tree))
+    assert result.exit_code == 0
+    assert [line.split() for line in result.stdout.splitlines()] == [
+        ["KIND", "SIZE", "PATH"],
+        ["assets", "256", "assets/blob.bin"],
+        ["references", "6", "references/guide.md"],
+        ["scripts", "9", "scripts/run.py"],
+    ]
+    data = json.loads(run("resources", "alpha", "--json", *roots(tree)).stdout)
+    assert list(data) == ["name", "dir", "resources", "resources_truncated"]
+    assert data["dir"] == str(tree["low"] / "alpha")
+    assert len(data["resources"]) == 3
+    assert run("resources", "shared", *roots(tree)).stdout == "shared has no resources.\n"
+    assert run("resources", "zzz", *roots(tree)).exit_code == 1
+
+
+def test_path(run: Any, tree: dict[str, Path]) -> None:
+    result = run("path", "alpha", "references/guide.md", *roots(tree))
+    assert result.exit_code == 0
+    assert result.stdout == str(tree["low"] / "alpha" / "references" / "guide.md") + "\n"
+    data = json.loads(run("path", "alpha", "SKILL.md", "--json", *roots(tree)).stdout)
+    assert data == {
+        "name": "alpha",
+        "rel": "SKILL.md",
+        "path": str(tree["low"] / "alpha" / "SKILL.md"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("rel", "code"),
+    [
+        ("../shared/SKILL.md", "path_escape"),
+        ("/etc/passwd", "invalid_input"),
+        ("references/none.md", "not_found"),
+        ("references", "not_a_file"),
+    ],
+)
+def test_path_errors(run: Any, tree: dict[str, Path], rel: str, code: str) -> None:
+    result = run("path", "alpha", rel, *roots(tree))
+    assert result.exit_code == 1
+    assert last_error(result).startswith(f"{code}: ")
+    assert result.stdout == ""
+
+
+def test_read_writes_exact_bytes(run: Any, tree: dict[str, Path]) -> None:
+    result = run("read", "alpha", "assets/blob.bin", *roots(tree))
+    assert result.exit_code == 0
+    assert result.stdout_bytes == bytes(range(256))
+
+
+def test_read_max_bytes(run: Any, tree: dict[str, Path]) -> None:
+    ok = run("read", "alpha", "scripts/run.py", "--max-bytes", "9", *roots(tree))
+    assert ok.stdout_bytes == b"print(1)\n"
+    big = run("read", "alpha", "scripts/run.py", "--max-bytes", "8", *roots(tree))
+    assert big.exit_code == 1
+    assert (
+        last_error(big)
+        == "too_large: Resource 'scripts/run.py' in skill 'alpha' is larger than 8 bytes"
+    )
+    assert run("read", "alpha", "x", "--max-bytes", "-1", *roots(tree)).exit_code == 2
+    escape = run("read", "alpha", "../shared/SKILL.md", *roots(tree))
+    assert (escape.exit_code, last_error(escape).split(":")[0]) == (1, "path_escape")
+
+
+# --- catalog and report ---------------------------------------------------------------------
+
+
+def test_catalog_markdown_leaves_out_hidden(run: Any, tree: dict[str, Path]) -> None:
+    result = run("catalog", *roots(tree))
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "# Available skills\n\n- **alpha** — Alpha skill with spaces.\n- **shared** — High copy.\n"
+    )
+    with_all = run("catalog", "--all", *roots(tree)).stdout
+    assert "- **hidden** — Not for the model.\n" in with_all
+
+
+def test_catalog_xml_and_json(run: Any, tree: dict[str, Path]) -> None:
+    xml = run("catalog", "--format", "xml", *roots(tree)).stdout
+    assert xml.startswith("<available_skills>\n  <skill>\n    <name>alpha</name>")
+    assert f"<location>{tree['low'] / 'alpha' / 'SKILL.md'}</location>" in xml
+    data = json.loads(run("catalog", "--format", "json", *roots(tree)).stdout)
+    assert [d["name"] for d in data] == ["alpha", "shared"]
+    assert list(data[0]) == ["name", "description", "location", "scope", "source"]
+    assert run("catalog", "--format", "yaml", *roots(tree)).exit_code == 2
+
+
+def test_catalog_empty(run: Any, tmp_path: Path) -> None:
+    result = run("catalog", "--preset", "none", "--root", str(tmp_path))
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_report_json(run: Any, tree: dict[str, Path]) -> None:
+    result = run("report", "--json", *roots(tree))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert list(data) == ["roots", "entries", "diagnostics"]
+    assert [(e["name"], e["status"]) for e in data["entries"]] == [
+        ("alpha", "loaded"),
+        ("shared", "shadowed"),
+        (None, "invalid"),
+        (None, "skipped"),
+        ("hidden", "loaded"),
+        ("shared", "loaded"),
+    ]
+    shadowed = data["entries"][1]
+    assert shadowed["shadowed_by"] == str(tree["high"] / "shared")
+    assert data["entries"][3]["reason"] == "no SKILL.md in directory"
+    kinds = [d["kind"] for d in data["diagnostics"]]
+    assert kinds == ["invalid_skill", "shadowed"]
+    # The report carries the diagnostics itself; nothing is repeated on stderr.
+    assert result.stderr == ""
+
+
+def test_report_table(run: Any, tree: dict[str, Path], tmp_path: Path) -> None:
+    result = run("report", *roots(tree), "--root", str(tmp_path / "missing"))
+    assert result.exit_code == 0
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert rows[0] == ["STATUS", "NAME", "PATH", "DETAIL"]
+    assert rows[2][:3] == ["shadowed", "shared", str(tree["low"] / "shared")]
+    assert rows[2][3:] == ["shadowed", "by", str(tree["high"] / "shared")]
+    assert rows[3][:3] == ["invalid", "-", str(tree["high"] / "broken")]
+    assert rows[4][:3] == ["skipped", "-", str(tree["high"] / "empty-dir")]
+    assert [str(tmp_path / "missing"), "missing", "root", "does", "not", "exist"] in rows
+    assert any(line.startswith("warning: invalid_skill: ") for line in result.stdout.splitlines())
+    assert result.stdout.splitlines()[-1] == (
+        "3 loaded, 1 shadowed, 0 duplicate, 1 invalid, 1 skipped"
+    )
+
+
+# --- validate -------------------------------------------------------------------------------
+
+
+def _bad_skill(root: Path) -> Path:
+    return make_skill(
+        root,
+        "Bad",
+        raw="---\nname: Bad\ndescription: d\nextra: 1\n---\nSee [x](references/none.md)\n",
+    )
+
+
+def test_validate_clean_examples(run: Any) -> None:
+    result = run("validate", str(EXAMPLES))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "5 skill(s) checked: 0 error(s), 0 warning(s)\n"
+
+
+def test_validate_lint_lines_and_exit_1(run: Any, tmp_path: Path) -> None:
+    d = _bad_skill(tmp_path / "skills")
+    result = run("validate", str(d))
+    assert result.exit_code == 1
+    manifest = d / "SKILL.md"
+    assert result.stdout.splitlines() == [
+        f"{manifest}:2: error name_uppercase name 'Bad' must be lowercase",
+        f"{manifest}:4: warning unknown_key 'extra' is not a frontmatter key of the Agent Skills "
+        "specification; strict hosts reject it (put custom data under 'metadata')",
+        f"{manifest}:6: warning broken_reference link 'references/none.md' does not exist in "
+        "the skill",
+    ]
+    assert result.stderr == "1 skill(s) checked: 1 error(s), 2 warning(s)\n"
+
+
+def test_validate_warnings_pass_unless_asked(run: Any, tmp_path: Path) -> None:
+    d = make_skill(tmp_path, "ok", raw="---\nname: ok\ndescription: d\nx: 1\n---\n")
+    assert run("validate", str(d)).exit_code == 0
+    assert run("validate", str(d), "--warnings-as-errors").exit_code == 1
+
+
+def test_validate_json_root_and_manifest_paths(run: Any, tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "good")
+    bad = _bad_skill(root)
+    (root / "not-a-skill").mkdir()
+    result = run("validate", "--json", str(root), str(bad / "SKILL.md"))
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert [d["path"] for d in data] == [str(bad), str(root / "good")]
+    assert [p["code"] for p in data[0]["problems"]] == [
+        "name_uppercase",
+        "unknown_key",
+        "broken_reference",
+    ]
+    assert data[0]["problems"][0] == {
+        "severity": "error",
+        "code": "name_uppercase",
+        "message": "name 'Bad' must be lowercase",
+        "field": "name",
+        "line": 2,
+    }
+    assert data[1]["problems"] == []
+    assert result.stderr == ""
+
+
+def test_validate_missing_path_and_empty_root(run: Any, tmp_path: Path) -> None:
+    result = run("validate", str(tmp_path / "nope"))
+    assert result.exit_code == 1
+    assert (
+        result.stdout
+        == f"{tmp_path / 'nope'}: error path_not_found {tmp_path / 'nope'} does not exist\n"
+    )
+    (tmp_path / "empty").mkdir()
+    empty = run("validate", "--json", str(tmp_path / "empty"))
+    assert empty.exit_code == 1
+    assert [p["code"] for p in json.loads(empty.stdout)[0]["problems"]] == ["manifest_missing"]
+
+
+def test_validate_needs_a_path(run: Any) -> None:
+    result = run("validate")
+    assert result.exit_code == 2
+    assert "Missing argument" in result.stderr
+
+
+# --- serve ----------------------------------------------------------------------------------
+
+
+def test_serve_without_mcp_package(
+    run: Any, tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "agent_skills.mcp", None)
+    result = run("serve", *roots(tree))
+    assert result.exit_code == 1
+    assert last_error(result).startswith("mcp_unavailable: the MCP server needs the 'mcp' package")
+    assert last_error(result).endswith(": install clarvis-agent-skills[mcp]")
+
+
+def test_serve_calls_the_mcp_module(
+    run: Any, tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[str, Any, dict[str, Any]]] = []
+    fake = types.ModuleType("agent_skills.mcp")
+    fake.run_stdio = lambda skills: calls.append(("stdio", skills, {}))  # type: ignore[attr-defined]
+    fake.run_http = lambda skills, **kw: calls.append(("http", skills, kw))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agent_skills.mcp", fake)
+    assert run("serve", *roots(tree)).exit_code == 0
+    assert run("serve", "--http", "--port", "8765", *roots(tree)).exit_code == 0
+    assert run("serve", "--http", *roots(tree)).exit_code == 0
+    assert [(c[0], c[2]) for c in calls] == [
+        ("stdio", {}),
+        ("http", {"host": "127.0.0.1", "port": 8765}),
+        ("http", {"host": "127.0.0.1", "port": 8000}),
+    ]
+    assert [i.name for i in calls[0][1].list_skills()] == ["alpha", "hidden", "shared"]
+    assert run("serve", "--port", "0", *roots(tree)).exit_code == 2
+
+
+# --- errors, help, entry points -------------------------------------------------------------
+
+
+def test_usage_errors_exit_2(run: Any) -> None:
+    assert run("nope").exit_code == 2
+    assert run("list", "--bogus").exit_code == 2
+    assert run("list", "--preset", "other").exit_code == 2
+    assert run("show").exit_code == 2
+
+
+def test_internal_error_is_one_line(
+    run: Any, tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli_module._catalog, "render_skill_catalog", boom)
+    result = run("catalog", *roots(tree))
+    assert result.exit_code == 1
+    assert last_error(result) == "internal_error: RuntimeError: boom"
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_examples(run: Any, command: str) -> None:
+    result = run(command, "--help")
+    assert result.exit_code == 0
+    assert "Examples:" in result.stdout
+    assert f"agent-skills {command}" in result.stdout
+
+
+def test_group_help_and_version(run: Any) -> None:
+    result = run("--help")
+    assert result.exit_code == 0
+    assert all(c in result.stdout for c in COMMANDS)
+    version = run("--version")
+    assert (version.exit_code, version.stdout) == (0, "agent-skills, version 0.1.0\n")
+
+
+def test_main_returns_exit_codes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["validate", str(EXAMPLES)]) == 0
+    assert main(["list", "--preset", "none"]) == 2
+    assert main(["show", "x", "--preset", "none", "--root", str(EXAMPLES)]) == 1
+    assert main(["frobnicate"]) == 2
+    assert main(["--help"]) == 0
+    err = capsys.readouterr().err
+    assert "startup_error: no skill roots" in err
+    assert "not_found: No such skill: x" in err
+    assert "No such command 'frobnicate'" in err
+
+
+# --- real processes -------------------------------------------------------------------------
+
+
+def _exe() -> Path:
+    exe = Path(sys.executable).parent / "agent-skills"
+    if not exe.exists():
+        pytest.skip("agent-skills console script not installed in this environment")
+    return exe
+
+
+def _proc(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "HOME": str(home)}
+    return subprocess.run(args, capture_output=True, env=env, cwd=cwd, timeout=120, check=False)
+
+
+def test_console_script_list_json(home: Path, tmp_path: Path) -> None:
+    proc = _proc(
+        [str(_exe()), "list", "--json", "--preset", "none", "--root", str(EXAMPLES)], home, tmp_path
+    )
+    assert proc.returncode == 0
+    names = [d["name"] for d in json.loads(proc.stdout)]
+    assert names == [
+        "api-review",
+        "commit-message",
+        "csv-profiler",
+        "incident-report",
+        "release-notes",
+    ]
+    assert proc.stderr == b""
+
+
+def test_console_script_read_and_errors(home: Path, tmp_path: Path) -> None:
+    exe = str(_exe())
+    base = ["--preset", "none", "--root", str(EXAMPLES)]
+    read = _proc([exe, "read", "csv-profiler", "examples/sample.csv", *base], home, tmp_path)
+    assert read.returncode == 0
+    assert read.stdout == (EXAMPLES / "csv-profiler" / "examples" / "sample.csv").read_bytes()
+    escape = _proc([exe, "read", "csv-profiler", "../api-review/SKILL.md", *base], home, tmp_path)
+    assert escape.returncode == 1
+    assert escape.stderr.startswith(b"path_escape: ")
+    assert b"Traceback" not in escape.stderr
+    startup = _proc([exe, "list", "--workspace", str(tmp_path / "none")], home, tmp_path)
+    assert startup.returncode == 2
+    assert startup.stderr.startswith(b"startup_error: ")
+
+
+def test_console_script_validate_tree(home: Path, tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "fine")
+    _bad_skill(root)
+    proc = _proc([str(_exe()), "validate", str(root)], home, tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout.decode().splitlines()[0] == (
+        f"{root / 'Bad' / 'SKILL.md'}:2: error name_uppercase name 'Bad' must be lowercase"
+    )
+    assert proc.stderr == b"2 skill(s) checked: 1 error(s), 2 warning(s)\n"
+
+
+def test_python_dash_m(home: Path, tmp_path: Path) -> None:
+    proc = _proc([sys.executable, "-m", "agent_skills", "validate", str(EXAMPLES)], home, tmp_path)
+    assert proc.returncode == 0
+    report = _proc(
+        [sys.executable, "-m", "agent_skills", "report", "--json", "--preset", "agents"],
+        home,
+        tmp_path,
+    )
+    assert report.returncode == 0
+    data = json.loads(report.stdout)
+    assert [r["status"] for r in data["roots"]] == ["missing", "missing"]
+
+
+def test_import_stays_light(tmp_path: Path) -> None:
+    code = (
+        "import sys, agent_skills, agent_skills.validate; "
+        "print(sorted(m for m in ('click', 'rich', 'mcp') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert proc.stdout.strip() == "[]"
