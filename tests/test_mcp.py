@@ -739,6 +739,26 @@ def test_import_agent_skills_does_not_import_mcp() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_cli_serve_over_stdio(tree: Path) -> None:
+    params = _params(tree)
+    cli = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agent_skills", "serve", "--preset", "none", "--root", str(tree)],
+        env=params.env,
+    )
+
+    async def body(client: Client) -> None:
+        assert client.server_capabilities.extensions == {EXTENSION_ID: {}}
+        page = await _list_page(client)
+        assert [e["uri"] for e in page["skills"]] == [
+            "skill://alpha/SKILL.md",
+            "skill://beta/SKILL.md",
+            "skill://gamma/SKILL.md",
+        ]
+
+    _run(cli, "legacy", body)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
