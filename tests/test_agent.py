@@ -702,3 +702,49 @@ def test_linked_skill_dir_is_allowlisted_by_real_path(tmp_path: Path) -> None:
     for path in (root / "linked" / "references" / "r.md", store / "linked" / "references" / "r.md"):
         assert session.check_read(path) == store / "linked" / "references" / "r.md"
     assert os.path.realpath(root / "linked") == str(store / "linked")
+
+
+# -- odd inputs ---------------------------------------------------------------------------------
+
+
+class _BrokenPath(os.PathLike[str]):
+    def __fspath__(self) -> str:
+        raise RuntimeError("no path")
+
+
+def test_pathlike_that_fails(session: SkillSession, skills: AgentSkills) -> None:
+    with pytest.raises(SkillError) as exc:
+        session.check_read(_BrokenPath())
+    assert _err(exc) == ("invalid_input", {"type": "_BrokenPath"})
+    with pytest.raises(SkillError) as exc:
+        SkillSession(skills, project_root=_BrokenPath())
+    assert _err(exc) == ("invalid_input", {"type": "_BrokenPath"})
+
+
+@pytest.mark.parametrize(
+    ("rel", "shown"),
+    [(Path("references/guide.md"), "references/guide.md"), (b"x", "b'x'"), (None, "None")],
+)
+def test_access_denied_names_any_rel(session: SkillSession, rel: Any, shown: str) -> None:
+    with pytest.raises(SkillError) as exc:
+        session.read_resource("beta", rel)
+    assert _err(exc) == ("access_denied", {"name": "beta", "rel": shown})
+
+
+def test_unresolvable_path_is_denied(
+    session: SkillSession, tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_skills.agent as agent_module
+
+    def boom(path: str) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(agent_module, "real_path", boom)
+    with pytest.raises(SkillError) as exc:
+        session.check_read("src/x.py")
+    assert _err(exc) == ("access_denied", {"path": "src/x.py"})
+
+
+def test_repr(session: SkillSession, tree: Path) -> None:
+    session.activate("gamma")
+    assert repr(session) == f"SkillSession(project_root={tree / 'project'}, active=['gamma'])"

@@ -348,3 +348,72 @@ def test_c2_escaped_name_attribute(tmp_path: Path) -> None:
     content = session.activate("Mixed_Case").content
     assert content.startswith('<skill_content name="Mixed_Case">\nB.\n\n')
     assert f"Skill directory: {tmp_path}/odd &amp; &lt;root&gt;/Mixed_Case\n" in content
+
+
+# -- property: the policy agrees with an independent oracle -----------------------------------
+
+_PARTS = ["..", ".", "src", "x.py", "up", "out", "sib", "act", "loop", "dangle", "references",
+          "r.md", "secret", "act-evil", "store"]  # fmt: skip
+
+
+def _policy_tree(base: Path) -> tuple[SkillSession, list[Path]]:
+    """A project and skills wired with every kind of link: out, into skills, loops, dangling."""
+    project, root, store, out = base / "p", base / "skills", base / "store", base / "out"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "x.py").write_text("x")
+    (out / "secret").mkdir(parents=True)
+    make_skill(store, "act", files={"references/r.md": "R"})
+    symlink(root / "act", store / "act")
+    make_skill(root, "sib", files={"references/r.md": "S"})
+    make_skill(root, "act-evil", files={"secret": "E"})
+    symlink(project / "out", out)
+    symlink(project / "up", "..")
+    symlink(project / "sib", root / "sib")
+    symlink(project / "act", root / "act")
+    symlink(project / "loop", "loop")
+    symlink(project / "dangle", base / "missing")
+    symlink(store / "act" / "references" / "store", "../..")
+    symlink(store / "act" / "references" / "sib", root / "sib")
+    symlink(root / "sib" / "act", store / "act")
+    session = SkillSession(create_agent_skills([root]), project_root=project)
+    session.activate("act")
+    return session, [project, store / "act"]
+
+
+@pytest.fixture(scope="module")
+def policy(tmp_path_factory: pytest.TempPathFactory) -> tuple[SkillSession, list[Path], Path]:
+    base = tmp_path_factory.mktemp("policy")
+    session, roots = _policy_tree(base)
+    return session, roots, base
+
+
+def _oracle(path: str, project: Path) -> Path:
+    return Path(os.path.realpath(project / path))
+
+
+def test_policy_matches_oracle(policy: tuple[SkillSession, list[Path], Path]) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    session, roots, base = policy
+    assert session.allowed_read_roots() == roots
+    prefixes = st.sampled_from(["", f"{base}/p/", f"{base}/skills/act/", f"{base}/skills/"])
+    seen: set[bool] = set()
+
+    @settings(max_examples=400, deadline=None)
+    @given(prefixes, st.lists(st.sampled_from(_PARTS), min_size=1, max_size=6))
+    def check(prefix: str, parts: list[str]) -> None:
+        path = prefix + "/".join(parts)
+        real = _oracle(path, roots[0])
+        inside = any(real == r or real.is_relative_to(r) for r in roots)
+        seen.add(inside)
+        try:
+            got = session.check_read(path)
+        except SkillError as err:
+            assert (err.code.value, err.fields) == ("access_denied", {"path": path})
+            assert not inside, path
+        else:
+            assert (got, inside) == (real, True), path
+
+    check()
+    assert seen == {True, False}

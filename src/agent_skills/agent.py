@@ -426,7 +426,12 @@ class SkillSession:
             or current is None
             or real_path(os.path.abspath(current.info.dir)) != real_dir
         ):
-            rel_text = rel if isinstance(rel, str) else repr(rel)
+            try:
+                rel_text = os.fspath(rel)
+            except TypeError:
+                rel_text = repr(rel)
+            if not isinstance(rel_text, str):
+                rel_text = repr(rel_text)
             raise SkillError(
                 ErrorCode.ACCESS_DENIED,
                 f"Skill '{name}' is not active in this conversation; activate it first",
