@@ -67,6 +67,7 @@ def test_listing_touches_no_filesystem(tmp_path: Path) -> None:
     content = skills.load_skill("a")
     assert content is not None
     assert (content.body, content.resources) == ("Instructions.", ())
+    assert [(d.kind.value, d.path) for d in content.diagnostics] == [("io_error", root / "a")]
 
 
 def test_load_skill_unknown_is_none_without_diagnostic(

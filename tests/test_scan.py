@@ -384,3 +384,14 @@ def test_unreadable_manifest_is_invalid_with_io_error(
 def test_scan_root_never_raises_on_odd_root(tmp_path: Path) -> None:
     note, cands = scan_root(SkillRoot(Path("/nonexistent\x00x")), follow_symlinks=True)
     assert (note.status, cands) == ("unreadable", [])
+
+
+def test_dangling_manifest_link_alone_says_why(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    d = root / "x"
+    symlink(d / "SKILL.md", tmp_path / "missing.md")
+    skills = build(root)
+    assert entries(skills) == [("x", "skipped", None, "manifest SKILL.md is a dangling symlink")]
+    assert [(x.kind, x.path) for x in skills.diagnostics] == [
+        (DiagnosticKind.DANGLING_SYMLINK, d / "SKILL.md")
+    ]

@@ -136,7 +136,11 @@ def list_resources(
         except OSError as exc:
             err = fs_error(exc, real_dir)
             diags.append(
-                Diagnostic(DiagnosticKind.IO_ERROR, f"cannot list {real_dir}: {err.message}")
+                Diagnostic(
+                    DiagnosticKind.IO_ERROR,
+                    f"cannot list {real_dir}: {err.message}",
+                    skill_dir / prefix.rstrip("/") if prefix else skill_dir,
+                )
             )
             continue
         top = prefix == ""

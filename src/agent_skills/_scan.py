@@ -84,6 +84,7 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
         return
     usable: list[os.DirEntry[str]] = []
     unfollowed: list[str] = []
+    dangling: list[str] = []
     for entry in variants:
         try:
             if entry.is_symlink():
@@ -93,6 +94,7 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
                 try:
                     target = os.stat(entry.path)
                 except OSError:
+                    dangling.append(entry.name)
                     cand.diagnostics.append(
                         Diagnostic(
                             DiagnosticKind.DANGLING_SYMLINK,
@@ -112,6 +114,8 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
             cand.skip_reason = (
                 f"manifest {unfollowed[0]} is a symlink, not followed (follow_symlinks=False)"
             )
+        elif dangling:
+            cand.skip_reason = f"manifest {dangling[0]} is a dangling symlink"
         else:
             cand.skip_reason = f"no {MANIFEST_NAME} in directory"
         return
