@@ -16,7 +16,8 @@ Codes (what raises them; their ``fields``):
 - ``invalid_input``: an empty, absolute, NUL-holding or non-string path, a bad argument; ``rel``.
 - ``io_error``: any other OS error (``fs_error``); ``path``.
 - ``too_large``: ``read_resource`` over ``max_bytes``; ``name``, ``rel``, ``size``, ``max_bytes``.
-- ``access_denied``: the agent file-access policy refused a path (SPEC §14); ``path``.
+- ``access_denied``: the agent file-access policy refused a path (SPEC §14); ``path``
+  (``check_read``), or ``name``, ``rel`` (``SkillSession.read_resource`` of a skill not activated).
 
 ``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``.
 """
