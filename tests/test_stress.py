@@ -1,0 +1,85 @@
+"""Threaded stress of ``refresh()`` against concurrent readers (SPEC §12).
+
+A writer thread flips the root between two states (skills ``{alpha, beta}`` and ``{alpha, gamma}``)
+and refreshes after each flip, while reader threads list, load and read. Every reader must see one
+whole snapshot: the set of names is exactly one of the two sets, ``len`` agrees with the list it
+came with, and a loaded skill is consistent with the listing it came from. Iterations are bounded;
+there are no timing assertions.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from agent_skills import SkillError, create_agent_skills
+from conftest import make_skill
+
+OLD = frozenset({"alpha", "beta"})
+NEW = frozenset({"alpha", "gamma"})
+FLIPS = 60
+READS_PER_THREAD = 400
+READERS = 4
+
+
+def _state(root: Path, names: frozenset[str]) -> None:
+    for gone in (OLD | NEW) - names:
+        shutil.rmtree(root / gone, ignore_errors=True)
+    for name in names - {p.name for p in root.iterdir()} if root.is_dir() else names:
+        make_skill(root, name, files={"references/r.md": f"resource of {name}"})
+
+
+def test_readers_always_see_a_whole_snapshot(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    _state(root, OLD)
+    skills = create_agent_skills([root])
+    problems: list[str] = []
+    done = threading.Event()
+
+    def writer() -> None:
+        try:
+            for i in range(FLIPS):
+                _state(root, NEW if i % 2 == 0 else OLD)
+                skills.refresh()
+        finally:
+            done.set()
+
+    def reader() -> None:
+        for _ in range(READS_PER_THREAD):
+            registry = skills.registry
+            listed = registry.list()
+            names = frozenset(info.name for info in listed)
+            if names not in (OLD, NEW):
+                problems.append(f"mixed snapshot {sorted(names)}")
+            if len(registry) != len(listed):
+                problems.append("len disagrees with list")
+            whole = frozenset(info.name for info in skills.list_skills())
+            if whole not in (OLD, NEW):
+                problems.append(f"mixed list_skills {sorted(whole)}")
+            for name in sorted(names):
+                content = registry.get(name)
+                if content is None or content.name != name:
+                    problems.append(f"{name} listed but not loadable from its snapshot")
+                    continue
+                try:
+                    data = skills.read_resource(name, "references/r.md")
+                except SkillError as err:
+                    # the file may be gone on disk while an older snapshot still lists it
+                    if err.code.value != "not_found" and err.code.value != "path_escape":
+                        problems.append(f"unexpected {err.code.value} reading {name}")
+                    continue
+                if data != f"resource of {name}".encode():
+                    problems.append(f"{name} read {data!r}")
+            if done.is_set():
+                break
+
+    threads = [threading.Thread(target=writer)] + [
+        threading.Thread(target=reader) for _ in range(READERS)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert problems == []
+    assert frozenset(s.name for s in skills.list_skills()) == OLD
