@@ -405,3 +405,48 @@ def test_dangling_link_pointing_outside_is_path_escape(served: tuple[AgentSkills
     symlink(d / "out", d.parent.parent / "nowhere" / "x.md")
     err = raises(skills.resource_path, "s", "out")
     assert (err.code, err.fields) == ("path_escape", {"name": "s", "rel": "out"})
+
+
+def test_json_shapes_and_repr(tmp_path: Path) -> None:
+    low, high = tmp_path / "low", tmp_path / "high"
+    make_skill(low, "a")
+    d = make_skill(
+        high,
+        "a",
+        frontmatter={"name": "a", "description": "A.", "metadata": {"k": ["v"]}},
+        files={"scripts/x.sh": "xx"},
+    )
+    skills = build(low, high)
+    assert repr(skills) == f"AgentSkills(1 skills, roots={[str(low), str(high)]})"
+    assert [i.name for i in skills] == ["a"]
+    assert skills.registry.list() == skills.list_skills()
+    info = skills.list_skills()[0]
+    expected = {
+        "name": "a",
+        "description": "A.",
+        "scope": "workspace",
+        "source": "",
+        "root": str(high),
+        "dir": str(d),
+        "path": str(d / "SKILL.md"),
+        "allowed_tools": None,
+        "user_invocable": True,
+        "model_invocable": True,
+        "shadowed": [{"scope": "workspace", "source": "", "root": str(low), "dir": str(low / "a")}],
+    }
+    assert info.to_dict() == expected
+    content = skills.load_skill("a")
+    assert content is not None
+    full = content.to_dict()
+    assert full == {
+        **expected,
+        "metadata": {"name": "a", "description": "A.", "metadata": {"k": ["v"]}},
+        "body": "Instructions.",
+        "resources": [
+            {"kind": "scripts", "rel": "scripts/x.sh", "path": str(d / "scripts/x.sh"), "size": 2}
+        ],
+        "resources_truncated": False,
+    }
+    full["metadata"]["metadata"]["k"].append("w")
+    again = skills.load_skill("a")
+    assert again is not None and again.to_dict()["metadata"]["metadata"] == {"k": ["v"]}

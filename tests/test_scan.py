@@ -395,3 +395,30 @@ def test_dangling_manifest_link_alone_says_why(tmp_path: Path) -> None:
     assert [(x.kind, x.path) for x in skills.diagnostics] == [
         (DiagnosticKind.DANGLING_SYMLINK, d / "SKILL.md")
     ]
+
+
+def test_unreadable_skill_directory_is_skipped_with_io_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "skills"
+    locked = make_skill(root, "locked")
+    make_skill(root, "ok")
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path) == str(locked):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    for strict in (False, True):
+        skills = build(root, strict=strict)
+        assert [s.name for s in skills.list_skills()] == ["ok"]
+        msg = f"EACCES: Permission denied: {locked}"
+        assert entries(skills) == [
+            ("locked", "skipped", None, f"directory unreadable: {msg}"),
+            ("ok", "loaded", "ok", ""),
+        ]
+        assert [(x.kind, x.path, x.message) for x in skills.diagnostics] == [
+            (DiagnosticKind.IO_ERROR, locked, f"skipping {locked}: {msg}")
+        ]
