@@ -107,6 +107,24 @@ def _median_time(fn: Callable[[], object], repeats: int, *, warmup: bool = True)
     return statistics.median(times)
 
 
+def _paired_medians(fns: list[Callable[[], object]], repeats: int) -> list[float]:
+    """Median wall time of each function, the runs interleaved round-robin.
+
+    Interleaving exposes every function to the same background load, so their ratio stays
+    meaningful on a busy machine. Each function runs once untimed first.
+    """
+    for fn in fns:
+        fn()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, out in zip(fns, times, strict=True):
+            gc.collect()
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
+
+
 def _median_per_call(fn: Callable[[], object], calls: int, repeats: int) -> float:
     """Median over ``repeats`` samples of the mean time of one call within ``calls`` calls."""
     return _median_time(lambda: [fn() for _ in range(calls)], repeats) / calls
@@ -154,13 +172,11 @@ def bench_tree(tree: TreeInfo, repeats: int, peer_repeats: int) -> list[Row]:
     warm_cache(root.parent)
     rows: list[Row] = []
 
-    floor = _median_time(lambda: floor_discovery(root), repeats)
-    rows.append(Row(n, "floor: scandir + read + CSafeLoader", floor, n, "skill", 1.0))
-
     def discover() -> agent_skills.AgentSkills:
         return agent_skills.create_agent_skills([root])
 
-    t = _median_time(discover, repeats)
+    floor, t = _paired_medians([lambda: floor_discovery(root), discover], repeats)
+    rows.append(Row(n, "floor: scandir + read + CSafeLoader", floor, n, "skill", 1.0))
     ratio = t / floor
     target = "≤ 1.5× floor" if n >= 1000 else ""
     rows.append(
