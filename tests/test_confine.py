@@ -625,3 +625,27 @@ def test_odd_roots_are_kept_and_scan_as_empty(tmp_path: Path, root: str, status:
     skills = create_agent_skills([root], cwd=tmp_path)
     assert skills.list_skills() == []
     assert [(n.root, n.status) for n in skills.report().roots] == [(tmp_path / root, status)]
+
+
+@pytest.mark.parametrize(
+    ("target", "code"),
+    [
+        ("references/a.md/..", "not_found"),  # ENOTDIR: a file followed by ..
+        ("missing/../references/a.md", "not_found"),  # ENOENT before the last component
+        ("references/a.md/", "not_found"),  # a trailing slash after a file
+        ("references/sub/../a.md", "ok"),
+        ("references/../references/a.md", "ok"),
+        ("link_dir/../references/a.md", "ok"),  # .. climbs from the link's target
+    ],
+)
+def test_link_targets_resolve_as_the_kernel_does(
+    tree: Path, skills: AgentSkills, target: str, code: str
+) -> None:
+    """A link's target is followed component by component, as ``stat`` follows it."""
+    s = tree / "skills" / "s"
+    symlink(s / "probe", target)
+    if code == "ok":
+        assert skills.resource_path("s", "probe") == s / "probe"
+        assert skills.read_resource("s", "probe") == b"A"
+    else:
+        assert _all_three(skills, "s", "probe") == [(code, {"name": "s", "rel": "probe"})] * 3

@@ -234,13 +234,15 @@ def open_confined(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]
 
 
 def _canonical(path: str, budget: int) -> tuple[str, int] | None:
-    """Resolve every symlink in the absolute ``path`` by name, counting them.
+    """Resolve every symlink in the absolute ``path`` by name, as the kernel's lookup would.
 
-    Like :func:`os.path.realpath` (missing components kept, ``..`` applied after each link), but
-    it returns ``None`` once more than ``budget`` links were followed, so a loop ends.
+    Unlike :func:`os.path.realpath`, a component followed by more of the path must be a directory
+    (after its links are followed): ``file/..`` and ``missing/../x`` do not resolve, exactly as
+    ``stat`` fails on them with ``ENOTDIR``/``ENOENT``. Only the last component may be missing.
 
     Returns:
-        ``(real path, number of links followed)`` or ``None``.
+        ``(real path, number of links followed)``, or ``None`` when the path cannot be reached or
+        takes more than ``budget`` links.
     """
     todo = path.split("/")[::-1]
     comps: list[str] = []
@@ -255,11 +257,16 @@ def _canonical(path: str, budget: int) -> tuple[str, int] | None:
             continue
         here = "/" + "/".join([*comps, name])
         try:
-            is_link = stat.S_ISLNK(os.lstat(here).st_mode)
-            target = os.readlink(here) if is_link else ""
+            mode = os.lstat(here).st_mode
+            target = os.readlink(here) if stat.S_ISLNK(mode) else ""
         except OSError:
-            is_link = False
-        if not is_link:
+            if todo:  # ENOENT (or worse) before the last component
+                return None
+            comps.append(name)
+            continue
+        if not stat.S_ISLNK(mode):
+            if todo and not stat.S_ISDIR(mode):  # ENOTDIR: more path after a non-directory
+                return None
             comps.append(name)
             continue
         links += 1
@@ -339,13 +346,13 @@ def _hop(
 
     Raises:
         SkillError: ``path_escape`` when the target lies outside ``real_base``; ``not_found``
-            when resolving it takes more than :data:`MAX_SYMLINK_HOPS` links.
+            when it cannot be reached or takes more than :data:`MAX_SYMLINK_HOPS` links.
     """
     here = posixpath.join(real_base, *done)
     # No lexical normpath here: ``..`` after a symlinked directory must climb from its target.
     resolved = _canonical(posixpath.join(here, target, *rest), MAX_SYMLINK_HOPS)
     if resolved is None:
-        raise SkillError(ErrorCode.NOT_FOUND, f"too many symlinks resolving {rel}", {"rel": rel})
+        raise _not_found(rel)
     real_target, links = resolved
     if not is_within(real_target, real_base):
         raise _escape(rel)
