@@ -615,7 +615,7 @@ def build_server(skills: AgentSkills) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = params.arguments or {}
-        if params.name not in {tool.name for tool in _tool_definitions(skills)}:
+        if params.name not in ("activate_skill", "read_skill_resource"):
             raise _invalid_params(f"unknown tool {params.name!r}")
         try:
             name = _string_argument(arguments, "name")
