@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,8 @@ class _Core12Constructor(SafeConstructor):
                     "found duplicate key",
                     key_node.start_mark,
                 )
-            mapping[key] = self.construct_object(value_node, deep=deep)
+            # Keys repeat across every skill; one shared copy each keeps the snapshot small.
+            mapping[sys.intern(key)] = self.construct_object(value_node, deep=deep)
         return mapping
 
     def construct_core_bool(self, node: ScalarNode) -> bool:
