@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import agent_skills
 from agent_skills import (
     AgentSkills,
     DiagnosticKind,
@@ -372,3 +373,41 @@ def test_discover_skills_registry(tmp_path: Path) -> None:
     with pytest.raises(SkillError) as info:
         registry.resource("two", "a.md")
     assert (info.value.code, info.value.fields) == ("not_found", {"name": "two"})
+
+
+def test_root_listed_twice_does_not_shadow_itself(tmp_path: Path) -> None:
+    """With the workspace equal to home, the preset lists ``~/.agents/skills`` twice."""
+    home = tmp_path / "home"
+    d = make_skill(home / ".agents" / "skills", "notes")
+    skills = create_agent_skills(agent_skills.clarvis_skill_roots(cwd=home, home=home))
+    [info] = skills.list_skills()
+    assert (info.dir, info.scope, info.shadowed) == (d, "workspace", ())
+    root = home / ".agents" / "skills"
+    assert skills.report().entries == (
+        ReportEntry(
+            root,
+            d,
+            EntryStatus.SHADOWED,
+            "notes",
+            f"same directory as the winner {d} (its root is listed again)",
+            d,
+        ),
+        ReportEntry(root, d, EntryStatus.LOADED, "notes", "", None),
+    )
+    assert skills.diagnostics == ()
+
+
+def test_root_listed_twice_around_another_root(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    da = make_skill(a, "x")
+    db = make_skill(b, "x")
+    skills = build(a, b, a)
+    [info] = skills.list_skills()
+    assert info.dir == da
+    assert info.shadowed == (ShadowedSkill("workspace", "", b, db),)
+    assert [(e.path, e.status.value) for e in skills.report().entries] == [
+        (da, "shadowed"),
+        (db, "shadowed"),
+        (da, "loaded"),
+    ]
+    assert [(x.kind.value, x.path) for x in skills.diagnostics] == [("shadowed", db)]

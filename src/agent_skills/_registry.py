@@ -197,15 +197,23 @@ def merge_skills(groups: Sequence[Sequence[ResolvedSkill]]) -> list[ResolvedSkil
     Returns:
         The winners sorted by ``(name.casefold(), name)``. A winner that displaced others is a new
         object whose ``info.shadowed`` lists its own earlier ``shadowed``, then the displaced
-        skill, then what that one had displaced (nearest first). Inputs are not mutated.
+        skill, then what that one had displaced (nearest first); a copy in the winner's own
+        directory (the same root listed twice) is not a displaced copy and is left out, and each
+        directory appears once. Inputs are not mutated.
     """
     winners: dict[str, ResolvedSkill] = {}
     for group in groups:
         for skill in group:
             prev = winners.get(skill.info.name)
             if prev is not None:
-                shadowed = (*skill.info.shadowed, _shadow_of(prev.info), *prev.info.shadowed)
-                skill = replace(skill, info=replace(skill.info, shadowed=shadowed))
+                candidates = (*skill.info.shadowed, _shadow_of(prev.info), *prev.info.shadowed)
+                # A root listed twice (e.g. the workspace is the home directory) meets the same
+                # directory again: that is not a displaced copy, so it is left out, once each.
+                shadowed: list[ShadowedSkill] = []
+                for shadow in candidates:
+                    if shadow.dir != skill.info.dir and all(s.dir != shadow.dir for s in shadowed):
+                        shadowed.append(shadow)
+                skill = replace(skill, info=replace(skill.info, shadowed=tuple(shadowed)))
             winners[skill.info.name] = skill
     return sorted(winners.values(), key=lambda s: sort_key(s.info.name))
 
@@ -497,7 +505,10 @@ def _finish_report(
         status, reason, by = slot.status, slot.reason, None
         if status == EntryStatus.LOADED and slot.name is not None:
             winner = by_name[slot.name].info
-            if winning_group[slot.name] != slot.group:
+            if winning_group[slot.name] != slot.group and cand.dir == winner.dir:
+                status, by = EntryStatus.SHADOWED, winner.dir
+                reason = f"same directory as the winner {winner.dir} (its root is listed again)"
+            elif winning_group[slot.name] != slot.group:
                 status, by = EntryStatus.SHADOWED, winner.dir
                 reason = f"overridden by {winner.dir} ({winner.scope}, {winner.source or '-'})"
                 diags.append(
