@@ -158,3 +158,11 @@ def test_catalog_of_discovered_skills(tmp_path: Path) -> None:
     assert md.endswith("- **pdf** — Read PDFs.\n")
     locations = [item["location"] for item in json.loads(render_catalog_json(skills.list_skills()))]
     assert all(Path(loc).is_file() for loc in locations)
+
+
+def test_xml_replaces_characters_xml_cannot_carry() -> None:
+    out = render_available_skills_xml([info("ctl", "a\x01b\x7fc\ufffed")])
+    assert "<description>a\ufffdb\x7fc\ufffdd</description>" in out
+    import xml.etree.ElementTree as ET
+
+    assert ET.fromstring(out).find("skill/description") is not None

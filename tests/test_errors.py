@@ -112,3 +112,13 @@ def test_fs_error_from_a_real_failure(tmp_path: Path) -> None:
         err = fs_error(exc, tmp_path / "missing")
     assert err.code == "not_found"
     assert err.fields == {"path": str(tmp_path / "missing")}
+
+
+def test_skill_error_pickles_and_copies() -> None:
+    import copy
+    import pickle
+
+    err = SkillError(ErrorCode.TOO_LARGE, "too big", {"size": 3, "max_bytes": 1})
+    for clone in (pickle.loads(pickle.dumps(err)), copy.copy(err), copy.deepcopy(err)):
+        assert isinstance(clone, SkillError)
+        assert (clone.code, clone.message, clone.fields) == (err.code, err.message, err.fields)

@@ -75,6 +75,10 @@ class SkillError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self) -> tuple[type[SkillError], tuple[str, str, dict[str, Any]]]:
+        # Rebuild from (code, message, fields) so errors survive pickle and copy.
+        return (type(self), (self.code.value, self.message, dict(self.fields)))
+
     def __repr__(self) -> str:
         return f"SkillError({self.code.value!r}, {self.message!r}, {self.fields!r})"
 

@@ -17,6 +17,13 @@ from ._scan import sort_key
 __all__ = ["render_available_skills_xml", "render_catalog_json", "render_skill_catalog"]
 
 _WS_RE = re.compile(r"\s+")
+# Characters XML 1.0 cannot carry even escaped (C0 controls but tab/LF/CR, surrogates, U+FFFE/F).
+_NON_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    """Escape ``&``, ``<``, ``>`` and replace characters XML cannot carry with U+FFFD."""
+    return escape(_NON_XML_RE.sub("\ufffd", text))
 
 
 def _ordered(skills: Iterable[SkillInfo]) -> list[SkillInfo]:
@@ -58,7 +65,8 @@ def render_available_skills_xml(
             URL, never percent-encoded), so the model can read it with a file tool.
 
     Returns:
-        ``""`` for no skills; else the XML-escaped block ending with a newline.
+        ``""`` for no skills; else the XML-escaped block ending with a newline. Characters that
+        XML 1.0 cannot carry (C0 controls other than tab/LF/CR) become U+FFFD.
     """
     ordered = _ordered(skills)
     if not ordered:
@@ -66,10 +74,10 @@ def render_available_skills_xml(
     out = ["<available_skills>"]
     for s in ordered:
         out.append("  <skill>")
-        out.append(f"    <name>{escape(s.name)}</name>")
-        out.append(f"    <description>{escape(_one_line(s.description))}</description>")
+        out.append(f"    <name>{_xml_text(s.name)}</name>")
+        out.append(f"    <description>{_xml_text(_one_line(s.description))}</description>")
         if include_location:
-            out.append(f"    <location>{escape(str(s.path.absolute()))}</location>")
+            out.append(f"    <location>{_xml_text(str(s.path.absolute()))}</location>")
         out.append("  </skill>")
     out.append("</available_skills>")
     return "\n".join(out) + "\n"
