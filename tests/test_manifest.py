@@ -473,3 +473,12 @@ def test_frontmatter_is_a_fresh_copy() -> None:
         "description": "A demo.",
         "metadata": {"a": [1]},
     }
+
+
+@pytest.mark.parametrize(
+    "value", ["[" * 5000 + "]" * 5000, "{a: " * 5000 + "}" * 5000], ids=["flow-seq", "flow-map"]
+)
+def test_deep_nesting_is_invalid_skill(value: str) -> None:
+    e = err(doc(f"x: {value}\n"))
+    assert e.code == ErrorCode.INVALID_SKILL
+    assert e.message == "invalid YAML frontmatter: exceeded maximum nesting depth"
