@@ -450,3 +450,22 @@ def test_json_shapes_and_repr(tmp_path: Path) -> None:
     full["metadata"]["metadata"]["k"].append("w")
     again = skills.load_skill("a")
     assert again is not None and again.to_dict()["metadata"]["metadata"] == {"k": ["v"]}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the resolver normalises '..' in the skill directory lexically (_confine._check_dir), "
+    "so a root like <link>/../skills serves files of another directory",
+)
+def test_root_with_dotdot_after_a_symlink_serves_its_own_files(tmp_path: Path) -> None:
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    symlink(tmp_path / "link", "real/deep")
+    make_skill(tmp_path / "real" / "skills", "s", files={"a.md": "REAL"})
+    make_skill(tmp_path / "skills", "s", files={"a.md": "DECOY"})
+    root = Path(f"{tmp_path}/link/../skills")
+    skills = build(root)
+    content = skills.load_skill("s")
+    assert content is not None
+    assert content.resources[0].path.read_bytes() == b"REAL"
+    assert skills.read_resource("s", "a.md") == b"REAL"
+    assert skills.resource_path("s", "a.md") == content.resources[0].path
