@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -24,7 +24,10 @@ from yaml.resolver import Resolver
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError
-from ._schema import SkillFrontmatter, validate_frontmatter
+from ._schema import validate_frontmatter
+
+if TYPE_CHECKING:
+    from ._frontmatter import SkillFrontmatter
 
 __all__ = ["ParsedSkill", "load_frontmatter_yaml", "parse_skill", "split_frontmatter"]
 

@@ -1,17 +1,22 @@
 """The frontmatter schema and tool-list normalisation (SPEC §6). Pure: values in, values out.
 
-A leaf of the pipeline: it imports nothing from the other stages but the errors.
+A leaf of the pipeline: it imports nothing from the other stages but the errors. The pydantic model
+:class:`SkillFrontmatter` lives in ``_frontmatter`` and is imported on the first validation (or the
+first access to ``SkillFrontmatter``), so that ``import agent_skills`` does not pay for pydantic
+(SPEC §18).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Annotated, Any
-
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import TYPE_CHECKING, Any
 
 from ._errors import ErrorCode, SkillError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from ._frontmatter import SkillFrontmatter
 
 __all__ = [
     "FRONTMATTER_KEYS",
@@ -20,8 +25,6 @@ __all__ = [
     "normalize_tools",
     "validate_frontmatter",
 ]
-
-_NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")
 
 #: Known keys in the order they are checked (SPEC §6); the first failure is reported as ``at``.
 FRONTMATTER_KEYS = (
@@ -40,75 +43,13 @@ FRONTMATTER_KEYS = (
 OPTIONAL_KEYS = frozenset(FRONTMATTER_KEYS[2:])
 
 
-def _check_name(value: str) -> str:
-    trimmed = value.strip()
-    if not trimmed:
-        raise ValueError("name is required")
-    if not _NAME_RE.fullmatch(trimmed):
-        raise ValueError("name must only contain letters, digits, '.', '_' and '-'")
-    if set(trimmed) == {"."}:
-        raise ValueError("name must not consist only of dots")
-    return trimmed
+def __getattr__(name: str) -> Any:
+    # ``_schema.SkillFrontmatter`` stays importable; the model (and pydantic) load on first use.
+    if name == "SkillFrontmatter":
+        from ._frontmatter import SkillFrontmatter
 
-
-def _check_description(value: str) -> str:
-    trimmed = value.strip()
-    if not trimmed:
-        raise ValueError("description is required")
-    return trimmed
-
-
-class SkillFrontmatter(BaseModel):
-    """Validated frontmatter of a ``SKILL.md`` (SPEC §6; keys from the Agent Skills specification
-    plus the common client extensions).
-
-    Types are strict (``version: 1.0`` is not a string; ``user-invocable: "yes"`` is not a bool)
-    and an explicit ``null`` for an optional key is an error. Unknown keys are kept as parsed
-    (``model_extra``). Field names are snake_case; the YAML keys are their aliases
-    (``allowed_tools`` is ``allowed-tools``). Manifests are validated by alias only, so a
-    snake_case key such as ``user_invocable`` in a ``SKILL.md`` is an unknown key.
-
-    Attributes:
-        name: Trimmed, non-empty, ``^[A-Za-z0-9._-]+$``, not only dots.
-        description: Trimmed, non-empty.
-        version, license, compatibility, argument_hint: Optional strings, kept as written.
-        allowed_tools, tools: Optional string or list of strings (see :func:`normalize_tools`).
-        user_invocable, disable_model_invocation: Optional bools.
-        metadata: Optional mapping with string keys.
-    """
-
-    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True, frozen=True)
-
-    name: Annotated[str, AfterValidator(_check_name)]
-    description: Annotated[str, AfterValidator(_check_description)]
-    version: str | None = None
-    license: str | None = None
-    compatibility: str | None = None
-    argument_hint: str | None = Field(default=None, alias="argument-hint")
-    allowed_tools: str | list[str] | None = Field(default=None, alias="allowed-tools")
-    tools: str | list[str] | None = None
-    user_invocable: bool | None = Field(default=None, alias="user-invocable")
-    disable_model_invocation: bool | None = Field(default=None, alias="disable-model-invocation")
-    metadata: dict[str, Any] | None = None
-
-    @field_validator(
-        "version",
-        "license",
-        "compatibility",
-        "argument_hint",
-        "allowed_tools",
-        "tools",
-        "user_invocable",
-        "disable_model_invocation",
-        "metadata",
-        mode="before",
-    )
-    @classmethod
-    def _not_null(cls, value: object) -> object:
-        # Optional means "may be absent", not "may be null" (SPEC §6).
-        if value is None:
-            raise ValueError("must not be null")
-        return value
+        return SkillFrontmatter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _first_key(exc: ValidationError) -> tuple[str, str]:
@@ -143,6 +84,10 @@ def validate_frontmatter(
         SkillError: ``invalid_skill`` with ``fields={"at": key}`` for a required-key failure, or
             for any failure in strict mode.
     """
+    from pydantic import ValidationError
+
+    from ._frontmatter import SkillFrontmatter
+
     candidate = dict(data)
     dropped: list[tuple[str, str]] = []
     while True:

@@ -1,0 +1,87 @@
+"""The pydantic model of the frontmatter, :class:`SkillFrontmatter` (SPEC §6).
+
+Kept apart from ``_schema`` so that pydantic is imported only when the first manifest is validated
+or the model is first asked for, not by ``import agent_skills`` (SPEC §18: light core).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["SkillFrontmatter"]
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def _check_name(value: str) -> str:
+    trimmed = value.strip()
+    if not trimmed:
+        raise ValueError("name is required")
+    if not _NAME_RE.fullmatch(trimmed):
+        raise ValueError("name must only contain letters, digits, '.', '_' and '-'")
+    if set(trimmed) == {"."}:
+        raise ValueError("name must not consist only of dots")
+    return trimmed
+
+
+def _check_description(value: str) -> str:
+    trimmed = value.strip()
+    if not trimmed:
+        raise ValueError("description is required")
+    return trimmed
+
+
+class SkillFrontmatter(BaseModel):
+    """Validated frontmatter of a ``SKILL.md`` (SPEC §6; keys from the Agent Skills specification
+    plus the common client extensions).
+
+    Types are strict (``version: 1.0`` is not a string; ``user-invocable: "yes"`` is not a bool)
+    and an explicit ``null`` for an optional key is an error. Unknown keys are kept as parsed
+    (``model_extra``). Field names are snake_case; the YAML keys are their aliases
+    (``allowed_tools`` is ``allowed-tools``). Manifests are validated by alias only, so a
+    snake_case key such as ``user_invocable`` in a ``SKILL.md`` is an unknown key.
+
+    Attributes:
+        name: Trimmed, non-empty, ``^[A-Za-z0-9._-]+$``, not only dots.
+        description: Trimmed, non-empty.
+        version, license, compatibility, argument_hint: Optional strings, kept as written.
+        allowed_tools, tools: Optional string or list of strings (see :func:`normalize_tools`).
+        user_invocable, disable_model_invocation: Optional bools.
+        metadata: Optional mapping with string keys.
+    """
+
+    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True, frozen=True)
+
+    name: Annotated[str, AfterValidator(_check_name)]
+    description: Annotated[str, AfterValidator(_check_description)]
+    version: str | None = None
+    license: str | None = None
+    compatibility: str | None = None
+    argument_hint: str | None = Field(default=None, alias="argument-hint")
+    allowed_tools: str | list[str] | None = Field(default=None, alias="allowed-tools")
+    tools: str | list[str] | None = None
+    user_invocable: bool | None = Field(default=None, alias="user-invocable")
+    disable_model_invocation: bool | None = Field(default=None, alias="disable-model-invocation")
+    metadata: dict[str, Any] | None = None
+
+    @field_validator(
+        "version",
+        "license",
+        "compatibility",
+        "argument_hint",
+        "allowed_tools",
+        "tools",
+        "user_invocable",
+        "disable_model_invocation",
+        "metadata",
+        mode="before",
+    )
+    @classmethod
+    def _not_null(cls, value: object) -> object:
+        # Optional means "may be absent", not "may be null" (SPEC §6).
+        if value is None:
+            raise ValueError("must not be null")
+        return value
