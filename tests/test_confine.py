@@ -544,6 +544,36 @@ def test_fallback_refuses_a_file_swapped_between_check_and_open(
     )
 
 
+@pytest.mark.parametrize("safe_open", [True, False], ids=["descriptor-walk", "identity-fallback"])
+@pytest.mark.parametrize(
+    ("target", "code"),
+    [("missing/..", "not_found"), ("file.md/..", "not_found"), ("sub/..", "not_a_file")],
+)
+def test_link_through_dotdot_follows_kernel_rules_on_both_open_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, safe_open: bool, target: str, code: str
+) -> None:
+    """``c/f -> X/..`` reaches ``c`` only when ``X`` is a directory, as ``stat`` says."""
+    make_skill(tmp_path / "skills", "s", files={"c/file.md": "F", "c/sub/x.md": "X"})
+    symlink(tmp_path / "skills" / "s" / "c" / "f", target)
+    skills = create_agent_skills([tmp_path / "skills"])
+    monkeypatch.setattr(_confine, "_HAS_SAFE_OPEN", safe_open)
+    assert _all_three(skills, "s", "c/f") == [(code, {"name": "s", "rel": "c/f"})] * 3
+
+
+def test_skill_dir_with_dotdot_after_a_symlink_is_resolved_as_the_kernel_does(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    symlink(tmp_path / "link", "real/deep")
+    make_skill(tmp_path / "real" / "skills", "s", files={"a.md": "REAL"})
+    make_skill(tmp_path / "skills", "s", files={"a.md": "DECOY"})
+    given = f"{tmp_path}/link/../skills/s"
+    assert resolve_resource_path(given, "a.md") == Path(f"{given}/a.md")
+    assert Path(f"{given}/a.md").read_bytes() == b"REAL"
+    with _confine.open_confined(given, "a.md") as fh:
+        assert fh.read() == b"REAL"
+
+
 def test_capability_flag_matches_this_platform() -> None:
     assert _confine._has_safe_open() is (os.name == "posix" and hasattr(os, "O_NOFOLLOW"))
 

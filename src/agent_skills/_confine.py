@@ -121,7 +121,11 @@ def _check_rel(rel: object) -> tuple[str, str]:
 
 
 def _check_dir(skill_dir: object) -> str:
-    """Validate ``skill_dir`` and return it absolute (lexically normalised)."""
+    """Validate ``skill_dir`` and return it absolute, *not* normalised.
+
+    ``..`` in the directory itself must climb from where its symlinks lead, as the kernel does;
+    collapsing it lexically could name another directory.
+    """
     if isinstance(skill_dir, os.PathLike):
         try:
             skill_dir = os.fspath(skill_dir)
@@ -134,7 +138,7 @@ def _check_dir(skill_dir: object) -> str:
         )
     if "\x00" in skill_dir or not _encodable(skill_dir):
         raise _invalid("skill directory is not a usable path", {"skill_dir": skill_dir})
-    return os.path.abspath(skill_dir)
+    return skill_dir if os.path.isabs(skill_dir) else os.path.join(os.getcwd(), skill_dir)
 
 
 def _escape(rel: str) -> SkillError:
@@ -155,9 +159,13 @@ def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:
     """Apply SPEC §10.1-5; return ``(base, lexical candidate, rel text)``, all ``str``."""
     rel_text, posix = _check_rel(rel)
     base = _check_dir(skill_dir)
-    candidate = posixpath.normpath(posixpath.join(base, posix))
-    if not is_within(candidate, base):
+    lexical_base = posixpath.normpath(base)
+    lexical = posixpath.normpath(posixpath.join(lexical_base, posix))
+    if not is_within(lexical, lexical_base):
         raise _escape(rel_text)
+    # The candidate is the normalised ``rel`` under the directory *as given*.
+    inner = lexical[len(lexical_base) :].strip("/")
+    candidate = base.rstrip("/") + "/" + inner if inner else base
     if not is_within(real_path(candidate), real_path(base)):
         raise _escape(rel_text)
     return base, candidate, rel_text
@@ -219,7 +227,7 @@ def open_confined(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]
     if resolved is None:
         raise _not_found(rel_text)
     real_base, hops = resolved
-    inner = candidate[len(base) :].strip("/")
+    inner = candidate[len(base.rstrip("/")) :].strip("/")
     parts = inner.split("/") if inner else []
     while True:
         result = _walk(real_base, parts, rel_text, candidate)
@@ -381,8 +389,11 @@ def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
         SkillError: As :func:`open_confined`; ``path_escape`` when the file opened is not the one
             checked or the real path changed meanwhile.
     """
-    real_base = real_path(base)
-    real = real_path(candidate)
+    resolved_base = _canonical(base, MAX_SYMLINK_HOPS)
+    resolved = _canonical(candidate, MAX_SYMLINK_HOPS)
+    if resolved_base is None or resolved is None:
+        raise _not_found(rel)
+    real_base, real = resolved_base[0], resolved[0]
     if not is_within(real, real_base):
         raise _escape(rel)
     try:
@@ -406,7 +417,8 @@ def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
     try:
         opened = os.fstat(fd)
         same = (opened.st_dev, opened.st_ino) == (checked.st_dev, checked.st_ino)
-        if not same or real_path(candidate) != real:
+        again = _canonical(candidate, MAX_SYMLINK_HOPS)
+        if not same or again is None or again[0] != real:
             raise _escape(rel)
     except BaseException:
         os.close(fd)
