@@ -49,12 +49,22 @@ __all__ = [
 _UNREACHABLE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
 
 
-def freeze(value: Any) -> Any:
-    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples."""
+def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
+    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples.
+
+    With ``pool``, equal strings (keys and values) are replaced by one shared copy kept in it.
+    """
     if isinstance(value, Mapping):
-        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+        return MappingProxyType({_share(k, pool): freeze(v, pool) for k, v in value.items()})
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        return tuple(freeze(v, pool) for v in value)
+    return _share(value, pool)
+
+
+def _share(value: Any, pool: dict[str, str] | None) -> Any:
+    # Licenses, versions, authors and tool names repeat across a store; one copy each (SPEC §18).
+    if pool is not None and type(value) is str:
+        return pool.setdefault(value, value)
     return value
 
 
@@ -218,15 +228,17 @@ def merge_skills(groups: Sequence[Sequence[ResolvedSkill]]) -> list[ResolvedSkil
     return sorted(winners.values(), key=lambda s: sort_key(s.info.name))
 
 
-def _build_info(cand: Candidate, parsed: ParsedSkill) -> SkillInfo:
+def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> SkillInfo:
     model = parsed.model
     declared = model.allowed_tools if model.allowed_tools is not None else model.tools
-    allowed = tuple(normalize_tools(declared)) if declared is not None else None
+    allowed = (
+        tuple(_share(t, pool) for t in normalize_tools(declared)) if declared is not None else None
+    )
     assert cand.manifest is not None
     return SkillInfo(
         name=model.name,
         description=model.description,
-        metadata=freeze(parsed.frontmatter),
+        metadata=freeze(parsed.frontmatter, pool),
         allowed_tools=allowed,
         user_invocable=model.user_invocable is not False,
         model_invocable=model.disable_model_invocation is not True,
@@ -395,10 +407,11 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     notes: list[RootNote] = []
     slots: list[_Slot] = []
     groups: list[list[ResolvedSkill]] = []
+    pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
     for gi, root in enumerate(config.roots):
         note, cands = scan_root(root, follow_symlinks=config.follow_symlinks)
         notes.append(note)
-        groups.append(_resolve_root(cands, config.strict, gi, slots, diags))
+        groups.append(_resolve_root(cands, config.strict, gi, slots, diags, pool))
     merged = merge_skills(groups)
     by_name = {s.info.name: s for s in merged}
     winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
@@ -414,6 +427,7 @@ def _resolve_root(
     gi: int,
     slots: list[_Slot],
     diags: list[Diagnostic],
+    pool: dict[str, str],
 ) -> list[ResolvedSkill]:
     group: list[ResolvedSkill] = []
     kept: dict[str, Candidate] = {}
@@ -450,7 +464,7 @@ def _resolve_root(
             slots.append(_Slot(cand, EntryStatus.INVALID, reason=err.message))
             continue
         diags.extend(parsed.diagnostics)
-        info = _build_info(cand, parsed)
+        info = _build_info(cand, parsed, pool)
         if info.name != cand.entry_name:
             diags.append(
                 Diagnostic(
