@@ -54,11 +54,15 @@ def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
 
     With ``pool``, equal strings (keys and values) are replaced by one shared copy kept in it.
     """
-    if isinstance(value, Mapping):
+    cls = type(value)
+    # Exact-type tests first: frontmatter is mostly str, and ABC checks cost more per value.
+    if cls is str:
+        return value if pool is None else pool.setdefault(value, value)
+    if cls is dict or isinstance(value, Mapping):
         return MappingProxyType({_share(k, pool): freeze(v, pool) for k, v in value.items()})
-    if isinstance(value, list | tuple):
+    if cls is list or cls is tuple or isinstance(value, list | tuple):
         return tuple(freeze(v, pool) for v in value)
-    return _share(value, pool)
+    return value
 
 
 def _share(value: Any, pool: dict[str, str] | None) -> Any:
