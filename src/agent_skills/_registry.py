@@ -454,7 +454,7 @@ def _resolve_root(
             continue
         assert cand.data is not None and cand.manifest is not None
         try:
-            parsed = parse_skill(cand.data, strict=strict, path=cand.manifest)
+            parsed = parse_skill(cand.data, strict=strict, path=cand.location)
         except SkillError as err:
             if strict:
                 raise

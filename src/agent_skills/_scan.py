@@ -35,6 +35,8 @@ class Candidate:
         entry_name: The child's name in the root.
         dir: ``root.path / entry_name`` (the link path for a linked skill).
         manifest: The manifest path (``dir / <on-disk name>``) or ``None``.
+        location: ``str(manifest)`` (``""`` without one), built from the listing's own strings:
+            I/O goes through it so that the snapshot's paths do not each cache their text.
         data: The manifest bytes, when read.
         error: The ``fs_error`` of a failed manifest read.
         skip_reason: Why the entry is not a skill candidate (``None`` when it is one).
@@ -45,6 +47,7 @@ class Candidate:
     entry_name: str
     dir: Path
     manifest: Path | None = None
+    location: str = ""
     data: bytes | None = None
     error: SkillError | None = None
     skip_reason: str | None = None
@@ -68,10 +71,13 @@ def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
     return RootNote(root.path, "ok"), entries
 
 
-def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
-    """Pick the manifest by listing the directory (never by ``exists()``), SPEC §4."""
+def _find_manifest(cand: Candidate, follow_symlinks: bool, dir_text: str) -> None:
+    """Pick the manifest by listing the directory (never by ``exists()``), SPEC §4.
+
+    ``dir_text`` is ``str(cand.dir)``, as listed in the root.
+    """
     try:
-        with os.scandir(cand.dir) as it:
+        with os.scandir(dir_text) as it:
             variants = sorted(
                 (e for e in it if e.name.lower() == "skill.md"), key=lambda e: sort_key(e.name)
             )
@@ -121,6 +127,7 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
         return
     chosen = next((e for e in usable if e.name == MANIFEST_NAME), usable[0])
     cand.manifest = cand.dir / chosen.name
+    cand.location = os.path.join(dir_text, chosen.name)
     if chosen.name != MANIFEST_NAME:
         cand.diagnostics.append(
             Diagnostic(
@@ -130,7 +137,7 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool) -> None:
             )
         )
     try:
-        with open(cand.manifest, "rb") as fh:
+        with open(cand.location, "rb") as fh:
             cand.data = fh.read()
     except OSError as exc:
         cand.error = fs_error(exc, cand.manifest)
@@ -179,5 +186,5 @@ def scan_root(root: SkillRoot, *, follow_symlinks: bool) -> tuple[RootNote, list
             if not stat.S_ISDIR(target.st_mode):
                 cand.skip_reason = "symlink to a file, not a directory"
                 continue
-        _find_manifest(cand, follow_symlinks)
+        _find_manifest(cand, follow_symlinks, entry.path)
     return note, out
