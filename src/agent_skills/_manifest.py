@@ -86,11 +86,22 @@ def _canonical_key(value: object) -> str | None:
     return None
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
 class _Core12Constructor(SafeConstructor):
     """Constructors for the core tags only; any other tag is an error."""
 
     yaml_constructors: ClassVar[dict[Any, Any]] = {}
     yaml_multi_constructors: ClassVar[dict[Any, Any]] = {}
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        # Most frontmatter nodes are plain strings: return their text directly instead of going
+        # through the generic dispatch (what the str constructor returns anyway; caching the
+        # node is pointless for an immutable value). Everything else takes the normal path.
+        if node.__class__ is ScalarNode and node.tag == _STR_TAG:
+            return node.value
+        return super().construct_object(node, deep)
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
