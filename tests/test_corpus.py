@@ -21,11 +21,8 @@ from agent_skills import AgentSkills, create_agent_skills
 #   frontmatter has ``trigger`` but no ``description``, which is required (SPEC §6).
 # - oracle ``oci/functions`` and ``oci/oke``: grouping directories without a manifest (SPEC §4);
 #   their skills live one level deeper (``oci/oke/skills`` is a root of its own).
-BAD_NAME = (
-    "invalid frontmatter 'name': Value error, "
-    "name must only contain letters, digits, '.', '_' and '-'"
-)
-NO_DESCRIPTION = "invalid frontmatter 'description': Field required"
+BAD_NAME = "invalid frontmatter 'name': name must only contain letters, digits, '.', '_' and '-'"
+NO_DESCRIPTION = "invalid frontmatter 'description': required key is missing"
 NOT_LOADED: dict[str, tuple[str, str]] = {
     "google-labs-code__stitch-skills/plugins/stitch-build/skills/react-components": (
         "invalid",

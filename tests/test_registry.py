@@ -27,6 +27,7 @@ from agent_skills import (
 from conftest import make_skill, symlink
 
 UNTERMINATED = "unterminated frontmatter: no closing '---' line"
+UNTERMINATED_REASON = UNTERMINATED + " (line 1)"
 
 
 def build(*roots: Any, **kw: Any) -> AgentSkills:
@@ -219,7 +220,7 @@ def test_report_every_status(tmp_path: Path) -> None:
         ReportEntry(
             r2, dup, EntryStatus.DUPLICATE, "alpha", f"duplicate of {loaded} in the same root"
         ),
-        ReportEntry(r2, bad, EntryStatus.INVALID, None, UNTERMINATED, None),
+        ReportEntry(r2, bad, EntryStatus.INVALID, None, UNTERMINATED_REASON, None),
         ReportEntry(r2, winner, EntryStatus.LOADED, "deploy", "", None),
         ReportEntry(r2, nomanifest, EntryStatus.SKIPPED, None, "no SKILL.md in directory", None),
     )
@@ -297,7 +298,7 @@ def test_invalid_skill_lenient_diagnostic(tmp_path: Path, warn_messages: list[st
     assert [s.name for s in skills.list_skills()] == ["y"]
     [diag] = skills.diagnostics
     assert (diag.kind, diag.path) == (DiagnosticKind.INVALID_SKILL, d / "SKILL.md")
-    assert diag.message == f"skipping {d / 'SKILL.md'}: {UNTERMINATED}"
+    assert diag.message == f"skipping {d / 'SKILL.md'}: {UNTERMINATED_REASON}"
     assert warn_messages == [diag.message]
 
 
@@ -411,3 +412,21 @@ def test_root_listed_twice_around_another_root(tmp_path: Path) -> None:
         (da, "loaded"),
     ]
     assert [(x.kind.value, x.path) for x in skills.diagnostics] == [("shadowed", db)]
+
+
+def test_invalid_skill_reason_and_diagnostic_give_the_line_of_a_yaml_error(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "bad", raw="---\nname: bad\ndescription: [unclosed\n---\nBody\n")
+    make_skill(root, "fence", raw="---\nname: fence\ndescription: d\n")
+    make_skill(root, "schema", frontmatter={"name": "schema"})
+    skills = build(root)
+    reasons = {e.path.name: e.reason for e in skills.report().entries}
+    manifest = root / "bad" / "SKILL.md"
+    bad = next(d for d in skills.diagnostics if d.path == manifest)
+    assert bad.kind == "invalid_skill"
+    assert reasons["bad"].startswith("invalid YAML frontmatter: ")
+    assert reasons["bad"].endswith("(line 4, column 1)")
+    assert bad.message == f"skipping {manifest}: {reasons['bad']}"
+    # A fence error has a line only; a schema error has no position at all.
+    assert reasons["fence"] == "unterminated frontmatter: no closing '---' line (line 1)"
+    assert reasons["schema"] == "invalid frontmatter 'description': required key is missing"

@@ -391,6 +391,15 @@ def _with_name(err: SkillError, name: str) -> SkillError:
     return err
 
 
+def _located(err: SkillError) -> str:
+    """The error's message with its position in the manifest, when it has one."""
+    line, column = err.fields.get("line"), err.fields.get("column")
+    if line is None:
+        return err.message
+    where = f"line {line}" if column is None else f"line {line}, column {column}"
+    return f"{err.message} ({where})"
+
+
 def discover_skills(config: SkillConfig) -> SkillRegistry:
     """Scan every root of ``config`` and build a :class:`SkillRegistry` (SPEC §4-§7).
 
@@ -461,11 +470,11 @@ def _resolve_root(
             diags.append(
                 Diagnostic(
                     DiagnosticKind.INVALID_SKILL,
-                    f"skipping {cand.manifest}: {err.message}",
+                    f"skipping {cand.manifest}: {_located(err)}",
                     cand.manifest,
                 )
             )
-            slots.append(_Slot(cand, EntryStatus.INVALID, reason=err.message))
+            slots.append(_Slot(cand, EntryStatus.INVALID, reason=_located(err)))
             continue
         diags.extend(parsed.diagnostics)
         info = _build_info(cand, parsed, pool)

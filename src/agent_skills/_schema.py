@@ -52,13 +52,25 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _message(err: Any) -> str:
+    """A plain message for one pydantic error: our own text for our checks, no prefixes."""
+    kind = err.get("type", "")
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "value_error":
+        ctx = err.get("ctx") or {}
+        if "error" in ctx:
+            return str(ctx["error"])
+    return str(err.get("msg", "invalid value"))
+
+
 def _first_key(exc: ValidationError) -> tuple[str, str]:
     """Return ``(key, message)`` of the first failing key in table order."""
     found: dict[str, str] = {}
     for err in exc.errors(include_url=False, include_input=False):
         loc = err.get("loc", ())
         key = str(loc[0]) if loc else ""
-        found.setdefault(key, str(err.get("msg", "invalid value")))
+        found.setdefault(key, _message(err))
     for key in FRONTMATTER_KEYS:
         if key in found:
             return key, found[key]
