@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -250,3 +251,94 @@ def test_c23_swap_inside_the_skill_is_followed(c23: tuple[AgentSkills, Path, Pat
     assert os.path.realpath(skills.resource_path("t", "references/a.md")) == str(
         skill / "references" / "deep" / "b.md"
     )
+
+
+# C23, the same kind of fault one level down: a link that changes *while* it is being resolved.
+# os.path.realpath raises when a link vanishes between its lstat and its readlink.
+
+
+def _flaky_realpath(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
+    real = os.path.realpath
+    calls = [0]
+
+    def flaky(path: Any, *args: Any, **kwargs: Any) -> str:
+        calls[0] += 1
+        if calls[0] <= failures:
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", flaky)
+    return calls
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_c23_link_changing_during_resolution_is_not_found(
+    c23: tuple[AgentSkills, Path, Path], monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    skills, _, _ = c23
+    _flaky_realpath(monkeypatch, failures=10**9)
+    assert _err(lambda: CALLS[call](skills, "t", "references/a.md")) == (
+        "not_found",
+        {"name": "t", "rel": "references/a.md"},
+    )
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_c23_link_that_settles_is_retried(
+    c23: tuple[AgentSkills, Path, Path], monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    skills, skill, _ = c23
+    _flaky_realpath(monkeypatch, failures=2)
+    result = CALLS[call](skills, "t", "references/a.md")
+    expected = skill / "references" / "a.md" if call == "resource_path" else b"A"
+    assert result == expected
+
+
+def test_c23_listing_and_allowlist_survive_a_changing_link(
+    c23: tuple[AgentSkills, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skills, skill, _ = c23
+    _flaky_realpath(monkeypatch, failures=10**9)
+    content = skills.load_skill("t")
+    assert content is not None
+    assert content.resources == ()
+    assert [(d.kind, d.path) for d in content.diagnostics] == [("io_error", skill)]
+    assert skills.allowed_read_roots() == []
+
+
+def test_c23_racing_swaps_raise_only_skill_errors_and_never_leak(
+    c23: tuple[AgentSkills, Path, Path],
+) -> None:
+    """A thread flips a file between a regular file and a link out; readers see only the file's
+    bytes or a SkillError (bounded iterations, no timing)."""
+    skills, skill, out = c23
+    a = skill / "references" / "a.md"
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for step in ("link", "file"):
+                a.unlink(missing_ok=True)
+                if step == "link":
+                    a.symlink_to(out / "secret.txt")
+                else:
+                    a.write_bytes(b"A")
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    seen: set[str] = set()
+    try:
+        for _ in range(1500):
+            for call in sorted(CALLS):
+                try:
+                    result = CALLS[call](skills, "t", "references/a.md")
+                except SkillError as err:
+                    assert SECRET.decode() not in str(err)
+                    seen.add(err.code.value)
+                else:
+                    if call != "resource_path":
+                        assert result in (b"A", b"")  # b"": caught between create and write
+    finally:
+        stop.set()
+        flipper.join()
+    assert seen <= {"not_found", "path_escape"}

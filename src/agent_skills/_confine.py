@@ -78,8 +78,21 @@ def is_within(child: str, parent: str) -> bool:
 
 def real_path(path: str) -> str:
     """Canonicalise ``path`` (SPEC §10.5): symlinks followed as far as they exist, a dangling
-    link's target included, the missing tail kept, ``..`` resolved after each hop."""
-    return os.path.realpath(path)
+    link's target included, the missing tail kept, ``..`` resolved after each hop.
+
+    Raises:
+        SkillError: ``not_found`` ``{path}`` when links keep changing while they are resolved
+            (``os.path.realpath`` raises if a link vanishes between its ``lstat`` and
+            ``readlink``); tried three times first.
+    """
+    for _ in range(3):
+        try:
+            return os.path.realpath(path)
+        except OSError:
+            continue
+    raise SkillError(
+        ErrorCode.NOT_FOUND, f"path changed while it was being resolved: {path}", {"path": path}
+    )
 
 
 def _invalid(message: str, fields: dict[str, object]) -> SkillError:
@@ -166,7 +179,11 @@ def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:
     # The candidate is the normalised ``rel`` under the directory *as given*.
     inner = lexical[len(lexical_base) :].strip("/")
     candidate = base.rstrip("/") + "/" + inner if inner else base
-    if not is_within(real_path(candidate), real_path(base)):
+    try:
+        inside = is_within(real_path(candidate), real_path(base))
+    except SkillError:
+        raise _not_found(rel_text) from None
+    if not inside:
         raise _escape(rel_text)
     return base, candidate, rel_text
 

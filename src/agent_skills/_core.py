@@ -187,7 +187,13 @@ class AgentSkills:
 
         For hosts that pre-approve every discovered skill in their own permission system.
         """
-        return [Path(real_path(os.fspath(info.dir))) for info in self._registry.list()]
+        roots: list[Path] = []
+        for info in self._registry.list():
+            try:
+                roots.append(Path(real_path(os.fspath(info.dir))))
+            except SkillError:
+                continue  # the directory is being replaced right now: grant nothing for it
+        return roots
 
 
 def create_agent_skills(

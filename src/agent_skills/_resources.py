@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeAlias
 
 from ._confine import is_within, real_path
 from ._diagnostics import Diagnostic, DiagnosticKind
-from ._errors import fs_error
+from ._errors import SkillError, fs_error
 from ._scan import sort_key
 
 __all__ = ["RESOURCE_KINDS", "ResourceKind", "ResourceListing", "SkillResource", "list_resources"]
@@ -84,7 +84,13 @@ def list_resources(
         ``X:`` drive form).
     """
     base = os.fspath(skill_dir)
-    real_base = real_path(base)
+    try:
+        real_base = real_path(base)
+    except SkillError as changing:
+        diag = Diagnostic(
+            DiagnosticKind.IO_ERROR, f"cannot list {skill_dir}: {changing}", skill_dir
+        )
+        return ResourceListing((), False, (diag,))
     found: dict[str, int] = {}
     diags: list[Diagnostic] = []
     visited: set[str] = set()
@@ -95,7 +101,8 @@ def list_resources(
     def visit_link(path: str, rel: str, name: str) -> None:
         try:
             st = os.stat(path)
-        except OSError:
+            target = real_path(path)
+        except (OSError, SkillError):
             diags.append(
                 Diagnostic(
                     DiagnosticKind.DANGLING_SYMLINK,
@@ -104,7 +111,6 @@ def list_resources(
                 )
             )
             return
-        target = real_path(path)
         if not is_within(target, real_base):
             diags.append(
                 Diagnostic(

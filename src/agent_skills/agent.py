@@ -475,7 +475,7 @@ class SkillSession:
             raise denied
         try:
             real = real_path(candidate)
-        except (OSError, ValueError):
+        except (OSError, ValueError, SkillError):
             raise denied from None
         if any(is_within(real, root) for root in self._roots()):
             return Path(real)
