@@ -430,3 +430,16 @@ def test_invalid_skill_reason_and_diagnostic_give_the_line_of_a_yaml_error(tmp_p
     # A fence error has a line only; a schema error has no position at all.
     assert reasons["fence"] == "unterminated frontmatter: no closing '---' line (line 1)"
     assert reasons["schema"] == "invalid frontmatter 'description': required key is missing"
+
+
+def test_strict_invalid_skill_message_names_the_manifest_and_the_line(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "bad", raw="---\nname: bad\ndescription: [unclosed\n---\nBody\n")
+    manifest = root / "bad" / "SKILL.md"
+    with pytest.raises(SkillError) as info:
+        build(root, strict=True)
+    err = info.value
+    assert err.code == "invalid_skill"
+    assert err.fields == {"path": str(manifest), "line": 4, "column": 1}
+    assert str(err).startswith(f"{manifest}: invalid YAML frontmatter: ")
+    assert str(err).endswith("(line 4, column 1)")

@@ -466,7 +466,10 @@ def _resolve_root(
             parsed = parse_skill(cand.data, strict=strict, path=cand.location)
         except SkillError as err:
             if strict:
-                raise
+                # SPEC §19: a strict invalid_skill error names the manifest in its message too.
+                raise SkillError(
+                    err.code, f"{cand.manifest}: {_located(err)}", err.fields
+                ) from None
             diags.append(
                 Diagnostic(
                     DiagnosticKind.INVALID_SKILL,
