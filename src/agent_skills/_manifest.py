@@ -418,13 +418,12 @@ def parse_skill(
     diags: list[Diagnostic] = []
     try:
         decoded, invalid = _decode(text)
-        diag_path = Path(where) if where is not None else None
         if invalid:
             diags.append(
                 Diagnostic(
                     DiagnosticKind.INVALID_UTF8,
                     f"invalid UTF-8 replaced with U+FFFD in {where or 'manifest'}",
-                    diag_path,
+                    _as_path(where),
                 )
             )
         yaml_text, body, first_line = split_frontmatter(decoded)
@@ -451,7 +450,7 @@ def parse_skill(
                         DiagnosticKind.YAML_REPAIRED,
                         f"frontmatter of {where or 'manifest'} repaired ({label} {lines}): "
                         "quote values containing ': ' or ' #', indent with spaces",
-                        diag_path,
+                        _as_path(where),
                     )
                 )
         if data is None:
@@ -468,7 +467,7 @@ def parse_skill(
                 Diagnostic(
                     DiagnosticKind.INVALID_FIELD,
                     f"ignoring invalid frontmatter key '{key}' in {where or 'manifest'}: {message}",
-                    diag_path,
+                    _as_path(where),
                 )
             )
         frontmatter = dict(data)
@@ -479,6 +478,11 @@ def parse_skill(
         if where is not None and "path" not in err.fields:
             err.fields = {"path": where, **err.fields}
         raise
+
+
+def _as_path(where: str | None) -> Path | None:
+    # Built only when a diagnostic needs it: a Path per manifest is a measurable share of a scan.
+    return Path(where) if where is not None else None
 
 
 def _yaml_kind(value: object) -> str:
