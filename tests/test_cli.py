@@ -150,8 +150,24 @@ def test_list_table(run: Any, tree: dict[str, Path]) -> None:
 def test_list_empty(run: Any, tmp_path: Path) -> None:
     result = run("list", "--preset", "none", "--root", str(tmp_path / "nothing"))
     assert result.exit_code == 0
-    assert result.stdout == "No skills found in 1 roots (see `agent-skills report`).\n"
+    assert result.stdout == "No skills found in 1 root (see `agent-skills report`).\n"
+    assert result.stderr == (f"warning: --root {tmp_path / 'nothing'}: root does not exist\n")
     assert json.loads(run("list", "--json", "--preset", "none", "--root", "x").stdout) == []
+
+
+def test_root_that_is_a_file_is_named_on_stderr(run: Any, tmp_path: Path) -> None:
+    f = tmp_path / "README.md"
+    f.write_text("x")
+    result = run("list", "--preset", "none", "--root", str(f), "--root", str(tmp_path))
+    assert result.exit_code == 0
+    assert result.stdout == "No skills found in 2 roots (see `agent-skills report`).\n"
+    assert result.stderr == f"warning: --root {f}: root is not a directory\n"
+
+
+def test_catalog_with_no_skills_says_so_on_stderr(run: Any, tmp_path: Path) -> None:
+    result = run("catalog", "--format", "xml", "--preset", "none", "--root", str(tmp_path))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "note: no skills to list (see `agent-skills report`)\n"
 
 
 def test_preset_clarvis_uses_home_and_workspace(run: Any, home: Path, tmp_path: Path) -> None:

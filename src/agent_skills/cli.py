@@ -213,12 +213,19 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
     if not roots:
         raise StartupError("no skill roots: use a preset or pass --root PATH")
     with _warnings_to_stderr(warnings):
-        return create_agent_skills(
+        skills = create_agent_skills(
             roots,
             workspace=workspace,
             strict=options["strict"],
             follow_symlinks=not options["no_follow_symlinks"],
         )
+    # The library is silent about missing roots (SPEC §4); a root typed on the command line that
+    # is missing is most likely a typo, so say so (preset roots are often absent, and stay quiet).
+    explicit = {Path(os.path.abspath(r)) for r in options["roots"]}
+    for note in skills.report().roots:
+        if note.status != "ok" and note.root in explicit and warnings:
+            click.echo(f"warning: --root {note.root}: {note.message}", err=True)
+    return skills
 
 
 def _with_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
@@ -294,7 +301,10 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
         _emit_json([info.to_dict() for info in infos])
         return
     if not infos:
-        click.echo(f"No skills found in {len(skills.config.roots)} roots (see `{PROG} report`).")
+        count = len(skills.config.roots)
+        click.echo(
+            f"No skills found in {count} root{'s' if count != 1 else ''} (see `{PROG} report`)."
+        )
         return
     table = Table(box=None, pad_edge=False)
     for column in ("NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS"):
@@ -473,6 +483,8 @@ def catalog_command(skills: AgentSkills, fmt: str, include_all: bool) -> None:
         text = _catalog.render_available_skills_xml(infos)
     else:
         text = _catalog.render_catalog_json(infos) + "\n"
+    if not infos:
+        click.echo(f"note: no skills to list (see `{PROG} report`)", err=True)
     click.echo(text, nl=False)
 
 
