@@ -317,4 +317,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        sys.stderr.close()
+        sys.exit(0)
