@@ -95,12 +95,19 @@ class _Core12Constructor(SafeConstructor):
     yaml_constructors: ClassVar[dict[Any, Any]] = {}
     yaml_multi_constructors: ClassVar[dict[Any, Any]] = {}
 
+    def __init__(self) -> None:
+        SafeConstructor.__init__(self)
+        #: True once a node is met a second time (an alias to a collection or a non-str scalar).
+        self.saw_alias = False
+
     def construct_object(self, node: Node, deep: bool = False) -> Any:
         # Most frontmatter nodes are plain strings: return their text directly instead of going
         # through the generic dispatch (what the str constructor returns anyway; caching the
         # node is pointless for an immutable value). Everything else takes the normal path.
         if node.__class__ is ScalarNode and node.tag == _STR_TAG:
             return node.value
+        if node in self.constructed_objects:
+            self.saw_alias = True
         return super().construct_object(node, deep)
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
@@ -333,7 +340,10 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
     loader = _Core12Loader(yaml_text)
     try:
         value = loader.get_single_data()
-        _check_tree(value)
+        # Without a shared node the tree has no cycle and at most two values per character of
+        # text, so a short alias-free document cannot reach the node budget: skip the walk.
+        if loader.saw_alias or len(yaml_text) > MAX_FRONTMATTER_NODES // 4:
+            _check_tree(value)
         return value
     except yaml.MarkedYAMLError as exc:
         fields: dict[str, Any] = {}
