@@ -238,11 +238,17 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
     allowed = (
         tuple(_share(t, pool) for t in normalize_tools(declared)) if declared is not None else None
     )
+    metadata = freeze(parsed.frontmatter, pool)
+    if allowed is not None:
+        # A list of clean tool names is already frozen in ``metadata``: keep one tuple of it.
+        frozen = metadata.get("allowed-tools" if model.allowed_tools is not None else "tools")
+        if type(frozen) is tuple and frozen == allowed:
+            allowed = frozen
     assert cand.manifest is not None
     return SkillInfo(
         name=model.name,
         description=model.description,
-        metadata=freeze(parsed.frontmatter, pool),
+        metadata=metadata,
         allowed_tools=allowed,
         user_invocable=model.user_invocable is not False,
         model_invocable=model.disable_model_invocation is not True,
