@@ -263,6 +263,10 @@ def _decode(data: str | bytes) -> tuple[str, bool]:
     return text, invalid
 
 
+# A closing fence: a whole line of three dashes, trailing spaces or tabs allowed (SPEC §5).
+_CLOSING_FENCE_RE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+
+
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """Split normalised text into ``(yaml_text, body, first_yaml_line)`` (SPEC §5).
 
@@ -284,18 +288,11 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     if first.rstrip(" \t") != "---":
         return None, stripped.strip(), 0
     fence_line = leading_lines + 1
-    pos = first_end + 1 if first_end >= 0 else len(stripped)
-    start = pos
-    while pos < len(stripped):
-        end = stripped.find("\n", pos)
-        line = stripped[pos:] if end < 0 else stripped[pos:end]
-        if line.rstrip(" \t") == "---":
-            yaml_text = stripped[start:pos]
-            body = "" if end < 0 else stripped[end + 1 :]
-            return yaml_text, body.strip(), fence_line + 1
-        if end < 0:
-            break
-        pos = end + 1
+    start = first_end + 1 if first_end >= 0 else len(stripped)
+    close = _CLOSING_FENCE_RE.search(stripped, start)
+    if close is not None:
+        end = close.end()
+        return stripped[start : close.start()], stripped[end + 1 :].strip(), fence_line + 1
     raise SkillError(
         ErrorCode.INVALID_SKILL,
         "unterminated frontmatter: no closing '---' line",

@@ -9,9 +9,11 @@ root wins) and records the fate of every candidate in the :class:`DiscoveryRepor
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -406,6 +408,23 @@ def _located(err: SkillError) -> str:
     return f"{err.message} ({where})"
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a scan allocates its many small objects.
+
+    A scan makes no reference cycles that need collecting, and on large stores the collector's
+    repeated passes over a growing heap cost as much as a tenth of the scan (SPEC §18). Reference
+    counting still frees everything; the collector resumes, as it was, when the scan ends.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def discover_skills(config: SkillConfig) -> SkillRegistry:
     """Scan every root of ``config`` and build a :class:`SkillRegistry` (SPEC §4-§7).
 
@@ -427,10 +446,11 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     slots: list[_Slot] = []
     groups: list[list[ResolvedSkill]] = []
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
-    for gi, root in enumerate(config.roots):
-        note, cands = scan_root(root, follow_symlinks=config.follow_symlinks)
-        notes.append(note)
-        groups.append(_resolve_root(cands, config.strict, gi, slots, diags, pool))
+    with _gc_paused():
+        for gi, root in enumerate(config.roots):
+            note, cands = scan_root(root, follow_symlinks=config.follow_symlinks)
+            notes.append(note)
+            groups.append(_resolve_root(cands, config.strict, gi, slots, diags, pool))
     merged = merge_skills(groups)
     by_name = {s.info.name: s for s in merged}
     winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}

@@ -8,6 +8,7 @@ first access to ``SkillFrontmatter``), so that ``import agent_skills`` does not 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -156,7 +157,20 @@ def normalize_tools(value: object) -> list[str]:
     )
 
 
+# Text whose parentheses are balanced and never nested, and the tokens of such text: runs of
+# characters other than separators, where a parenthesised group may hold separators.
+_FLAT_PARENS_RE = re.compile(r"[^()]*(?:\([^()]*\)[^()]*)*")
+_TOOL_TOKEN_RE = re.compile(r"(?:[^,\s()]+|\([^()]*\))+")
+
+
 def _split_tools(text: str) -> list[str]:
+    if _FLAT_PARENS_RE.fullmatch(text):
+        return _TOOL_TOKEN_RE.findall(text)
+    return _split_tools_nested(text)
+
+
+def _split_tools_nested(text: str) -> list[str]:
+    """Character walk for nested or unbalanced parentheses (depth counted, SPEC §6)."""
     out: list[str] = []
     current: list[str] = []
     depth = 0
