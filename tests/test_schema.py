@@ -286,3 +286,17 @@ def test_normalize_tools_returns_a_new_list() -> None:
 def test_skill_frontmatter_can_be_built_from_aliases() -> None:
     model = SkillFrontmatter.model_validate({**BASE, "allowed-tools": "Read"})
     assert model.allowed_tools == "Read"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bash(echo (a b)) Read", ["Bash(echo (a b))", "Read"]),  # nested groups stay whole
+        ("Bash(x y", ["Bash(x y"]),  # an unclosed group runs to the end
+        (")a b", [")a", "b"]),  # a stray closer is an ordinary character
+        ("Read,Bash(a, b),\u00a0Grep", ["Read", "Bash(a, b)", "Grep"]),  # NBSP separates
+        ("Bash(a)(b) c", ["Bash(a)(b)", "c"]),
+    ],
+)
+def test_normalize_tools_parentheses_in_every_shape(text: str, expected: list[str]) -> None:
+    assert normalize_tools(text) == expected
