@@ -5,7 +5,8 @@ Public API (SPEC §1). Sub-modules: :mod:`agent_skills.catalog` (prompt formats)
 :mod:`agent_skills.cli` and :mod:`agent_skills.mcp` (heavy imports stay there).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 from ._config import (
     DEFAULT_FOLLOW_SYMLINKS,
@@ -44,19 +45,23 @@ from ._registry import (
 from ._resources import SkillResource
 from ._schema import normalize_tools
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
 
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     # The pydantic model loads on first access so that importing the package stays light (§18).
     if name == "SkillFrontmatter":
         from ._frontmatter import SkillFrontmatter
 
         return SkillFrontmatter
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
 
 
 __all__ = [

@@ -1,0 +1,42 @@
+"""SPEC §0-§1: the package's public surface and the lightness of its import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import agent_skills
+
+
+def test_every_public_name_resolves_and_dir_lists_exactly_the_public_api() -> None:
+    for name in agent_skills.__all__:
+        assert getattr(agent_skills, name) is not None, name
+    assert dir(agent_skills) == sorted(agent_skills.__all__)
+
+
+def test_every_public_object_has_a_docstring() -> None:
+    undocumented = [
+        name
+        for name in agent_skills.__all__
+        if callable(getattr(agent_skills, name)) and not getattr(agent_skills, name).__doc__
+    ]
+    assert undocumented == []
+
+
+def test_import_loads_neither_cli_mcp_nor_pydantic() -> None:
+    code = (
+        "import sys, agent_skills; "
+        "print(sorted(m for m in ('click', 'rich', 'mcp', 'pydantic') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_pydantic_model_loads_on_first_use() -> None:
+    code = (
+        "import sys, agent_skills; "
+        "agent_skills.parse_skill('---\\nname: a\\ndescription: b\\n---\\n'); "
+        "print('pydantic' in sys.modules, agent_skills.SkillFrontmatter.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "SkillFrontmatter"]
