@@ -598,3 +598,70 @@ def test_c16_invalid_allowed_tools_falls_back_to_tools(tmp_path: Path) -> None:
     raw = "---\nname: fb\ndescription: D.\nallowed-tools: 42\ntools: Read\n---\n"
     (info,) = load_one(tmp_path, raw, "fb").list_skills()
     assert info.allowed_tools == ("Read",)
+
+
+# C14 (e), the encoding kept as the cause: an invalid skill whose bytes are not UTF-8 says so.
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\xff\xfe-\x00-\x00-\x00\n\x00",  # UTF-16 LE with BOM
+        b"---\nname: \xe9t\xe9\ndescription: Latin-1.\n---\n",  # invalid name once decoded
+        b"\xc3\x28---\n",  # a broken sequence before the fence
+    ],
+)
+def test_c14_invalid_utf8_is_reported_even_when_the_skill_is_invalid(
+    tmp_path: Path, raw: bytes
+) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "enc", raw=raw)
+    make_skill(root, "fine")
+    skills = create_agent_skills([root])
+    assert [s.name for s in skills.list_skills()] == ["fine"]
+    manifest = root / "enc" / "SKILL.md"
+    kinds = [d.kind for d in skills.diagnostics if d.path == manifest]
+    assert kinds == ["invalid_utf8", "invalid_skill"]
+    with pytest.raises(SkillError) as info:
+        parse_skill(raw)
+    assert info.value.code == "invalid_skill"
+    assert info.value.fields["invalid_utf8"] is True
+    assert str(info.value).endswith("(the file is not valid UTF-8)")
+
+
+def test_c14_no_frontmatter_and_empty_manifest_say_so() -> None:
+    for raw, message in [
+        ("Just a body.\n", "no frontmatter: the manifest must open with a '---' line"),
+        ("", "the manifest is empty"),
+        ("  \n\t\n", "the manifest is empty"),
+    ]:
+        with pytest.raises(SkillError) as info:
+            parse_skill(raw)
+        assert (info.value.code, info.value.message, info.value.fields) == (
+            "invalid_skill",
+            message,
+            {"at": "name"},
+        )
+
+
+@pytest.mark.parametrize(
+    ("raw", "done"),
+    [
+        (
+            "---\nname: a\ndescription: x: y\n---\n",
+            "repaired (line 3): quoted values containing ': ', ' #' or a final ':'",
+        ),
+        (
+            "---\nname: a\ndescription: d\nmetadata:\n\towner: t\n---\n",
+            "repaired (line 5): indented with spaces instead of tabs",
+        ),
+        (
+            "---\nname: a\ndescription: x: y\nmetadata:\n\towner: t\n---\n",
+            "repaired (lines 3, 5): quoted values containing ': ', ' #' or a final ':' "
+            "and indented with spaces instead of tabs",
+        ),
+    ],
+)
+def test_c13_c8_repair_message_names_only_what_was_done(raw: str, done: str) -> None:
+    (diag,) = [d for d in parse_skill(raw).diagnostics if d.kind == "yaml_repaired"]
+    assert diag.message == f"frontmatter of manifest {done}"

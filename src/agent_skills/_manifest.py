@@ -367,22 +367,27 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
         loader.dispose()
 
 
+_REPAIR_QUOTES = "quoted values containing ': ', ' #' or a final ':'"
+_REPAIR_TABS = "indented with spaces instead of tabs"
 _TOP_KEY_RE = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)([ \t]*:[ \t]+)(.*?)[ \t]*$")
 _LEADING_WS_RE = re.compile(r"^[ \t]+")
 
 
-def _repair(yaml_text: str) -> tuple[str, list[int]]:
+def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
     """Quote top-level plain values holding ``: ``/`` #``/a trailing colon; expand leading tabs.
 
-    Returns the repaired text and the 0-based indexes of the lines changed.
+    Returns the repaired text, the 0-based indexes of the lines changed, and what was done
+    (phrases for the ``yaml_repaired`` diagnostic, in a fixed order).
     """
     lines = yaml_text.split("\n")
     changed: list[int] = []
+    done: set[str] = set()
     for i, line in enumerate(lines):
         new = line
         ws = _LEADING_WS_RE.match(new)
         if ws and "\t" in ws.group(0):
             new = ws.group(0).replace("\t", "  ") + new[ws.end() :]
+            done.add(_REPAIR_TABS)
         m = _TOP_KEY_RE.match(new)
         if m:
             value = m.group(3)
@@ -395,10 +400,11 @@ def _repair(yaml_text: str) -> tuple[str, list[int]]:
             ):
                 escaped = value.replace("\\", "\\\\").replace('"', '\\"')
                 new = f'{m.group(1)}{m.group(2)}"{escaped}"'
+                done.add(_REPAIR_QUOTES)
         if new != line:
             lines[i] = new
             changed.append(i)
-    return "\n".join(lines), changed
+    return "\n".join(lines), changed, [p for p in (_REPAIR_QUOTES, _REPAIR_TABS) if p in done]
 
 
 def parse_skill(
@@ -438,28 +444,34 @@ def parse_skill(
         if yaml_text is not None:
             try:
                 data = load_frontmatter_yaml(yaml_text, first_line=first_line)
-            except SkillError:
+            except SkillError as original:
                 if strict:
                     raise
-                repaired, changed = _repair(yaml_text)
+                repaired, changed, done = _repair(yaml_text)
                 if not changed:
                     raise
                 try:
                     data = load_frontmatter_yaml(repaired, first_line=first_line)
                 except SkillError:
-                    # Report the original error, not the one of our rewrite.
-                    load_frontmatter_yaml(yaml_text, first_line=first_line)
-                    raise
+                    raise original from None  # the author's error, not our rewrite's
                 lines = ", ".join(str(i + first_line) for i in changed)
                 label = "line" if len(changed) == 1 else "lines"
                 diags.append(
                     Diagnostic(
                         DiagnosticKind.YAML_REPAIRED,
                         f"frontmatter of {where or 'manifest'} repaired ({label} {lines}): "
-                        "quote values containing ': ' or ' #', indent with spaces",
+                        + " and ".join(done),
                         _as_path(where),
                     )
                 )
+        elif not decoded.strip():
+            raise SkillError(ErrorCode.INVALID_SKILL, "the manifest is empty", {"at": "name"})
+        else:
+            raise SkillError(
+                ErrorCode.INVALID_SKILL,
+                "no frontmatter: the manifest must open with a '---' line",
+                {"at": "name"},
+            )
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
@@ -484,6 +496,11 @@ def parse_skill(
     except SkillError as err:
         if where is not None and "path" not in err.fields:
             err.fields = {"path": where, **err.fields}
+        if diags and diags[0].kind == DiagnosticKind.INVALID_UTF8:
+            # The encoding is most likely the real cause: keep it in the error (SPEC §5).
+            err.fields["invalid_utf8"] = True
+            err.message = f"{err.message} (the file is not valid UTF-8)"
+            err.args = (err.message,)
         raise
 
 

@@ -496,6 +496,14 @@ def _resolve_root(
                 raise SkillError(
                     err.code, f"{cand.manifest}: {_located(err)}", err.fields
                 ) from None
+            if err.fields.get("invalid_utf8"):
+                diags.append(
+                    Diagnostic(
+                        DiagnosticKind.INVALID_UTF8,
+                        f"invalid UTF-8 replaced with U+FFFD in {cand.manifest}",
+                        cand.manifest,
+                    )
+                )
             diags.append(
                 Diagnostic(
                     DiagnosticKind.INVALID_SKILL,
