@@ -679,3 +679,34 @@ def test_link_targets_resolve_as_the_kernel_does(
         assert skills.read_resource("s", "probe") == b"A"
     else:
         assert _all_three(skills, "s", "probe") == [(code, {"name": "s", "rel": "probe"})] * 3
+
+
+def test_real_below_agrees_with_realpath_over_every_kind_of_component(tmp_path: Path) -> None:
+    """The shortcut behind resource_path canonicalises exactly as os.path.realpath does."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    base = tmp_path / "s"
+    (base / "d" / "e").mkdir(parents=True)
+    (base / "f.md").write_text("F")
+    (tmp_path / "out").mkdir()
+    for link, target in [
+        ("in", "d"),
+        ("up", ".."),
+        ("out", str(tmp_path / "out")),
+        ("dangle", "nowhere/x"),
+        ("loop", "loop"),
+        ("file", "f.md"),
+    ]:
+        symlink(base / link, target)
+    names = ["d", "e", "f.md", "in", "up", "out", "dangle", "loop", "file", "missing"]
+    real_base = _confine.real_path(str(base))
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.sampled_from(names), min_size=0, max_size=5))
+    def check(parts: list[str]) -> None:
+        inner = "/".join(parts)
+        whole = f"{real_base}/{inner}" if inner else real_base
+        assert _confine._real_below(real_base, inner) == os.path.realpath(whole)
+
+    check()

@@ -180,12 +180,38 @@ def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:
     inner = lexical[len(lexical_base) :].strip("/")
     candidate = base.rstrip("/") + "/" + inner if inner else base
     try:
-        inside = is_within(real_path(candidate), real_path(base))
+        real_base = real_path(base)
+        inside = is_within(_real_below(real_base, inner), real_base)
     except SkillError:
         raise _not_found(rel_text) from None
     if not inside:
         raise _escape(rel_text)
     return base, candidate, rel_text
+
+
+def _real_below(real_base: str, inner: str) -> str:
+    """``real_path(real_base + "/" + inner)`` for a canonical ``real_base`` and a normalised
+    relative ``inner``, without resolving ``real_base`` a second time.
+
+    Components are ``lstat``-ed from the real base down; at the first symlink the rest is
+    resolved by :func:`real_path`, and at the first missing component the rest is kept as given,
+    which is exactly what :func:`real_path` returns for the whole path. Halves the system calls of
+    ``resource_path`` for resources that hold no symlink (SPEC §18).
+    """
+    if not inner:
+        return real_base
+    parts = inner.split("/")
+    path = real_base.rstrip("/")
+    for i, name in enumerate(parts):
+        step = f"{path}/{name}"
+        try:
+            mode = os.lstat(step).st_mode
+        except OSError:
+            return "/".join([step, *parts[i + 1 :]])
+        if stat.S_ISLNK(mode):
+            return real_path("/".join([step, *parts[i + 1 :]]))
+        path = step
+    return path
 
 
 def resolve_resource_path(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]) -> Path:
