@@ -12,7 +12,7 @@ fi
 echo "== ruff"; .venv/bin/ruff check src tests benchmarks examples
 .venv/bin/ruff format --check src tests benchmarks examples
 echo "== mypy"; .venv/bin/mypy
-echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider --cov=agent_skills --cov-branch --cov-report=term:skip-covered
+echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider --cov=agent_skills --cov-branch --cov-report=term:skip-covered --cov-fail-under=90
 if [ -f benchmarks/run.py ]; then
   echo "== benchmark (quick)"; .venv/bin/python benchmarks/run.py --quick
 fi
