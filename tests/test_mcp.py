@@ -7,7 +7,6 @@ streamable HTTP); the MCP Inspector CLI verifies digests and frontmatter of ever
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import logging
 import os
@@ -18,7 +17,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
@@ -26,13 +25,21 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, StdioServerParameters
 from pydantic import TypeAdapter
 
 import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import EXTENSION_ID, PAGE_SIZE, build_server
 from conftest import CORPUS, make_skill, symlink
+from mcp_support import (
+    GetParams,
+    GetSkill,
+    ListSkills,
+    add_invocation_skills,
+    digest,
+    error_of,
+)
 
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 REPO = Path(__file__).resolve().parents[1]
@@ -55,18 +62,6 @@ MODES = ["legacy", "auto"]
 SECRET = b"TOP SECRET, never served\n"
 CRLF_BOM = b"\xef\xbb\xbfline one\r\nline two\r\n"
 BINARY = bytes(range(256))
-
-
-class _ListSkills(types.Request[types.PaginatedRequestParams, Literal["skills/list"]]):
-    method: Literal["skills/list"] = "skills/list"
-
-
-class _GetParams(types.RequestParams):
-    uri: str | None = None
-
-
-class _GetSkill(types.Request[_GetParams, Literal["skills/get"]]):
-    method: Literal["skills/get"] = "skills/get"
 
 
 ALPHA_MANIFEST = (
@@ -104,27 +99,7 @@ def _build_tree(base: Path) -> Path:
     symlink(alpha / "leak.txt", base / "secret.txt")
     symlink(alpha / "references" / "missing.md", "nowhere.md")
     symlink(alpha / "alias.md", "references/guide.md")
-    make_skill(
-        root,
-        "beta",
-        frontmatter={
-            "name": "beta",
-            "description": "Beta is for users only.",
-            "disable-model-invocation": True,
-        },
-        body="Beta body.",
-    )
-    make_skill(
-        root,
-        "gamma",
-        frontmatter={
-            "name": "gamma",
-            "description": "Gamma is for models only.",
-            "user-invocable": False,
-        },
-        body="Gamma body.",
-    )
-    make_skill(root, "Bad_Name", body="Bad body.")
+    add_invocation_skills(root)
     make_skill(
         root,
         "repaired",
@@ -165,24 +140,12 @@ def _run(
 
 
 async def _list_page(client: Client, cursor: str | None = None) -> dict[str, Any]:
-    request = _ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
+    request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
     return await client.session.send_request(request, RAW)
 
 
 async def _get(client: Client, uri: str | None) -> dict[str, Any]:
-    return await client.session.send_request(_GetSkill(params=_GetParams(uri=uri)), RAW)
-
-
-async def _error_code(call: Awaitable[Any]) -> tuple[int, str]:
-    try:
-        await call
-    except MCPError as err:
-        return err.code, err.message
-    raise AssertionError("the call succeeded")
-
-
-def _digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return await client.session.send_request(GetSkill(params=GetParams(uri=uri)), RAW)
 
 
 def _expected_alpha_files(tree: Path) -> dict[str, bytes]:
@@ -285,7 +248,7 @@ def test_skills_list_entries_and_digests(tree: Path, mode: str) -> None:
             "metadata": {"enabled": "yes", "mode": "off"},
         }
         assert alpha["resources"] == [
-            {"uri": ALPHA_URIS[rel], "digest": _digest(data), "size": len(data)}
+            {"uri": ALPHA_URIS[rel], "digest": digest(data), "size": len(data)}
             for rel, data in files.items()
         ]
         beta = page["skills"][1]
@@ -293,7 +256,7 @@ def test_skills_list_entries_and_digests(tree: Path, mode: str) -> None:
         assert beta["resources"] == [
             {
                 "uri": "skill://beta/SKILL.md",
-                "digest": _digest(beta_manifest),
+                "digest": digest(beta_manifest),
                 "size": len(beta_manifest),
             }
         ]
@@ -349,9 +312,9 @@ def test_skills_get(tree: Path, mode: str) -> None:
             "skill://alpha/SKILL.md?x=1",
             "https://example.com/alpha/SKILL.md",
         ]:
-            code, _ = await _error_code(_get(client, uri))
+            code, _ = await error_of(_get(client, uri))
             assert (uri, code) == (uri, -32602)
-        assert (await _error_code(_get(client, None)))[0] == -32602
+        assert (await error_of(_get(client, None)))[0] == -32602
 
     _run(_params(tree), mode, body)
 
@@ -377,9 +340,9 @@ def test_skills_list_pagination(tmp_path: Path) -> None:
         assert seen == [f"skill://{name}/SKILL.md" for name in names]
         assert len(set(cursors)) == 2
         for bad in ["garbage", "", base64.urlsafe_b64encode(b"skills:9999").decode()]:
-            assert (await _error_code(_list_page(client, bad)))[0] == -32602
+            assert (await error_of(_list_page(client, bad)))[0] == -32602
         # A skills/list cursor is not a resources/list cursor.
-        code, _ = await _error_code(client.list_resources(cursor=cursors[0]))
+        code, _ = await error_of(client.list_resources(cursor=cursors[0]))
         assert code == -32602
         resources = await client.list_resources()
         assert len(resources.resources) == PAGE_SIZE
@@ -432,7 +395,7 @@ def test_resources_read_serves_the_hashed_bytes(tree: Path, mode: str) -> None:
             else:
                 data = base64.b64decode(content.blob)
                 kinds[item["uri"]] = f"blob {content.mime_type}"
-            assert (len(data), _digest(data)) == (item["size"], item["digest"])
+            assert (len(data), digest(data)) == (item["size"], item["digest"])
         assert kinds == {
             "skill://alpha/SKILL.md": "text text/markdown",
             "skill://alpha/alias.md": "text text/markdown",
@@ -479,7 +442,7 @@ def test_resources_read_refuses_everything_else(tree: Path, mode: str) -> None:
     ]
 
     async def body(client: Client) -> None:
-        codes = {uri: (await _error_code(client.read_resource(uri)))[0] for uri in refused}
+        codes = {uri: (await error_of(client.read_resource(uri)))[0] for uri in refused}
         assert codes == dict.fromkeys(refused, -32602)
 
     _run(_params(tree), mode, body)
@@ -495,7 +458,7 @@ def test_changed_file_is_refused_not_served_with_a_stale_digest(tmp_path: Path) 
     async def body(client: Client) -> None:
         for rel in ["a.md", "b.md"]:
             uri = f"skill://changing/{rel}"
-            assert await _error_code(client.read_resource(uri)) == (
+            assert await error_of(client.read_resource(uri)) == (
                 -32603,
                 f"{uri} changed on disk since the server started; restart it",
             )
@@ -690,7 +653,7 @@ def test_read_skill_resource(tree: Path) -> None:
 
 def test_unknown_tool_is_invalid_params(tree: Path) -> None:
     async def body(client: Client) -> None:
-        code, _ = await _error_code(client.call_tool("run_script", {}))
+        code, _ = await error_of(client.call_tool("run_script", {}))
         assert code == -32602
 
     _run(_params(tree), "auto", body)
@@ -715,7 +678,7 @@ def test_prompts(tree: Path) -> None:
             ("user", types.TextContent(text="Beta body."))
         ]
         for name in ["gamma", "nope"]:
-            assert (await _error_code(client.get_prompt(name)))[0] == -32602
+            assert (await error_of(client.get_prompt(name)))[0] == -32602
 
     _run(_params(tree), "auto", body)
 

@@ -10,13 +10,12 @@ same server through real transports and independent clients.
 from __future__ import annotations
 
 import base64
-import hashlib
 import logging
 import os
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
@@ -24,7 +23,7 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
-from mcp import Client, MCPError
+from mcp import Client
 from pydantic import BaseModel, ConfigDict
 
 from agent_skills import AgentSkills, SkillError, create_agent_skills, resolve_config
@@ -40,6 +39,14 @@ from agent_skills.mcp import (
     main,
 )
 from conftest import make_skill, symlink
+from mcp_support import (
+    GetParams,
+    GetSkill,
+    ListSkills,
+    add_invocation_skills,
+    digest,
+    error_of,
+)
 
 # "auto" probes server/discover and settles on the 2026-07-28 revision; a pinned version would
 # skip discovery and never see the server's capabilities.
@@ -102,18 +109,6 @@ class _Raw(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class _ListSkills(types.Request[types.PaginatedRequestParams, Literal["skills/list"]]):
-    method: Literal["skills/list"] = "skills/list"
-
-
-class _GetParams(types.RequestParams):
-    uri: str | None = None
-
-
-class _GetSkill(types.Request[_GetParams, Literal["skills/get"]]):
-    method: Literal["skills/get"] = "skills/get"
-
-
 def _build_tree(base: Path) -> Path:
     """alpha (published, with hidden, escaping and dangling entries), beta, gamma, Bad_Name."""
     root = base / "skills"
@@ -121,27 +116,7 @@ def _build_tree(base: Path) -> Path:
     alpha = make_skill(root, "alpha", raw=ALPHA_MANIFEST, files=ALPHA_FILES)
     symlink(alpha / "leak.txt", base / "secret.txt")
     symlink(alpha / "references" / "missing.md", "nowhere.md")
-    make_skill(
-        root,
-        "beta",
-        frontmatter={
-            "name": "beta",
-            "description": "Beta is for users only.",
-            "disable-model-invocation": True,
-        },
-        body="Beta body.",
-    )
-    make_skill(
-        root,
-        "gamma",
-        frontmatter={
-            "name": "gamma",
-            "description": "Gamma is for models only.",
-            "user-invocable": False,
-        },
-        body="Gamma body.",
-    )
-    make_skill(root, "Bad_Name", body="Bad body.")
+    add_invocation_skills(root)
     return root
 
 
@@ -168,25 +143,13 @@ def _serve(root: Path) -> Any:
 
 
 async def _list_page(client: Client, cursor: str | None = None) -> dict[str, Any]:
-    request = _ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
+    request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
     return (await client.session.send_request(request, _Raw)).model_dump()
 
 
 async def _get(client: Client, uri: str | None) -> dict[str, Any]:
-    result = await client.session.send_request(_GetSkill(params=_GetParams(uri=uri)), _Raw)
+    result = await client.session.send_request(GetSkill(params=GetParams(uri=uri)), _Raw)
     return result.model_dump()
-
-
-async def _error(call: Awaitable[Any]) -> tuple[int, str]:
-    try:
-        await call
-    except MCPError as err:
-        return err.code, err.message
-    raise AssertionError("the call succeeded")
-
-
-def _digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def _text(result: types.CallToolResult) -> str:
@@ -252,7 +215,7 @@ def test_skills_list_entry_and_manifest(
         assert alpha["resources"] == [
             {
                 "uri": ALPHA_URIS[rel],
-                "digest": _digest(alpha_bytes[rel]),
+                "digest": digest(alpha_bytes[rel]),
                 "size": len(alpha_bytes[rel]),
             }
             for rel in ALPHA_RELS
@@ -282,15 +245,15 @@ def test_skills_get(tree: Path, mode: str) -> None:
             "skill://alpha/references/guide.md",
             "skill://alpha",
         ]:
-            assert await _error(_get(client, uri)) == (
+            assert await error_of(_get(client, uri)) == (
                 -32602,
                 f"no skill is served at {uri!r}",
             )
-        assert await _error(_get(client, "skill://alpha/")) == (
+        assert await error_of(_get(client, "skill://alpha/")) == (
             -32602,
             "malformed skill URI segment '' in 'skill://alpha/'",
         )
-        code, _ = await _error(_get(client, None))
+        code, _ = await error_of(_get(client, None))
         assert code == -32602
 
     _run(_serve(tree), mode, body)
@@ -328,14 +291,14 @@ def test_skills_list_pagination_and_bad_cursors(tmp_path: Path) -> None:
             cursor("resources:100"),
         ]
         for value in bad:
-            assert await _error(_list_page(client, value)) == (
+            assert await error_of(_list_page(client, value)) == (
                 -32602,
                 f"invalid cursor {value!r}",
             )
         # Each list has its own cursors.
         resources = await client.list_resources()
         assert resources.next_cursor == cursor("resources:100")
-        assert await _error(client.list_resources(cursor=first["nextCursor"])) == (
+        assert await error_of(client.list_resources(cursor=first["nextCursor"])) == (
             -32602,
             f"invalid cursor {first['nextCursor']!r}",
         )
@@ -446,12 +409,12 @@ def test_resources_read_refuses_unknown_and_malformed_uris(tree: Path) -> None:
 
     async def body(client: Client) -> None:
         for uri in unknown:
-            assert await _error(client.read_resource(uri)) == (
+            assert await error_of(client.read_resource(uri)) == (
                 -32602,
                 f"unknown resource {uri!r}",
             )
         for uri, message in malformed.items():
-            assert await _error(client.read_resource(uri)) == (-32602, message.format(uri=uri))
+            assert await error_of(client.read_resource(uri)) == (-32602, message.format(uri=uri))
 
     _run(_serve(tree), MODERN, body)
 
@@ -473,13 +436,13 @@ def test_changed_files_are_refused(tmp_path: Path) -> None:
     async def body(client: Client) -> None:
         for rel in ["grown.md", "same.md"]:
             uri = f"skill://changing/{rel}"
-            assert await _error(client.read_resource(uri)) == (
+            assert await error_of(client.read_resource(uri)) == (
                 -32603,
                 f"{uri} changed on disk since the server started; restart it",
             )
         gone = "skill://changing/gone.md"
-        assert await _error(client.read_resource(gone)) == (-32602, f"unknown resource {gone!r}")
-        code, message = await _error(client.read_resource("skill://changing/dir.md"))
+        assert await error_of(client.read_resource(gone)) == (-32602, f"unknown resource {gone!r}")
+        code, message = await error_of(client.read_resource("skill://changing/dir.md"))
         assert (code, message.split(": ")[:2]) == (
             -32603,
             ["skill://changing/dir.md cannot be read", "not_a_file"],
@@ -833,7 +796,7 @@ def test_read_skill_resource(tree: Path, tmp_path: Path) -> None:
 
 def test_unknown_tool_is_invalid_params(tree: Path) -> None:
     async def body(client: Client) -> None:
-        assert await _error(client.call_tool("run_script", {})) == (
+        assert await error_of(client.call_tool("run_script", {})) == (
             -32602,
             "unknown tool 'run_script'",
         )
@@ -860,7 +823,7 @@ def test_prompts(tree: Path, mode: str) -> None:
             ("user", types.TextContent(text="Beta body."))
         ]
         for name in ["gamma", "nope"]:
-            assert await _error(client.get_prompt(name)) == (-32602, f"unknown prompt {name!r}")
+            assert await error_of(client.get_prompt(name)) == (-32602, f"unknown prompt {name!r}")
 
     _run(_serve(tree), mode, body)
 
