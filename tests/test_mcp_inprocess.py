@@ -671,7 +671,7 @@ def test_tools_list(tree: Path) -> None:
                 "name": {
                     "type": "string",
                     "enum": ["alpha", "Bad_Name", "gamma"],
-                    "description": "The skill to activate.",
+                    "description": "The name of the skill to activate.",
                 }
             },
             "required": ["name"],

@@ -29,7 +29,13 @@ from ._schema import validate_frontmatter
 if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
 
-__all__ = ["ParsedSkill", "load_frontmatter_yaml", "parse_skill", "split_frontmatter"]
+__all__ = [
+    "ParsedSkill",
+    "load_frontmatter_yaml",
+    "parse_skill",
+    "split_frontmatter",
+    "yaml_kind",
+]
 
 
 #: Upper bound on the nodes a frontmatter may expand to through aliases.
@@ -477,7 +483,7 @@ def parse_skill(
         if not isinstance(data, Mapping):
             raise SkillError(
                 ErrorCode.INVALID_SKILL,
-                f"frontmatter must be a mapping, got {_yaml_kind(data)}",
+                f"frontmatter must be a mapping, got {yaml_kind(data)}",
                 {"at": ""},
             )
         model, dropped = validate_frontmatter(data, strict=strict)
@@ -509,13 +515,20 @@ def _as_path(where: str | None) -> Path | None:
     return Path(where) if where is not None else None
 
 
-def _yaml_kind(value: object) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
+def yaml_kind(value: object) -> str:
+    """Name the kind of a loaded YAML value for messages: ``"null"``, ``"a boolean"``,
+    ``"a number"``, ``"a list"``, ``"a mapping"``, ``"a string"`` (never the value itself,
+    which is file content, SPEC §11)."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int | float):
         return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, str):
+        return "a string"
     return type(value).__name__

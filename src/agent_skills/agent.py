@@ -127,6 +127,25 @@ def _path_text(value: object, what: str) -> str:
     return value
 
 
+def _string(description: str, enum: list[str] | None = None) -> dict[str, Any]:
+    """A JSON Schema string property, with an ``enum`` when given."""
+    prop: dict[str, Any] = {"type": "string"}
+    if enum is not None:
+        prop["enum"] = enum
+    prop["description"] = description
+    return prop
+
+
+def _arguments(**properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema object whose properties are all required and the only ones allowed."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
 def _wrap_tool(
     flavor: object, name: str, description: str, schema: dict[str, Any]
 ) -> dict[str, Any]:
@@ -286,18 +305,7 @@ class SkillSession:
             SkillError: ``invalid_input`` ``{flavor}`` for another flavor.
         """
         names = self._names_schema()
-        schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {
-                "name": {
-                    "type": "string",
-                    "enum": names,
-                    "description": "The name of the skill to activate.",
-                }
-            },
-            "required": ["name"],
-            "additionalProperties": False,
-        }
+        schema = _arguments(name=_string("The name of the skill to activate.", names))
         tool = _wrap_tool(flavor, ACTIVATE_TOOL_NAME, _ACTIVATE_DESCRIPTION, schema)
         return tool if names else None
 
@@ -318,22 +326,10 @@ class SkillSession:
             SkillError: ``invalid_input`` ``{flavor}`` for another flavor.
         """
         names = self._names_schema()
-        schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {
-                "name": {
-                    "type": "string",
-                    "enum": names,
-                    "description": "The name of an activated skill.",
-                },
-                "path": {
-                    "type": "string",
-                    "description": "The file's path relative to the skill directory.",
-                },
-            },
-            "required": ["name", "path"],
-            "additionalProperties": False,
-        }
+        schema = _arguments(
+            name=_string("The name of an activated skill.", names),
+            path=_string("The file's path relative to the skill directory."),
+        )
         tool = _wrap_tool(flavor, READ_TOOL_NAME, _READ_DESCRIPTION, schema)
         return tool if names else None
 

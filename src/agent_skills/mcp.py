@@ -440,27 +440,14 @@ def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, b
 def _tool_definitions(skills: AgentSkills) -> list[types.Tool]:
     infos = skills.list_skills()
     tools: list[types.Tool] = []
-    model_names = [info.name for info in infos if info.model_invocable]
-    if model_names:
+    # The same definition an in-process host gets from SkillSession (SPEC §14, §17).
+    activate = SkillSession(skills).activation_tool("json_schema")
+    if activate is not None:
         tools.append(
             types.Tool(
-                name="activate_skill",
-                description=(
-                    "Load a skill's instructions and the list of its bundled files. Call it when "
-                    "a task matches a skill's description."
-                ),
-                input_schema={
-                    "type": "object",
-                    "properties": {
-                        "name": {
-                            "type": "string",
-                            "enum": model_names,
-                            "description": "The skill to activate.",
-                        }
-                    },
-                    "required": ["name"],
-                    "additionalProperties": False,
-                },
+                name=activate["name"],
+                description=activate["description"],
+                input_schema=activate["parameters"],
             )
         )
     if infos:

@@ -80,7 +80,7 @@ from typing import Any
 
 from ._confine import resolve_resource_path
 from ._errors import SkillError
-from ._manifest import load_frontmatter_yaml, split_frontmatter
+from ._manifest import load_frontmatter_yaml, split_frontmatter, yaml_kind
 
 __all__ = [
     "MAX_BODY_LINES",
@@ -294,7 +294,7 @@ def _check_manifest_text(text: str, skill_dir: Path) -> list[Problem]:
             problems.append(
                 _error(
                     "frontmatter_not_mapping",
-                    f"frontmatter must be a mapping of keys to values, not {_kind(data)}",
+                    f"frontmatter must be a mapping of keys to values, not {yaml_kind(data)}",
                     None,
                     first_line,
                 )
@@ -349,29 +349,13 @@ def _nested_key_line(yaml_text: str, first_line: int, parent_line: int, key: str
     return None
 
 
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, str):
-        return "a string"
-    return type(value).__name__
-
-
 def _is_name_char(c: str) -> bool:
     return c == "-" or c.isalnum()
 
 
 def _check_name(value: object, skill_dir: Path, line: int | None) -> list[Problem]:
     if not isinstance(value, str):
-        return [_error("name_type", f"name must be a string, not {_kind(value)}", "name", line)]
+        return [_error("name_type", f"name must be a string, not {yaml_kind(value)}", "name", line)]
     if not value:
         return [_error("name_empty", "name must not be empty", "name", line)]
     name = unicodedata.normalize("NFKC", value)
@@ -421,7 +405,9 @@ def _check_name(value: object, skill_dir: Path, line: int | None) -> list[Proble
 def _check_text(key: str, value: object, limit: int, line: int | None) -> list[Problem]:
     code = key.replace("-", "_")
     if not isinstance(value, str):
-        return [_error(f"{code}_type", f"{key} must be a string, not {_kind(value)}", key, line)]
+        return [
+            _error(f"{code}_type", f"{key} must be a string, not {yaml_kind(value)}", key, line)
+        ]
     text = value.strip()
     if not text:
         return [_error(f"{code}_empty", f"{key} must not be empty", key, line)]
@@ -464,7 +450,7 @@ def _check_frontmatter(
         out.append(
             _error(
                 "license_type",
-                f"license must be a string, not {_kind(data['license'])}",
+                f"license must be a string, not {yaml_kind(data['license'])}",
                 "license",
                 lines.get("license"),
             )
@@ -504,7 +490,7 @@ def _check_metadata(
         return [
             _error(
                 "metadata_type",
-                f"metadata must be a mapping of strings to strings, not {_kind(value)}",
+                f"metadata must be a mapping of strings to strings, not {yaml_kind(value)}",
                 "metadata",
                 line,
             )
@@ -517,7 +503,7 @@ def _check_metadata(
         out.append(
             _error(
                 "metadata_value_type",
-                f"metadata value '{key}' must be a string, not {_kind(item)}"
+                f"metadata value '{key}' must be a string, not {yaml_kind(item)}"
                 + (" (quote it)" if not isinstance(item, list | Mapping) else ""),
                 f"metadata.{key}",
                 item_line if item_line is not None else line,
@@ -541,7 +527,7 @@ def _check_allowed_tools(value: object, line: int | None) -> list[Problem]:
     return [
         _error(
             "allowed_tools_type",
-            f"allowed-tools must be a space-separated string, not {_kind(value)}"
+            f"allowed-tools must be a space-separated string, not {yaml_kind(value)}"
             + (" holding non-strings" if isinstance(value, list) else ""),
             "allowed-tools",
             line,
