@@ -8,6 +8,7 @@ set of visited real directories ends cycles.
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
 import stat
@@ -96,7 +97,9 @@ def list_resources(
     visited: set[str] = set()
     # (real directory, rel prefix); real directories first, then directory links inside.
     stack: list[tuple[str, str]] = [(real_base, "")]
-    links: list[tuple[str, str]] = []
+    # Directory links as a heap keyed by (rel.casefold(), rel): which alias lists a directory
+    # reachable only through links does not depend on the order of scandir.
+    links: list[tuple[tuple[str, str], str, str]] = []
 
     def visit_link(path: str, rel: str, name: str) -> None:
         try:
@@ -123,16 +126,13 @@ def list_resources(
         if stat.S_ISREG(st.st_mode):
             found.setdefault(rel, st.st_size)
         elif stat.S_ISDIR(st.st_mode) and name not in _SKIPPED_DIRS:
-            links.append((target, rel + "/"))
+            heapq.heappush(links, (sort_key(rel + "/"), target, rel + "/"))
 
     while stack or links:
         if stack:
             real_dir, prefix = stack.pop()
         else:
-            # Directory links are taken in (rel.casefold(), rel) order, so which alias lists a
-            # directory reachable only through links does not depend on the order of scandir.
-            nxt = min(range(len(links)), key=lambda i: sort_key(links[i][1]))
-            real_dir, prefix = links.pop(nxt)
+            _, real_dir, prefix = heapq.heappop(links)
         if real_dir in visited:
             continue
         visited.add(real_dir)
