@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ParsedSkill",
+    "invalid_utf8_diagnostic",
     "load_frontmatter_yaml",
     "parse_skill",
     "split_frontmatter",
@@ -438,13 +439,7 @@ def parse_skill(
     try:
         decoded, invalid = _decode(text)
         if invalid:
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.INVALID_UTF8,
-                    f"invalid UTF-8 replaced with U+FFFD in {where or 'manifest'}",
-                    _as_path(where),
-                )
-            )
+            diags.append(invalid_utf8_diagnostic(where))
         yaml_text, body, first_line = split_frontmatter(decoded)
         data: Any = {}
         if yaml_text is not None:
@@ -508,6 +503,15 @@ def parse_skill(
             err.message = f"{err.message} (the file is not valid UTF-8)"
             err.args = (err.message,)
         raise
+
+
+def invalid_utf8_diagnostic(where: str | None) -> Diagnostic:
+    """The ``invalid_utf8`` diagnostic for the manifest at ``where`` (SPEC §5)."""
+    return Diagnostic(
+        DiagnosticKind.INVALID_UTF8,
+        f"invalid UTF-8 replaced with U+FFFD in {where or 'manifest'}",
+        _as_path(where),
+    )
 
 
 def _as_path(where: str | None) -> Path | None:

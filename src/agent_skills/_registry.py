@@ -31,7 +31,7 @@ from ._diagnostics import (
     emit,
 )
 from ._errors import ErrorCode, SkillError, fs_error
-from ._manifest import ParsedSkill, parse_skill
+from ._manifest import ParsedSkill, invalid_utf8_diagnostic, parse_skill
 from ._resources import SkillResource, list_resources
 from ._scan import Candidate, scan_root, sort_key
 from ._schema import normalize_tools
@@ -497,13 +497,7 @@ def _resolve_root(
                     err.code, f"{cand.manifest}: {_located(err)}", err.fields
                 ) from None
             if err.fields.get("invalid_utf8"):
-                diags.append(
-                    Diagnostic(
-                        DiagnosticKind.INVALID_UTF8,
-                        f"invalid UTF-8 replaced with U+FFFD in {cand.manifest}",
-                        cand.manifest,
-                    )
-                )
+                diags.append(invalid_utf8_diagnostic(cand.location))
             diags.append(
                 Diagnostic(
                     DiagnosticKind.INVALID_SKILL,
