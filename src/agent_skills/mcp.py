@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
-import hashlib
 import json
 import logging
 import mimetypes
@@ -62,6 +61,7 @@ from . import (
     __version__,
     create_agent_skills,
 )
+from ._digest import file_digest
 from ._manifest import load_frontmatter_yaml, split_frontmatter
 from .agent import SkillSession
 
@@ -317,7 +317,7 @@ def _publish(skills: AgentSkills, name: str) -> _ServedSkill:
                 uri=_file_uri(name, rel),
                 rel=rel,
                 size=len(data),
-                digest="sha256:" + hashlib.sha256(data).hexdigest(),
+                digest=file_digest(data),
                 mime_type=_mime_type(rel, _is_utf8(data)),
             )
         )
@@ -575,7 +575,7 @@ def build_server(skills: AgentSkills) -> Server[Any]:
                     message=f"{served.uri} cannot be read: {err.code.value}: {err.message}",
                 ) from None
             data = None  # grew since it was hashed
-        if data is None or "sha256:" + hashlib.sha256(data).hexdigest() != served.digest:
+        if data is None or file_digest(data) != served.digest:
             raise MCPError(
                 code=types.INTERNAL_ERROR,
                 message=f"{served.uri} changed on disk since the server started; restart it",

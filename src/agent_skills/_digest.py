@@ -1,0 +1,90 @@
+"""Content digests of skill files and of whole skills (SPEC §17, §23.3, §25.3).
+
+The one place where a digest is computed, so the MCP extension's manifests, the trust store and the
+lock agree byte for byte:
+
+- a **file digest** is ``sha256:<hex>`` of the file's exact bytes (what §17 serves);
+- a **skill digest** is ``sha256:<hex>`` over the UTF-8 lines ``<sha256 hex> <size> <rel>\\n`` of
+  ``SKILL.md`` and every listed resource, sorted by ``rel`` in code-point order (§23.3).
+
+Pure: bytes and records in, strings out. Reading the files is the caller's job (through the
+confined readers of ``_confine``), so a digest never reaches past what the skill serves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "PREFIX",
+    "FileDigest",
+    "digest_files",
+    "file_digest",
+    "hex_of",
+    "skill_digest",
+]
+
+PREFIX = "sha256:"
+
+
+@dataclass(frozen=True, slots=True)
+class FileDigest:
+    """One file of a skill as hashed.
+
+    Attributes:
+        rel: POSIX path relative to the skill directory (``SKILL.md`` for the manifest).
+        size: Length of the hashed bytes.
+        sha256: ``sha256:<hex>`` of those bytes.
+    """
+
+    rel: str
+    size: int
+    sha256: str
+
+
+def file_digest(data: bytes) -> str:
+    """Return ``sha256:<hex>`` of ``data`` (SPEC §17: the digest the MCP extension serves)."""
+    return PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def hex_of(digest: str) -> str:
+    """Return the hex part of a ``sha256:<hex>`` digest (a bare hex string is returned as is)."""
+    return digest[len(PREFIX) :] if digest.startswith(PREFIX) else digest
+
+
+def skill_digest(files: Iterable[FileDigest]) -> str:
+    """Return the digest of a whole skill (SPEC §23.3, used by the trust store and the lock §25.3).
+
+    Args:
+        files: One record per file: ``SKILL.md`` and every listed resource, in any order.
+
+    Returns:
+        ``sha256:<hex>`` over the lines ``<sha256 hex> <size> <rel>\\n`` sorted by ``rel`` in
+        code-point order. A name that is not valid UTF-8 (surrogate-escaped bytes) is hashed as
+        its original bytes.
+    """
+    hasher = hashlib.sha256()
+    for record in sorted(files, key=lambda f: f.rel):
+        line = f"{hex_of(record.sha256)} {record.size} {record.rel}\n"
+        hasher.update(line.encode("utf-8", "surrogateescape"))
+    return PREFIX + hasher.hexdigest()
+
+
+def digest_files(rels: Iterable[str], read: Callable[[str], bytes]) -> tuple[FileDigest, ...]:
+    """Hash the files named by ``rels`` through ``read``, in the given order.
+
+    Args:
+        rels: Relative paths to hash (typically ``SKILL.md`` then the listed resources, SPEC §9).
+        read: Returns the bytes of one ``rel`` (a confined reader such as
+            ``AgentSkills.read_resource`` bound to one skill); its ``SkillError``\\ s propagate.
+
+    Returns:
+        One :class:`FileDigest` per ``rel``, sizes being the lengths of the bytes read.
+    """
+    out: list[FileDigest] = []
+    for rel in rels:
+        data = read(rel)
+        out.append(FileDigest(rel, len(data), file_digest(data)))
+    return tuple(out)
