@@ -32,17 +32,9 @@ from ._diagnostics import (
 )
 from ._errors import ErrorCode, SkillError, StartupError, fs_error
 from ._manifest import ParsedSkill, parse_skill
+from ._model import ResolvedSkill, ShadowedSkill, SkillContent, SkillInfo, SkillResource
 from ._presets import clarvis_skill_roots, standard_skill_roots
-from ._registry import (
-    ResolvedSkill,
-    ShadowedSkill,
-    SkillContent,
-    SkillInfo,
-    SkillRegistry,
-    discover_skills,
-    merge_skills,
-)
-from ._resources import SkillResource
+from ._registry import SkillRegistry, discover_skills, merge_skills
 from ._schema import normalize_tools
 
 if _TYPE_CHECKING:

@@ -20,7 +20,8 @@ from ._config import (
 from ._confine import real_path
 from ._diagnostics import Diagnostic, DiscoveryReport
 from ._errors import ErrorCode, SkillError, fs_error
-from ._registry import SkillContent, SkillInfo, SkillRegistry, discover_skills
+from ._model import SkillContent, SkillInfo
+from ._registry import SkillRegistry, discover_skills
 
 __all__ = ["AgentSkills", "create_agent_skills"]
 

@@ -17,9 +17,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import IO, Any
+from typing import IO
 
-from ._config import Scope, SkillConfig
+from ._config import SkillConfig
 from ._confine import open_confined, resolve_resource_path
 from ._diagnostics import (
     Diagnostic,
@@ -32,10 +32,21 @@ from ._diagnostics import (
 )
 from ._errors import ErrorCode, SkillError, fs_error
 from ._manifest import ParsedSkill, invalid_utf8_diagnostic, parse_skill
-from ._resources import SkillResource, list_resources
-from ._scan import Candidate, scan_root, sort_key
+from ._model import (
+    ResolvedSkill,
+    ShadowedSkill,
+    SkillContent,
+    SkillInfo,
+    freeze,
+    share,
+    sort_key,
+    thaw,
+)
+from ._resources import list_resources
+from ._scan import Candidate, scan_root
 from ._schema import normalize_tools
 
+# The data model lives in ``_model``; its names stay importable from here.
 __all__ = [
     "ResolvedSkill",
     "ShadowedSkill",
@@ -49,155 +60,6 @@ __all__ = [
 ]
 
 _UNREACHABLE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
-
-
-def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
-    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples.
-
-    With ``pool``, equal strings (keys and values) are replaced by one shared copy kept in it.
-    """
-    cls = type(value)
-    # Exact-type tests first: frontmatter is mostly str, and ABC checks cost more per value.
-    if cls is str:
-        return value if pool is None else pool.setdefault(value, value)
-    if cls is dict or isinstance(value, Mapping):
-        return MappingProxyType({_share(k, pool): freeze(v, pool) for k, v in value.items()})
-    if cls is list or cls is tuple or isinstance(value, list | tuple):
-        return tuple(freeze(v, pool) for v in value)
-    return value
-
-
-def _share(value: Any, pool: dict[str, str] | None) -> Any:
-    # Licenses, versions, authors and tool names repeat across a store; one copy each (SPEC §18).
-    if pool is not None and type(value) is str:
-        return pool.setdefault(value, value)
-    return value
-
-
-def thaw(value: Any) -> Any:
-    """Inverse of :func:`freeze`: fresh ``dict``/``list`` values, ready for ``json.dumps``."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [thaw(v) for v in value]
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class ShadowedSkill:
-    """A copy of a skill displaced by a later root (SPEC §7.3).
-
-    Attributes:
-        scope: The displaced copy's root scope.
-        source: The displaced copy's root source label.
-        root: The displaced copy's root path.
-        dir: The displaced copy's directory.
-    """
-
-    scope: Scope
-    source: str
-    root: Path
-    dir: Path
-
-    def to_dict(self) -> dict[str, str]:
-        """Return a JSON-ready mapping."""
-        return {
-            "scope": self.scope,
-            "source": self.source,
-            "root": str(self.root),
-            "dir": str(self.dir),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class SkillInfo:
-    """Catalog-level facts about one skill (SPEC §6; progressive disclosure tier 1).
-
-    Attributes:
-        name: The frontmatter ``name`` (the skill's identity, case-sensitive).
-        description: The trimmed frontmatter ``description``.
-        metadata: The whole validated frontmatter, unknown keys included; read-only (nested
-            mappings are read-only too, lists are tuples).
-        allowed_tools: From ``allowed-tools``, else ``tools`` (see ``normalize_tools``); ``None``
-            when neither is declared (or valid).
-        user_invocable: ``user-invocable``, default True.
-        model_invocable: ``not disable-model-invocation``, default True.
-        scope: The root's scope (``"user"`` or ``"workspace"``).
-        source: The root's source label.
-        root: The configured root path.
-        dir: ``root / entry_name`` (the link path for a linked skill).
-        path: ``dir / <manifest's on-disk name>``.
-        shadowed: Copies displaced by this one from earlier roots, nearest first.
-    """
-
-    name: str
-    description: str
-    metadata: Mapping[str, Any]
-    allowed_tools: tuple[str, ...] | None
-    user_invocable: bool
-    model_invocable: bool
-    scope: Scope
-    source: str
-    root: Path
-    dir: Path
-    path: Path
-    shadowed: tuple[ShadowedSkill, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON shape used by the CLI (SPEC §16): paths as strings."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "scope": self.scope,
-            "source": self.source,
-            "root": str(self.root),
-            "dir": str(self.dir),
-            "path": str(self.path),
-            "allowed_tools": list(self.allowed_tools) if self.allowed_tools is not None else None,
-            "user_invocable": self.user_invocable,
-            "model_invocable": self.model_invocable,
-            "shadowed": [s.to_dict() for s in self.shadowed],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class SkillContent(SkillInfo):
-    """A loaded skill (SPEC §8; tiers 2 and 3): :class:`SkillInfo` plus body and resources.
-
-    Attributes:
-        body: The markdown body, as read at discovery.
-        resources: The skill's files (SPEC §9), enumerated at load time.
-        resources_truncated: True when the listing was capped at ``max_resources``.
-        diagnostics: Problems found while enumerating the resources.
-    """
-
-    body: str = ""
-    resources: tuple[SkillResource, ...] = ()
-    resources_truncated: bool = False
-    diagnostics: tuple[Diagnostic, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the ``show --json`` shape: the :class:`SkillInfo` keys plus ``body``,
-        ``resources``, ``resources_truncated`` and ``metadata``."""
-        out = SkillInfo.to_dict(self)
-        out["metadata"] = thaw(self.metadata)
-        out["body"] = self.body
-        out["resources"] = [r.to_dict() for r in self.resources]
-        out["resources_truncated"] = self.resources_truncated
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class ResolvedSkill:
-    """A skill found in one root, before or after merging: its info and body (SPEC §1)."""
-
-    info: SkillInfo
-    body: str
-
-    @property
-    def name(self) -> str:
-        """The skill's name."""
-        return self.info.name
 
 
 def _shadow_of(info: SkillInfo) -> ShadowedSkill:
@@ -238,7 +100,7 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
     model = parsed.model
     declared = model.allowed_tools if model.allowed_tools is not None else model.tools
     allowed = (
-        tuple(_share(t, pool) for t in normalize_tools(declared)) if declared is not None else None
+        tuple(share(t, pool) for t in normalize_tools(declared)) if declared is not None else None
     )
     metadata = freeze(parsed.frontmatter, pool)
     if allowed is not None:

@@ -14,41 +14,16 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
 
 from ._confine import is_within, real_path
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError, fs_error
-from ._scan import sort_key
+from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
 
 __all__ = ["RESOURCE_KINDS", "ResourceKind", "ResourceListing", "SkillResource", "list_resources"]
 
-ResourceKind: TypeAlias = Literal["scripts", "references", "assets", "examples", "other"]
-RESOURCE_KINDS: tuple[ResourceKind, ...] = ("scripts", "references", "assets", "examples")
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules"})
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
-
-
-@dataclass(frozen=True, slots=True)
-class SkillResource:
-    """One file bundled with a skill (SPEC §9; progressive disclosure tier 3).
-
-    Attributes:
-        kind: ``scripts``, ``references``, ``assets`` or ``examples`` when that is the first
-            segment of ``rel`` (case-sensitive), else ``other``.
-        rel: POSIX path relative to the skill directory.
-        path: ``skill.dir / rel``.
-        size: Size in bytes at enumeration time.
-    """
-
-    kind: ResourceKind
-    rel: str
-    path: Path
-    size: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"kind", "rel", "path", "size"}`` for JSON output."""
-        return {"kind": self.kind, "rel": self.rel, "path": str(self.path), "size": self.size}
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,15 +15,11 @@ from pathlib import Path
 from ._config import SkillRoot
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote
 from ._errors import SkillError, fs_error
+from ._model import sort_key
 
 __all__ = ["MANIFEST_NAME", "Candidate", "scan_root", "sort_key"]
 
 MANIFEST_NAME = "SKILL.md"
-
-
-def sort_key(name: str) -> tuple[str, str]:
-    """The order of names everywhere in the library: ``(name.casefold(), name)`` (SPEC §4, §8)."""
-    return (name.casefold(), name)
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ from xml.sax.saxutils import escape
 from ._confine import is_within, real_path
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
-from ._registry import SkillInfo
+from ._model import SkillInfo
 from .catalog import render_available_skills_xml, render_skill_catalog
 
 __all__ = [

@@ -11,8 +11,7 @@ import re
 from collections.abc import Iterable
 from xml.sax.saxutils import escape
 
-from ._registry import SkillInfo
-from ._scan import sort_key
+from ._model import SkillInfo, sort_key
 
 __all__ = ["render_available_skills_xml", "render_catalog_json", "render_skill_catalog"]
 
