@@ -21,9 +21,9 @@ import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from html import escape as _html_escape
 from pathlib import Path
 from typing import Any, Literal
-from xml.sax.saxutils import escape
 
 from ._confine import is_within, real_path
 from ._core import AgentSkills
@@ -66,6 +66,16 @@ _INSTRUCTIONS = (
 )
 _MARKDOWN_HEADING = "## Available skills"
 _ATTR = {'"': "&quot;"}
+
+
+def escape(text: str, entities: dict[str, str] | None = None) -> str:
+    """Escape ``&``, ``<``, ``>`` and the ``entities`` given, as ``xml.sax.saxutils.escape``
+    does, without importing ``urllib.request`` as that module does (SPEC §26)."""
+    out = _html_escape(text, quote=False)
+    for char, entity in (entities or {}).items():
+        out = out.replace(char, entity)
+    return out
+
 
 _ACTIVATE_DESCRIPTION = (
     "Activate a skill: returns its instructions, its skill directory and the list of its bundled "

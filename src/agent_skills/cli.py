@@ -28,12 +28,33 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+else:
+    # rich costs tens of milliseconds to import: it loads with the first human-readable output,
+    # so `--json`, `read` and `serve` never import it (SPEC §26).
+
+    def Console(*args: Any, **kwargs: Any) -> Any:
+        from rich.console import Console
+
+        return Console(*args, **kwargs)
+
+    def Table(*args: Any, **kwargs: Any) -> Any:
+        from rich.table import Table
+
+        return Table(*args, **kwargs)
+
+    def Text(*args: Any, **kwargs: Any) -> Any:
+        from rich.text import Text
+
+        return Text(*args, **kwargs)
+
 
 from . import catalog as _catalog
 from ._config import SkillRoot

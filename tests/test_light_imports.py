@@ -1,0 +1,59 @@
+"""SPEC §26: what the CLI, the first discovery and the server load, checked in fresh interpreters.
+
+Speed itself is measured by ``benchmarks/run.py``; these tests pin the causes of a slow first call:
+modules that a command does not need must not be imported at all.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("rich", "pydantic", "mcp", "urllib.request", "http.client", "email")
+
+
+def _loaded(code: str, *args: str) -> dict[str, bool]:
+    script = code + (
+        "\nimport json, sys\n"
+        f"seen = {{m: m in sys.modules for m in {list(HEAVY)!r}}}\n"
+        "sys.stderr.write('LOADED ' + json.dumps(seen))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120
+    )
+    line = next(x for x in out.stderr.splitlines() if x.startswith("LOADED "))
+    return dict(json.loads(line[len("LOADED ") :]))
+
+
+def _skill(root: Path, name: str) -> None:
+    (root / name).mkdir(parents=True)
+    (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d {name}\n---\nbody\n")
+
+
+def test_import_of_the_cli_loads_no_heavy_module() -> None:
+    loaded = _loaded("import agent_skills.cli")
+    assert loaded == dict.fromkeys(HEAVY, False)
+
+
+def test_list_json_loads_no_rich(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    code = (
+        "import sys\nfrom agent_skills.cli import main\n"
+        "rc = main(['list', '--json', '--preset', 'none', '--root', sys.argv[1]])\n"
+        "assert rc == 0, rc\n"
+    )
+    loaded = _loaded(code, str(tmp_path))
+    assert not any(loaded[m] for m in ("rich", "mcp", "urllib.request", "http.client")), loaded
+
+
+def test_human_list_still_renders_with_rich(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    code = (
+        "import sys\nfrom agent_skills.cli import main\n"
+        "rc = main(['list', '--preset', 'none', '--root', sys.argv[1]])\n"
+        "assert rc == 0, rc\n"
+    )
+    loaded = _loaded(code, str(tmp_path))
+    assert loaded["rich"] is True
