@@ -19,7 +19,7 @@ from agent_skills import (
     SkillRoot,
     create_agent_skills,
 )
-from agent_skills._scan import scan_root, sort_key
+from agent_skills._scan import find_manifest, is_manifest_name, scan_root, sort_key
 from conftest import make_skill, symlink
 
 
@@ -422,3 +422,68 @@ def test_unreadable_skill_directory_is_skipped_with_io_error(
         assert [(x.kind, x.path, x.message) for x in skills.diagnostics] == [
             (DiagnosticKind.IO_ERROR, locked, f"skipping {locked}: {msg}")
         ]
+
+
+# -- find_manifest: the one manifest rule (discovery, validate and the CLI call it) ---------
+
+
+def test_find_manifest_exact_name_wins_over_variants(tmp_path: Path) -> None:
+    d = make_skill(tmp_path, "fmt", manifest="skill.md")
+    (d / "SKILL.md").write_text("---\nname: fmt\ndescription: exact\n---\n")
+    lookup = find_manifest(d, follow_symlinks=True)
+    assert (lookup.name, lookup.path, lookup.skip_reason, lookup.diagnostics) == (
+        "SKILL.md",
+        os.path.join(str(d), "SKILL.md"),
+        None,
+        (),
+    )
+
+
+def test_find_manifest_variant_gives_manifest_case(tmp_path: Path) -> None:
+    d = make_skill(tmp_path, "fmt", manifest="Skill.md")
+    lookup = find_manifest(str(d), follow_symlinks=False)
+    assert lookup.name == "Skill.md"
+    assert [(x.kind, x.path) for x in lookup.diagnostics] == [
+        (DiagnosticKind.MANIFEST_CASE, d / "Skill.md")
+    ]
+
+
+def test_find_manifest_symlinks_follow_or_not(tmp_path: Path) -> None:
+    target = make_skill(tmp_path / "store", "usage") / "SKILL.md"
+    d = tmp_path / "skills" / "usage"
+    symlink(d / "SKILL.md", target)
+    assert find_manifest(d, follow_symlinks=True).name == "SKILL.md"
+    off = find_manifest(d, follow_symlinks=False)
+    assert (off.name, off.skip_reason) == (
+        None,
+        "manifest SKILL.md is a symlink, not followed (follow_symlinks=False)",
+    )
+    os.unlink(target)
+    gone = find_manifest(d, follow_symlinks=True)
+    assert (gone.name, gone.skip_reason) == (None, "manifest SKILL.md is a dangling symlink")
+    assert [x.kind for x in gone.diagnostics] == [DiagnosticKind.DANGLING_SYMLINK]
+
+
+def test_find_manifest_missing_directory_and_nul_never_raise(tmp_path: Path) -> None:
+    missing = find_manifest(tmp_path / "nope", follow_symlinks=True)
+    assert missing.name is None
+    assert missing.skip_reason is not None
+    assert missing.skip_reason.startswith("directory unreadable: No such file")
+    assert [x.kind for x in missing.diagnostics] == [DiagnosticKind.IO_ERROR]
+    nul = find_manifest("bad\0dir", follow_symlinks=True)
+    assert nul.name is None and [x.kind for x in nul.diagnostics] == [DiagnosticKind.IO_ERROR]
+    (tmp_path / "empty").mkdir()
+    empty = find_manifest(tmp_path / "empty", follow_symlinks=True)
+    assert (empty.name, empty.skip_reason, empty.diagnostics) == (
+        None,
+        "no SKILL.md in directory",
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("SKILL.md", True), ("skill.MD", True), ("SKILL.md.bak", False), ("SKILL", False)],
+)
+def test_is_manifest_name(name: str, expected: bool) -> None:
+    assert is_manifest_name(name) is expected

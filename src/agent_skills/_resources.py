@@ -19,6 +19,7 @@ from ._confine import is_within, real_path
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError, fs_error
 from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
+from ._scan import is_manifest_name
 
 __all__ = ["RESOURCE_KINDS", "ResourceKind", "ResourceListing", "SkillResource", "list_resources"]
 
@@ -129,7 +130,7 @@ def list_resources(
             name = entry.name
             if name.startswith(".") or "\\" in name:
                 continue
-            if top and (name.lower() == "skill.md" or _DRIVE_RE.match(name)):
+            if top and (is_manifest_name(name) or _DRIVE_RE.match(name)):
                 continue
             rel = prefix + name
             try:

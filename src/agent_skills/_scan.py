@@ -17,9 +17,19 @@ from ._diagnostics import Diagnostic, DiagnosticKind, RootNote
 from ._errors import SkillError, fs_error
 from ._model import sort_key
 
-__all__ = ["MANIFEST_NAME", "Candidate", "scan_root", "sort_key"]
+__all__ = [
+    "MANIFEST_NAME",
+    "Candidate",
+    "ManifestLookup",
+    "find_manifest",
+    "is_manifest_name",
+    "scan_root",
+    "sort_key",
+]
 
+#: The manifest's name (Agent Skills specification); letter-case variants are found too (SPEC §4).
 MANIFEST_NAME = "SKILL.md"
+_MANIFEST_LOWER = MANIFEST_NAME.lower()
 
 
 @dataclass(slots=True)
@@ -67,24 +77,57 @@ def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
     return RootNote(root.path, "ok"), entries
 
 
-def _find_manifest(cand: Candidate, follow_symlinks: bool, dir_text: str) -> None:
-    """Pick the manifest by listing the directory (never by ``exists()``), SPEC §4.
+def is_manifest_name(name: str) -> bool:
+    """Whether ``name`` is a letter-case variant of ``SKILL.md`` (SPEC §4, §9)."""
+    return name.lower() == _MANIFEST_LOWER
 
-    ``dir_text`` is ``str(cand.dir)``, as listed in the root.
+
+@dataclass(frozen=True, slots=True)
+class ManifestLookup:
+    """What :func:`find_manifest` found in one directory.
+
+    Attributes:
+        name: The chosen manifest's on-disk name, or ``None`` when there is none.
+        path: ``os.path.join(dir, name)`` as text (``""`` without a manifest).
+        skip_reason: Why there is no manifest (``None`` when ``name`` is set).
+        diagnostics: ``io_error`` (directory unreadable), ``dangling_symlink`` (a variant that is
+            a dangling link), ``manifest_case`` (the chosen name is not exactly ``SKILL.md``).
     """
+
+    name: str | None
+    path: str = ""
+    skip_reason: str | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> ManifestLookup:
+    """Find a skill's manifest by listing the directory, never by ``exists()`` (SPEC §4).
+
+    The one rule for every caller (discovery, ``validate``, the CLI): an entry whose lower-cased
+    name is ``skill.md`` and which is a regular file, or with ``follow_symlinks`` a symlink to
+    one. Exact ``SKILL.md`` wins; otherwise the first variant in ``(casefold, name)`` order.
+
+    Args:
+        dir: The directory to look in (text or path-like).
+        follow_symlinks: Whether a manifest that is a symlink (to a regular file) is used.
+
+    Returns:
+        A :class:`ManifestLookup`. Nothing is raised: an unlistable directory is a skip reason
+        with an ``io_error`` diagnostic.
+    """
+    dir_text = os.fspath(dir)
+    diags: list[Diagnostic] = []
     try:
         with os.scandir(dir_text) as it:
-            variants = sorted(
-                (e for e in it if e.name.lower() == "skill.md"), key=lambda e: sort_key(e.name)
-            )
-    except OSError as exc:
-        err = fs_error(exc, cand.dir)
-        cand.skip_reason = f"directory unreadable: {err.message}"
-        cand.diagnostics.append(
-            Diagnostic(DiagnosticKind.IO_ERROR, f"skipping {cand.dir}: {err.message}", cand.dir)
+            variants = sorted((e for e in it if is_manifest_name(e.name)), key=_entry_key)
+    except (OSError, ValueError) as exc:
+        where = Path(dir_text)
+        message = fs_error(exc, where).message if isinstance(exc, OSError) else str(exc)
+        diag = Diagnostic(DiagnosticKind.IO_ERROR, f"skipping {where}: {message}", where)
+        return ManifestLookup(
+            None, skip_reason=f"directory unreadable: {message}", diagnostics=(diag,)
         )
-        return
-    usable: list[os.DirEntry[str]] = []
+    usable: list[str] = []
     unfollowed: list[str] = []
     dangling: list[str] = []
     for entry in variants:
@@ -97,7 +140,7 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool, dir_text: str) -> Non
                     target = os.stat(entry.path)
                 except OSError:
                     dangling.append(entry.name)
-                    cand.diagnostics.append(
+                    diags.append(
                         Diagnostic(
                             DiagnosticKind.DANGLING_SYMLINK,
                             f"skipping dangling symlink {entry.path}",
@@ -106,37 +149,42 @@ def _find_manifest(cand: Candidate, follow_symlinks: bool, dir_text: str) -> Non
                     )
                     continue
                 if stat.S_ISREG(target.st_mode):
-                    usable.append(entry)
+                    usable.append(entry.name)
             elif entry.is_file(follow_symlinks=False):
-                usable.append(entry)
+                usable.append(entry.name)
         except OSError:
             continue
     if not usable:
         if unfollowed:
-            cand.skip_reason = (
-                f"manifest {unfollowed[0]} is a symlink, not followed (follow_symlinks=False)"
-            )
+            reason = f"manifest {unfollowed[0]} is a symlink, not followed (follow_symlinks=False)"
         elif dangling:
-            cand.skip_reason = f"manifest {dangling[0]} is a dangling symlink"
+            reason = f"manifest {dangling[0]} is a dangling symlink"
         else:
-            cand.skip_reason = f"no {MANIFEST_NAME} in directory"
-        return
-    chosen = next((e for e in usable if e.name == MANIFEST_NAME), usable[0])
-    cand.manifest = cand.dir / chosen.name
-    cand.location = os.path.join(dir_text, chosen.name)
-    if chosen.name != MANIFEST_NAME:
-        cand.diagnostics.append(
+            reason = f"no {MANIFEST_NAME} in directory"
+        return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags))
+    chosen = MANIFEST_NAME if MANIFEST_NAME in usable else usable[0]
+    path = os.path.join(dir_text, chosen)
+    if chosen != MANIFEST_NAME:
+        diags.append(
             Diagnostic(
                 DiagnosticKind.MANIFEST_CASE,
-                f"using {cand.manifest} as the manifest of {cand.dir} (expected {MANIFEST_NAME})",
-                cand.manifest,
+                f"using {path} as the manifest of {dir_text} (expected {MANIFEST_NAME})",
+                Path(path),
             )
         )
+    return ManifestLookup(chosen, path, None, tuple(diags))
+
+
+def _entry_key(entry: os.DirEntry[str]) -> tuple[str, str]:
+    return sort_key(entry.name)
+
+
+def _read_manifest(path: str, where: Path) -> tuple[bytes | None, SkillError | None]:
     try:
-        with open(cand.location, "rb") as fh:
-            cand.data = fh.read()
+        with open(path, "rb") as fh:
+            return fh.read(), None
     except OSError as exc:
-        cand.error = fs_error(exc, cand.manifest)
+        return None, fs_error(exc, where)
 
 
 def scan_root(root: SkillRoot, *, follow_symlinks: bool) -> tuple[RootNote, list[Candidate]]:
@@ -182,5 +230,12 @@ def scan_root(root: SkillRoot, *, follow_symlinks: bool) -> tuple[RootNote, list
             if not stat.S_ISDIR(target.st_mode):
                 cand.skip_reason = "symlink to a file, not a directory"
                 continue
-        _find_manifest(cand, follow_symlinks, entry.path)
+        lookup = find_manifest(entry.path, follow_symlinks=follow_symlinks)
+        cand.diagnostics.extend(lookup.diagnostics)
+        if lookup.name is None:
+            cand.skip_reason = lookup.skip_reason
+            continue
+        cand.manifest = cand.dir / lookup.name
+        cand.location = lookup.path
+        cand.data, cand.error = _read_manifest(lookup.path, cand.manifest)
     return note, out

@@ -62,6 +62,7 @@ from ._core import AgentSkills, create_agent_skills
 from ._diagnostics import DiscoveryReport, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
 from ._presets import clarvis_skill_roots, standard_skill_roots
+from ._scan import is_manifest_name
 from .validate import Problem, Severity, find_manifest, validate_skill
 
 __all__ = ["cli", "main"]
@@ -581,7 +582,7 @@ def _print_report(report: DiscoveryReport) -> None:
 
 def _expand_validate_path(path: Path) -> list[Path]:
     """A skill dir, a manifest file (its directory) or a root (its skill children)."""
-    if path.is_file() and path.name.lower() == "skill.md":
+    if path.is_file() and is_manifest_name(path.name):
         return [path.parent]
     if not path.is_dir() or find_manifest(path) is not None:
         return [path]

@@ -78,9 +78,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from . import _scan
 from ._confine import resolve_resource_path
 from ._errors import SkillError
 from ._manifest import load_frontmatter_yaml, split_frontmatter, yaml_kind
+from ._scan import MANIFEST_NAME
 
 __all__ = [
     "MAX_BODY_LINES",
@@ -105,8 +107,6 @@ MAX_COMPATIBILITY_LENGTH = 500
 MAX_BODY_LINES = 500
 #: The top-level frontmatter keys the Agent Skills specification defines.
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-
-MANIFEST_NAME = "SKILL.md"
 
 
 class Severity(StrEnum):
@@ -160,36 +160,19 @@ def _warning(code: str, message: str, field: str | None = None, line: int | None
     return Problem(Severity.WARNING, code, message, field, line)
 
 
-def find_manifest(skill_dir: Path) -> Path | None:
-    """Find a skill's manifest by listing the directory, as discovery does (SPEC §4).
+def find_manifest(skill_dir: str | os.PathLike[str]) -> Path | None:
+    """Find a skill's manifest as discovery does, symlinks followed (SPEC §4).
 
     Args:
         skill_dir: The skill directory.
 
     Returns:
-        ``skill_dir / "SKILL.md"`` when that exact entry is a file (symlinks followed); else the
-        first case variant of ``skill.md`` that is a file, in ``(casefold, name)`` order; else
+        ``skill_dir / <on-disk name>`` of the manifest ``_scan.find_manifest`` picks (exact
+        ``SKILL.md`` first, else the first case variant in ``(casefold, name)`` order), or
         ``None`` (also when the directory cannot be listed).
     """
-    try:
-        with os.scandir(skill_dir) as it:
-            names = sorted(
-                (e.name for e in it if e.name.lower() == "skill.md"),
-                key=lambda n: (n.casefold(), n),
-            )
-    except OSError:
-        return None
-    files = []
-    for name in names:
-        try:
-            if stat.S_ISREG(os.stat(skill_dir / name).st_mode):
-                files.append(name)
-        except OSError:
-            continue
-    if not files:
-        return None
-    chosen = MANIFEST_NAME if MANIFEST_NAME in files else files[0]
-    return skill_dir / chosen
+    lookup = _scan.find_manifest(skill_dir, follow_symlinks=True)
+    return None if lookup.name is None else Path(os.fspath(skill_dir)) / lookup.name
 
 
 def validate_skill(path: str | os.PathLike[str]) -> list[Problem]:
