@@ -302,7 +302,9 @@ def test_c17_name_differs_from_directory(tmp_path: Path) -> None:
         ("dots", "...", "invalid"),  # only dots
         ("slash", "a/b", "invalid"),
         ("space", " padded ", "loaded"),  # trimmed to "padded": a mismatch
-        ("unicode", "café", "invalid"),
+        ("unicode", "café", "loaded"),  # Unicode names load (SPEC §21.5): a mismatch here
+        ("upper", "Café", "loaded"),  # ASCII upper case as §6 allowed
+        ("upper-nonascii", "cafÉ", "invalid"),  # non-ASCII upper case is neither
     ],
 )
 def test_c17_other_names(tmp_path: Path, dirname: str, name: str, status: str) -> None:

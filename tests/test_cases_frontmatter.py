@@ -531,8 +531,6 @@ def test_c15_non_string_required_keys(yaml_lines: str, at: str) -> None:
         ("version: 2", "version"),
         ("compatibility: 3.11", "compatibility"),
         ("argument-hint: null", "argument-hint"),
-        ("user-invocable: yes", "user-invocable"),
-        ("disable-model-invocation: 1", "disable-model-invocation"),
         ("metadata: none", "metadata"),
     ],
 )

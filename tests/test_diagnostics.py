@@ -30,6 +30,8 @@ KINDS = [
     "invalid_field",
     "resources_truncated",
     "shadowed",
+    "name_missing",
+    "scan_truncated",
 ]
 
 

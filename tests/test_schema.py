@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from agent_skills import ErrorCode, SkillError, SkillFrontmatter, normalize_tools, parse_skill
-from agent_skills._schema import FRONTMATTER_KEYS, validate_frontmatter
+from agent_skills._schema import FLAG_KEYS, FRONTMATTER_KEYS, validate_frontmatter
 
 BASE: dict[str, Any] = {"name": "demo", "description": "A demo."}
 
@@ -82,7 +82,9 @@ def test_parse_skill_frontmatter_trims_name_and_description_only() -> None:
         ({"name": "   ", "description": "d"}, "name"),
         ({"name": "has space", "description": "d"}, "name"),
         ({"name": "a/b", "description": "d"}, "name"),
-        ({"name": "é", "description": "d"}, "name"),
+        ({"name": "É", "description": "d"}, "name"),
+        ({"name": "a\u2215b", "description": "d"}, "name"),
+        ({"name": "a\uff0fb", "description": "d"}, "name"),
         ({"name": ".", "description": "d"}, "name"),
         ({"name": "..", "description": "d"}, "name"),
         ({"name": "...", "description": "d"}, "name"),
@@ -105,7 +107,9 @@ def test_required_key_problems_are_invalid_skill(
     assert info.value.fields == {"at": at}
 
 
-@pytest.mark.parametrize("name", ["a", "A.b_c-1", ".hidden", "a..b", "-x", "_", "1"])
+@pytest.mark.parametrize(
+    "name", ["a", "A.b_c-1", ".hidden", "a..b", "-x", "_", "1", "é", "名前", "ß-2"]
+)
 def test_name_pattern_accepts(name: str) -> None:
     model, _ = validate_frontmatter({"name": name, "description": "d"}, strict=True)
     assert model.name == name
@@ -130,9 +134,11 @@ OPTIONAL_BAD: list[tuple[str, Any]] = [
     ("user-invocable", "yes"),
     ("user-invocable", 1),
     ("user-invocable", None),
+    ("user-invocable", "maybe"),
     ("disable-model-invocation", "true"),
     ("disable-model-invocation", 0),
     ("disable-model-invocation", None),
+    ("disable-model-invocation", 2),
     ("metadata", [1]),
     ("metadata", "x"),
     ("metadata", None),
@@ -147,10 +153,12 @@ def test_optional_key_strict_is_invalid_skill_at_key(key: str, value: Any) -> No
     assert info.value.fields == {"at": key}
 
 
-@pytest.mark.parametrize(("key", "value"), OPTIONAL_BAD)
+@pytest.mark.parametrize(("key", "value"), [(k, v) for k, v in OPTIONAL_BAD if k not in FLAG_KEYS])
 def test_optional_key_lenient_is_dropped_and_reported(key: str, value: Any) -> None:
-    model, dropped = validate_frontmatter({**BASE, key: value}, strict=False)
-    assert [k for k, _ in dropped] == [key]
+    model, notes = validate_frontmatter({**BASE, key: value}, strict=False)
+    assert [(n.kind, n.key, n.lead) for n in notes] == [
+        ("invalid_field", key, "ignoring invalid frontmatter key")
+    ]
     attr = key.replace("-", "_")
     assert getattr(model, attr) is None
 

@@ -32,7 +32,8 @@ Severity = Literal["warning", "info"]
 
 
 class DiagnosticKind(StrEnum):
-    """Kinds of diagnostic (SPEC §7.5). All are warnings except ``shadowed`` (info)."""
+    """Kinds of diagnostic (SPEC §7.5, §21, §27). All are warnings; ``shadowed`` is a warning
+    too, except for an alias of the winner (the same real directory), which is info (§21.8)."""
 
     INVALID_SKILL = "invalid_skill"
     IO_ERROR = "io_error"
@@ -46,6 +47,8 @@ class DiagnosticKind(StrEnum):
     INVALID_FIELD = "invalid_field"
     RESOURCES_TRUNCATED = "resources_truncated"
     SHADOWED = "shadowed"
+    NAME_MISSING = "name_missing"
+    SCAN_TRUNCATED = "scan_truncated"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,25 +6,20 @@ or the model is first asked for, not by ``import agent_skills`` (SPEC §18: ligh
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["SkillFrontmatter"]
+from ._schema import name_problem
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")
+__all__ = ["SkillFrontmatter"]
 
 
 def _check_name(value: str) -> str:
-    trimmed = value.strip()
-    if not trimmed:
-        raise ValueError("name is required")
-    if not _NAME_RE.fullmatch(trimmed):
-        raise ValueError("name must only contain letters, digits, '.', '_' and '-'")
-    if set(trimmed) == {"."}:
-        raise ValueError("name must not consist only of dots")
-    return trimmed
+    problem = name_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value.strip()
 
 
 def _check_description(value: str) -> str:
@@ -38,14 +33,17 @@ class SkillFrontmatter(BaseModel):
     """Validated frontmatter of a ``SKILL.md`` (SPEC §6; keys from the Agent Skills specification
     plus the common client extensions).
 
-    Types are strict (``version: 1.0`` is not a string; ``user-invocable: "yes"`` is not a bool)
+    Types are strict (``version: 1.0`` is not a string; ``user-invocable: "yes"`` is not a bool:
+    the lenient spellings of the flags are read by ``validate_frontmatter`` before the model)
     and an explicit ``null`` for an optional key is an error. Unknown keys are kept as parsed
     (``model_extra``). Field names are snake_case; the YAML keys are their aliases
     (``allowed_tools`` is ``allowed-tools``). Manifests are validated by alias only, so a
     snake_case key such as ``user_invocable`` in a ``SKILL.md`` is an unknown key.
 
     Attributes:
-        name: Trimmed, non-empty, ``^[A-Za-z0-9._-]+$``, not only dots.
+        name: Trimmed and accepted by ``name_problem`` (SPEC §21.5: Unicode letters and digits
+            that are not upper-case, ASCII upper-case, ``-``, ``.``, ``_``; not only dots; after
+            NFKC). Kept as written, not normalised.
         description: Trimmed, non-empty.
         version, license, compatibility, argument_hint: Optional strings, kept as written.
         allowed_tools, tools: Optional string or list of strings (see :func:`normalize_tools`).

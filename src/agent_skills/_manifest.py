@@ -10,6 +10,7 @@ an ordinary key, duplicate keys are an error, and tags outside the core schema a
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from yaml.resolver import Resolver
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError
-from ._schema import validate_frontmatter
+from ._schema import validate_frontmatter, yaml_kind
 
 if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
@@ -422,11 +423,16 @@ def parse_skill(
     Args:
         text: The manifest as ``str`` or ``bytes`` (decoded as UTF-8; invalid bytes become U+FFFD
             with an ``invalid_utf8`` diagnostic). One leading BOM is dropped; CRLF and CR become LF.
-        strict: No YAML repair, and a failing optional key is an error instead of a diagnostic.
-        path: The manifest's path, added to error ``fields`` and diagnostics when given.
+        strict: No YAML repair, and a failing optional key (or a flag that is not a boolean) is
+            an error instead of a diagnostic.
+        path: The manifest's path, added to error ``fields`` and diagnostics when given. In
+            lenient mode the name of its parent directory stands in for a missing ``name``
+            (``name_missing`` diagnostic, SPEC §21.6).
 
     Returns:
-        A :class:`ParsedSkill`.
+        A :class:`ParsedSkill`. Its diagnostics may hold ``invalid_utf8``, ``yaml_repaired``,
+        ``name_missing`` and ``invalid_field`` (an optional key ignored, or an invocation flag
+        failed closed, SPEC §21.7).
 
     Raises:
         SkillError: ``invalid_skill`` for a fence problem ("unterminated frontmatter"), a YAML error
@@ -481,12 +487,13 @@ def parse_skill(
                 f"frontmatter must be a mapping, got {yaml_kind(data)}",
                 {"at": ""},
             )
-        model, dropped = validate_frontmatter(data, strict=strict)
-        for key, message in dropped:
+        dir_name = os.path.basename(os.path.dirname(where)) if where else None
+        model, notes = validate_frontmatter(data, strict=strict, dir_name=dir_name or None)
+        for note in notes:
             diags.append(
                 Diagnostic(
-                    DiagnosticKind.INVALID_FIELD,
-                    f"ignoring invalid frontmatter key '{key}' in {where or 'manifest'}: {message}",
+                    DiagnosticKind(note.kind),
+                    f"{note.lead} '{note.key}' in {where or 'manifest'}: {note.detail}",
                     _as_path(where),
                 )
             )
@@ -517,22 +524,3 @@ def invalid_utf8_diagnostic(where: str | None) -> Diagnostic:
 def _as_path(where: str | None) -> Path | None:
     # Built only when a diagnostic needs it: a Path per manifest is a measurable share of a scan.
     return Path(where) if where is not None else None
-
-
-def yaml_kind(value: object) -> str:
-    """Name the kind of a loaded YAML value for messages: ``"null"``, ``"a boolean"``,
-    ``"a number"``, ``"a list"``, ``"a mapping"``, ``"a string"`` (never the value itself,
-    which is file content, SPEC §11)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, str):
-        return "a string"
-    return type(value).__name__

@@ -44,7 +44,7 @@ from ._model import (
 )
 from ._resources import list_resources
 from ._scan import Candidate, scan_root
-from ._schema import normalize_tools
+from ._schema import name_key, normalize_tools
 
 # The data model lives in ``_model``; its names stay importable from here.
 __all__ = [
@@ -371,7 +371,7 @@ def _resolve_root(
             continue
         diags.extend(parsed.diagnostics)
         info = _build_info(cand, parsed, pool)
-        if info.name != cand.entry_name:
+        if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
             diags.append(
                 Diagnostic(
                     DiagnosticKind.NAME_MISMATCH,

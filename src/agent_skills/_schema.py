@@ -9,8 +9,9 @@ first access to ``SkillFrontmatter``), so that ``import agent_skills`` does not 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._errors import ErrorCode, SkillError
 
@@ -20,11 +21,17 @@ if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
 
 __all__ = [
+    "FLAG_KEYS",
     "FRONTMATTER_KEYS",
     "OPTIONAL_KEYS",
+    "FieldNote",
     "SkillFrontmatter",
+    "coerce_flag",
+    "name_key",
+    "name_problem",
     "normalize_tools",
     "validate_frontmatter",
+    "yaml_kind",
 ]
 
 #: Known keys in the order they are checked (SPEC §6); the first failure is reported as ``at``.
@@ -42,6 +49,116 @@ FRONTMATTER_KEYS = (
     "metadata",
 )
 OPTIONAL_KEYS = frozenset(FRONTMATTER_KEYS[2:])
+
+#: The invocation flags and the value each fails closed to (SPEC §21.7): an unrecognisable
+#: ``disable-model-invocation`` disables model invocation, an unrecognisable ``user-invocable``
+#: makes the skill not user-invocable.
+FLAG_KEYS: Mapping[str, bool] = {"user-invocable": False, "disable-model-invocation": True}
+
+# The spellings a lenient load accepts for a flag, compared case-insensitively (SPEC §21.7).
+_FLAG_WORDS = {
+    "true": True,
+    "yes": True,
+    "on": True,
+    "1": True,
+    "false": False,
+    "no": False,
+    "off": False,
+    "0": False,
+}
+
+# Beyond Unicode letters and digits, the characters a loadable name may hold (SPEC §21.5).
+_NAME_PUNCTUATION = frozenset("-._")
+
+#: Message of a name holding a character that is neither a letter, a digit nor ``-._``.
+BAD_NAME_CHARS = "name must only contain letters, digits, '.', '_' and '-'"
+#: Message of a name holding a non-ASCII upper- or title-case letter.
+BAD_NAME_CASE = "name must not hold upper-case letters outside ASCII"
+#: Message of a name made only of dots.
+DOTS_NAME = "name must not consist only of dots"
+#: Message of an empty (or blank) name.
+EMPTY_NAME = "name is required"
+
+
+class FieldNote(NamedTuple):
+    """A lenient-mode note about one key, turned into a diagnostic by the parser (SPEC §6, §21).
+
+    The diagnostic's message is ``f"{lead} '{key}' in {manifest}: {detail}"``.
+
+    Attributes:
+        kind: ``"invalid_field"`` (an optional key was dropped, or a flag failed closed) or
+            ``"name_missing"`` (the directory name stands in for a missing ``name``).
+        key: The frontmatter key concerned.
+        lead: ``"ignoring invalid frontmatter key"``, ``"invalid frontmatter key"`` (a flag that
+            failed closed) or ``"missing frontmatter key"``.
+        detail: What was wrong and what the loader did.
+    """
+
+    kind: str
+    key: str
+    lead: str
+    detail: str
+
+
+def name_key(name: str) -> str:
+    """The form names are compared in: NFKC (Agent Skills specification: name; SPEC §21.5)."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a skill's name when loading, or ``None`` when it can (SPEC §21.5).
+
+    The rule, checked on the NFKC form of the trimmed name: not empty; not only dots; every
+    character a Unicode letter or digit that is not upper- or title-case (what the Agent Skills
+    specification accepts), an ASCII upper-case letter, or one of ``-``, ``.``, ``_`` (what SPEC §6
+    accepted). So ``/``, ``\\``, ``:``, whitespace and control characters are rejected, also when
+    NFKC produces them (a full-width solidus). The specification's other rules (length, hyphen
+    placement, lower case) are author-facing checks of ``agent_skills.validate``.
+
+    Args:
+        name: The name as written (it is trimmed here).
+
+    Returns:
+        ``None``, or one of the messages :data:`EMPTY_NAME`, :data:`DOTS_NAME`,
+        :data:`BAD_NAME_CHARS`, :data:`BAD_NAME_CASE` (checked in that order).
+    """
+    text = name_key(name.strip())
+    if not text:
+        return EMPTY_NAME
+    if not text.strip("."):
+        return DOTS_NAME
+    if text.isascii():
+        ok = all(c.isalnum() or c in _NAME_PUNCTUATION for c in text)
+        return None if ok else BAD_NAME_CHARS
+    upper = False
+    for c in text:
+        if c in _NAME_PUNCTUATION or (c.isascii() and c.isalnum()):
+            continue
+        if not c.isalnum():
+            return BAD_NAME_CHARS
+        if c != c.lower():
+            upper = True
+    return BAD_NAME_CASE if upper else None
+
+
+def coerce_flag(value: object) -> bool | None:
+    """Read an invocation flag leniently (SPEC §21.7).
+
+    Args:
+        value: The parsed YAML value.
+
+    Returns:
+        ``True``/``False`` for a YAML boolean, the integers ``1``/``0``, or one of the strings
+        ``true/false/yes/no/on/off/1/0`` in any case (no surrounding whitespace); ``None`` for
+        anything else (``null`` included), which the caller fails closed.
+    """
+    if value is True or value is False:
+        return value
+    if type(value) is int and value in (0, 1):
+        return value == 1
+    if isinstance(value, str):
+        return _FLAG_WORDS.get(value.lower())
+    return None
 
 
 def __getattr__(name: str) -> Any:
@@ -80,18 +197,24 @@ def _first_key(exc: ValidationError) -> tuple[str, str]:
 
 
 def validate_frontmatter(
-    data: Mapping[str, Any], *, strict: bool
-) -> tuple[SkillFrontmatter, list[tuple[str, str]]]:
-    """Validate parsed frontmatter (SPEC §6).
+    data: Mapping[str, Any], *, strict: bool, dir_name: str | None = None
+) -> tuple[SkillFrontmatter, list[FieldNote]]:
+    """Validate parsed frontmatter (SPEC §6, amended by §21.5-§21.7).
 
     Args:
         data: The YAML mapping (string keys).
         strict: When True any failing key raises; when False a failing optional key is dropped
-            from the model (the raw value stays in the caller's mapping) and reported.
+            from the model (the raw value stays in the caller's mapping) and reported, a flag
+            that is not a boolean is read leniently or fails closed, and a missing ``name`` is
+            taken from ``dir_name``.
+        dir_name: The skill directory's name, used for a missing ``name`` in lenient mode when
+            :func:`name_problem` accepts it.
 
     Returns:
-        ``(model, dropped)`` where ``dropped`` lists ``(key, message)`` for each optional key that
-        failed (always empty in strict mode), in table order.
+        ``(model, notes)`` where ``notes`` lists a :class:`FieldNote` per key that needed one
+        (always empty in strict mode), in table order: ``name_missing`` for the directory-name
+        fallback, ``invalid_field`` for each optional key dropped and each flag failed closed.
+        A flag read leniently (``yes``, ``0``, ...) gets no note.
 
     Raises:
         SkillError: ``invalid_skill`` with ``fields={"at": key}`` for a required-key failure, or
@@ -102,20 +225,56 @@ def validate_frontmatter(
     from ._frontmatter import SkillFrontmatter
 
     candidate = dict(data)
-    dropped: list[tuple[str, str]] = []
+    notes: list[FieldNote] = []
+    if not strict:
+        if "name" not in candidate and dir_name is not None and name_problem(dir_name) is None:
+            candidate["name"] = dir_name
+            notes.append(
+                FieldNote(
+                    "name_missing",
+                    "name",
+                    "missing frontmatter key",
+                    f"using the directory name '{dir_name}'",
+                )
+            )
+        for key, closed in FLAG_KEYS.items():
+            if key not in candidate:
+                continue
+            value = coerce_flag(candidate[key])
+            if value is None:
+                notes.append(
+                    FieldNote(
+                        "invalid_field",
+                        key,
+                        "invalid frontmatter key",
+                        _flag_message(key, candidate[key]),
+                    )
+                )
+                value = closed
+            candidate[key] = value
     while True:
         try:
             # By alias only: ``user_invocable`` in a manifest is an unknown key, not the field.
             model = SkillFrontmatter.model_validate(candidate, by_alias=True, by_name=False)
-            return model, dropped
+            notes.sort(key=lambda note: FRONTMATTER_KEYS.index(note.key))
+            return model, notes
         except ValidationError as exc:
             key, message = _first_key(exc)
             if strict or key not in OPTIONAL_KEYS:
                 raise SkillError(
                     ErrorCode.INVALID_SKILL, f"invalid frontmatter '{key}': {message}", {"at": key}
                 ) from None
-            dropped.append((key, message))
+            lead = "ignoring invalid frontmatter key"
+            notes.append(FieldNote("invalid_field", key, lead, message))
             del candidate[key]
+
+
+def _flag_message(key: str, value: object) -> str:
+    effect = "not user-invocable" if key == "user-invocable" else "not model-invocable"
+    return (
+        f"expected a boolean (true/false, yes/no, on/off, 1/0), got {yaml_kind(value)}; "
+        f"the skill is treated as {effect}"
+    )
 
 
 def normalize_tools(value: object) -> list[str]:
@@ -188,3 +347,22 @@ def _split_tools_nested(text: str) -> list[str]:
     if current:
         out.append("".join(current))
     return [item for item in (part.strip() for part in out) if item]
+
+
+def yaml_kind(value: object) -> str:
+    """Name the kind of a loaded YAML value for messages: ``"null"``, ``"a boolean"``,
+    ``"a number"``, ``"a list"``, ``"a mapping"``, ``"a string"`` (never the value itself,
+    which is file content, SPEC §11)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, str):
+        return "a string"
+    return type(value).__name__
