@@ -253,6 +253,7 @@ def test_activation_tool_flavors(session: SkillSession) -> None:
             "name": "activate_skill",
             "description": ACTIVATE_DESCRIPTION,
             "parameters": ACTIVATE_SCHEMA,
+            "strict": True,
         },
     }
     assert session.activation_tool("anthropic") == {
@@ -275,6 +276,7 @@ def test_read_tool_flavors(session: SkillSession) -> None:
             "name": "read_skill_resource",
             "description": READ_DESCRIPTION,
             "parameters": READ_SCHEMA,
+            "strict": True,
         },
     }
     assert session.read_tool("anthropic") == {
@@ -306,7 +308,7 @@ def test_tools_none_without_model_invocable_skills(tmp_path: Path) -> None:
             assert session.read_tool(flavor) is None  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("flavor", ["OpenAI", "mcp", "", None])
+@pytest.mark.parametrize("flavor", ["OpenAI", "MCP", "openai-responses", "", None])
 def test_tools_bad_flavor(session: SkillSession, flavor: Any) -> None:
     for make in (session.activation_tool, session.read_tool):
         with pytest.raises(SkillError) as exc:

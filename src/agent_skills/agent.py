@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape as _html_escape
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ._confine import is_within, real_path
 from ._core import AgentSkills
@@ -34,27 +34,56 @@ from .catalog import render_available_skills_xml, render_skill_catalog
 __all__ = [
     "ACTIVATE_TOOL_NAME",
     "DEFAULT_MAX_READ_BYTES",
+    "DEFAULT_SEARCH_LIMIT",
+    "ENUM_MAX_LONG_VALUES",
+    "ENUM_MAX_TOTAL_CHARS",
+    "ENUM_MAX_VALUES",
+    "MAX_SEARCH_LIMIT",
     "READ_TOOL_NAME",
+    "SEARCH_TOOL_NAME",
     "Activation",
     "CatalogFormat",
     "SkillSession",
     "ToolFlavor",
+    "ToolName",
+    "enum_fits_strict_mode",
+    "tool_definition",
 ]
 
 DEFAULT_MAX_READ_BYTES = 1_048_576
 """Default cap of :meth:`SkillSession.read_resource`, in bytes (1 MiB; SPEC §14)."""
 
-ACTIVATE_TOOL_NAME = "activate_skill"
+ACTIVATE_TOOL_NAME: Final = "activate_skill"
 """Name of the activation tool (SPEC §14)."""
 
-READ_TOOL_NAME = "read_skill_resource"
+READ_TOOL_NAME: Final = "read_skill_resource"
 """Name of the resource-reading tool (SPEC §14)."""
 
+SEARCH_TOOL_NAME: Final = "search_skills"
+"""Name of the search tool offered when the catalog leaves skills out (SPEC §22.2)."""
+
+DEFAULT_SEARCH_LIMIT = 10
+"""Results of ``search_skills`` when ``limit`` is null (SPEC §22.2)."""
+
+MAX_SEARCH_LIMIT = 50
+"""Largest ``limit`` ``search_skills`` accepts."""
+
+ENUM_MAX_VALUES = 250
+"""An ``enum`` of at most this many names always fits OpenAI's strict mode (SPEC §22.2)."""
+
+ENUM_MAX_LONG_VALUES = 500
+"""Past :data:`ENUM_MAX_VALUES`, at most this many names ..."""
+
+ENUM_MAX_TOTAL_CHARS = 7_500
+"""... whose lengths add up to at most this many characters (SPEC §22.2)."""
+
 CatalogFormat = Literal["xml", "markdown"]
-ToolFlavor = Literal["openai", "anthropic", "json_schema"]
+ToolFlavor = Literal["openai", "openai_responses", "anthropic", "json_schema", "mcp"]
+ToolName = Literal["activate_skill", "read_skill_resource", "search_skills"]
 
 _FORMATS: tuple[str, ...] = ("xml", "markdown")
-_FLAVORS: tuple[str, ...] = ("openai", "anthropic", "json_schema")
+_FLAVORS: tuple[str, ...] = ("openai", "openai_responses", "anthropic", "json_schema", "mcp")
+_TOOLS: tuple[str, ...] = (ACTIVATE_TOOL_NAME, READ_TOOL_NAME, SEARCH_TOOL_NAME)
 
 _INSTRUCTIONS = (
     "Skills are folders of instructions, scripts and reference files for specific tasks. "
@@ -84,6 +113,14 @@ _ACTIVATE_DESCRIPTION = (
 _READ_DESCRIPTION = (
     "Read one file bundled with an activated skill, by the skill's name and the file's path "
     "relative to the skill directory (for example 'references/guide.md')."
+)
+_READ_ANY_DESCRIPTION = (
+    "Read one file bundled with a skill, by the skill's name and the file's path "
+    "relative to the skill directory (for example 'references/guide.md')."
+)
+_SEARCH_DESCRIPTION = (
+    "Search the skills that the catalog could not list: returns the best matches as "
+    "'name: description' lines, best first. Activate a match with activate_skill."
 )
 
 
@@ -147,7 +184,11 @@ def _string(description: str, enum: list[str] | None = None) -> dict[str, Any]:
 
 
 def _arguments(**properties: dict[str, Any]) -> dict[str, Any]:
-    """A JSON Schema object whose properties are all required and the only ones allowed."""
+    """A JSON Schema object whose properties are all required and the only ones allowed.
+
+    That is the shape OpenAI's strict mode asks for (SPEC §22.5), and it is valid JSON Schema
+    2020-12 for every other host.
+    """
     return {
         "type": "object",
         "properties": properties,
@@ -156,22 +197,121 @@ def _arguments(**properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def enum_fits_strict_mode(names: Sequence[str]) -> bool:
+    """Whether an ``enum`` of ``names`` stays within OpenAI's strict-mode limits (SPEC §22.2).
+
+    At most 250 values, or at most 500 values whose lengths (in characters) add up to at most
+    7 500. Past that a tool takes the name as a plain ``string``.
+    """
+    count = len(names)
+    if count <= ENUM_MAX_VALUES:
+        return True
+    return count <= ENUM_MAX_LONG_VALUES and sum(map(len, names)) <= ENUM_MAX_TOTAL_CHARS
+
+
+def _name_enum(names: Sequence[str] | None) -> list[str] | None:
+    if names is None:
+        return None
+    listed = list(names)
+    return listed if enum_fits_strict_mode(listed) else None
+
+
 def _wrap_tool(
     flavor: object, name: str, description: str, schema: dict[str, Any]
 ) -> dict[str, Any]:
     if flavor == "openai":
+        function = {"name": name, "description": description, "parameters": schema, "strict": True}
+        return {"type": "function", "function": function}
+    if flavor == "openai_responses":
         return {
             "type": "function",
-            "function": {"name": name, "description": description, "parameters": schema},
+            "name": name,
+            "description": description,
+            "parameters": schema,
+            "strict": True,
         }
     if flavor == "anthropic":
         return {"name": name, "description": description, "input_schema": schema}
     if flavor == "json_schema":
         return {"name": name, "description": description, "parameters": schema}
+    if flavor == "mcp":
+        return {"name": name, "description": description, "inputSchema": schema}
     raise _invalid(
         f"tool flavor must be one of {', '.join(_FLAVORS)}, got {flavor!r}",
         {"flavor": repr(flavor)},
     )
+
+
+def tool_definition(
+    tool: ToolName,
+    flavor: ToolFlavor = "openai",
+    *,
+    names: Sequence[str] | None = None,
+    needs_activation: bool = True,
+) -> dict[str, Any]:
+    """Return one tool definition in one host's format (SPEC §14, §22.2, §22.5).
+
+    Every flavor carries the same JSON Schema object (valid JSON Schema 2020-12 and OpenAI strict
+    mode: every property required, ``additionalProperties`` false):
+
+    - ``activate_skill``: ``name`` (string);
+    - ``read_skill_resource``: ``name`` (string), ``path`` (string, relative to the skill
+      directory);
+    - ``search_skills``: ``query`` (string), ``limit`` (``["integer", "null"]``; null for 10).
+
+    Args:
+        tool: ``"activate_skill"``, ``"read_skill_resource"`` or ``"search_skills"``.
+        flavor: ``"openai"`` (Chat Completions: ``{"type": "function", "function": {"name",
+            "description", "parameters", "strict": true}}``), ``"openai_responses"``
+            (``{"type": "function", "name", "description", "parameters", "strict": true}``),
+            ``"anthropic"`` (``{"name", "description", "input_schema"}``), ``"json_schema"``
+            (``{"name", "description", "parameters"}``) or ``"mcp"`` (``{"name",
+            "description", "inputSchema"}``).
+        names: The skill names the ``name`` property lists as an ``enum``, in the order given;
+            ``None``, or more names than OpenAI's strict-mode limits allow
+            (:func:`enum_fits_strict_mode`), gives a plain string. Ignored for
+            ``search_skills``.
+        needs_activation: For ``read_skill_resource``: whether its description tells the model
+            to activate the skill first (a :class:`SkillSession`; the MCP server reads any
+            skill's files without activation).
+
+    Returns:
+        A new dict.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{flavor}`` for another flavor, ``{tool}`` for another
+            tool.
+    """
+    enum = _name_enum(names)
+    if tool == ACTIVATE_TOOL_NAME:
+        schema = _arguments(name=_string("The name of the skill to activate.", enum))
+        description = _ACTIVATE_DESCRIPTION
+    elif tool == READ_TOOL_NAME:
+        schema = _arguments(
+            name=_string(
+                "The name of an activated skill." if needs_activation else "The skill's name.",
+                enum,
+            ),
+            path=_string("The file's path relative to the skill directory."),
+        )
+        description = _READ_DESCRIPTION if needs_activation else _READ_ANY_DESCRIPTION
+    elif tool == SEARCH_TOOL_NAME:
+        schema = _arguments(
+            query=_string("Words describing the task, for example 'review an OpenAPI spec'."),
+            limit={
+                "type": ["integer", "null"],
+                "description": (
+                    f"Most skills to return, 1 to {MAX_SEARCH_LIMIT}; null for "
+                    f"{DEFAULT_SEARCH_LIMIT}."
+                ),
+            },
+        )
+        description = _SEARCH_DESCRIPTION
+    else:
+        raise _invalid(
+            f"tool must be one of {', '.join(_TOOLS)}, got {tool!r}", {"tool": repr(tool)}
+        )
+    return _wrap_tool(flavor, tool, description, schema)
 
 
 class SkillSession:
@@ -224,6 +364,7 @@ class SkillSession:
         self._lock = threading.Lock()
         # name -> real skill directory, in activation order
         self._active: dict[str, str] = {}
+        self._offers_search = False
 
     def __repr__(self) -> str:
         with self._lock:
@@ -293,20 +434,21 @@ class SkillSession:
 
     # -- tools ---------------------------------------------------------------------------------
 
-    def _names_schema(self) -> list[str]:
+    def _names(self) -> list[str]:
         return [info.name for info in self.model_invocable()]
 
     def activation_tool(self, flavor: ToolFlavor = "openai") -> dict[str, Any] | None:
-        """Return the ``activate_skill`` tool definition (SPEC §14).
+        """Return the ``activate_skill`` tool definition (SPEC §14, §22.2, §22.5).
 
         Its parameters are a JSON Schema object with one required string property ``name``
-        whose ``enum`` lists the model-invocable skills, sorted as SPEC §8
-        (``additionalProperties`` false).
+        (``additionalProperties`` false). ``name`` has an ``enum`` of the model-invocable skills,
+        sorted as SPEC §8, while that list stays within OpenAI's strict-mode limits (at most 250
+        names, or at most 500 adding up to at most 7 500 characters); past that it is a plain
+        string and any model-invocable name is accepted.
 
         Args:
-            flavor: ``"openai"``: ``{"type": "function", "function": {"name", "description",
-                "parameters"}}``; ``"anthropic"``: ``{"name", "description", "input_schema"}``;
-                ``"json_schema"``: ``{"name", "description", "parameters"}``.
+            flavor: ``"openai"``, ``"openai_responses"``, ``"anthropic"``, ``"json_schema"`` or
+                ``"mcp"``; the shapes are those of :func:`tool_definition`.
 
         Returns:
             A new dict, or ``None`` when there is no model-invocable skill.
@@ -314,17 +456,17 @@ class SkillSession:
         Raises:
             SkillError: ``invalid_input`` ``{flavor}`` for another flavor.
         """
-        names = self._names_schema()
-        schema = _arguments(name=_string("The name of the skill to activate.", names))
-        tool = _wrap_tool(flavor, ACTIVATE_TOOL_NAME, _ACTIVATE_DESCRIPTION, schema)
+        names = self._names()
+        tool = tool_definition(ACTIVATE_TOOL_NAME, flavor, names=names)
         return tool if names else None
 
     def read_tool(self, flavor: ToolFlavor = "openai") -> dict[str, Any] | None:
-        """Return the ``read_skill_resource`` tool definition (SPEC §14).
+        """Return the ``read_skill_resource`` tool definition (SPEC §14, §22.5).
 
-        Its parameters have two required string properties: ``name`` (``enum`` of the
-        model-invocable skills, the only ones that can be activated) and ``path`` (relative to the
-        skill directory); ``additionalProperties`` false.
+        Its parameters have two required string properties: ``name`` (an ``enum`` of the
+        model-invocable skills, the only ones that can be activated, within the same limits as
+        :meth:`activation_tool`) and ``path`` (relative to the skill directory);
+        ``additionalProperties`` false.
 
         Args:
             flavor: As :meth:`activation_tool`.
@@ -335,13 +477,48 @@ class SkillSession:
         Raises:
             SkillError: ``invalid_input`` ``{flavor}`` for another flavor.
         """
-        names = self._names_schema()
-        schema = _arguments(
-            name=_string("The name of an activated skill.", names),
-            path=_string("The file's path relative to the skill directory."),
-        )
-        tool = _wrap_tool(flavor, READ_TOOL_NAME, _READ_DESCRIPTION, schema)
+        names = self._names()
+        tool = tool_definition(READ_TOOL_NAME, flavor, names=names)
         return tool if names else None
+
+    def search_tool(self, flavor: ToolFlavor = "openai") -> dict[str, Any] | None:
+        """Return the ``search_skills`` tool definition, when this session offers it (§22.2).
+
+        It is offered when the session was built with a ``catalog_budget`` that left skills out
+        of the catalog (decided once, when the session is built).
+
+        Args:
+            flavor: As :meth:`activation_tool`.
+
+        Returns:
+            A new dict, or ``None`` when the session does not offer search.
+
+        Raises:
+            SkillError: ``invalid_input`` ``{flavor}`` for another flavor.
+        """
+        tool = tool_definition(SEARCH_TOOL_NAME, flavor)
+        return tool if self._offers_search else None
+
+    def tools(self, flavor: ToolFlavor = "openai") -> list[dict[str, Any]]:
+        """Return every tool of this session in one host's format (SPEC §22.5).
+
+        ``activate_skill`` and ``read_skill_resource`` when there is a model-invocable skill,
+        then ``search_skills`` when the session offers it; each a new dict, as
+        :func:`tool_definition` builds them. Answer the model's calls with
+        :meth:`handle_tool_call`.
+
+        Args:
+            flavor: ``"openai"``, ``"openai_responses"``, ``"anthropic"``, ``"json_schema"`` or
+                ``"mcp"``.
+
+        Returns:
+            A new list (empty when there is nothing to offer).
+
+        Raises:
+            SkillError: ``invalid_input`` ``{flavor}`` for another flavor.
+        """
+        offered = (self.activation_tool(flavor), self.read_tool(flavor), self.search_tool(flavor))
+        return [tool for tool in offered if tool is not None]
 
     # -- tier 2: activation --------------------------------------------------------------------
 
