@@ -119,7 +119,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _params(*roots: Path) -> StdioServerParameters:
-    args = ["-m", "agent_skills.mcp"]
+    args = ["-m", "agent_skills.mcp", "--preset", "none"]
     for root in roots:
         args += ["--root", str(root)]
     return StdioServerParameters(
@@ -762,20 +762,20 @@ def test_streamable_http(tree: Path) -> None:
 
 
 def _inspector() -> list[str]:
+    """The pinned MCP Inspector CLI that ``.ci/npm-install.sh`` installs; never fetched here."""
     node = shutil.which("node")
-    if node is not None and INSPECTOR_JS.is_file():
-        return [node, str(INSPECTOR_JS)]
-    npx = shutil.which("npx")
-    if node is None or npx is None:
-        pytest.skip("node/npx not available")
-    return [npx, "-y", f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}", "--cli"]
+    if node is None:
+        pytest.skip("node is not installed")
+    if not INSPECTOR_JS.is_file():
+        pytest.skip(f"MCP Inspector {INSPECTOR_VERSION} is not installed (run .ci/npm-install.sh)")
+    return [node, str(INSPECTOR_JS)]
 
 
 def _verify(
     tmp_path: Path, roots: list[Path], era: str, method: str = "skills/list", uri: str = ""
 ) -> list[dict[str, Any]]:
     """Run ``--verify`` through the Inspector; return its per-skill reports."""
-    args = ["-m", "agent_skills.mcp"]
+    args = ["-m", "agent_skills.mcp", "--preset", "none"]
     for root in roots:
         args += ["--root", str(root)]
     server = {

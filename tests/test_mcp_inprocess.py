@@ -32,6 +32,7 @@ from agent_skills.mcp import (
     MAX_SKILL_BYTES,
     MAX_TOOL_READ_BYTES,
     PAGE_SIZE,
+    SkillServer,
     _check_frontmatter,
     _strict_frontmatter,
     _Unpublishable,
@@ -839,3 +840,90 @@ def test_main_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     make_skill(root, "broken", raw="---\nname: broken\n")
     assert main(["--root", str(root), "--strict"]) == 1
     assert capsys.readouterr().err.startswith("invalid_skill: ")
+
+
+# -- completeness (SPEC §24) ---------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_resource_templates_list(tree: Path, mode: str) -> None:
+    async def body(client: Client) -> None:
+        listed = await client.list_resource_templates()
+        assert [
+            (t.uri_template, t.name, t.title, t.mime_type) for t in listed.resource_templates
+        ] == [("skill://{name}/{+path}", "skill-file", "A file of a published skill", None)]
+        assert listed.next_cursor is None
+        assert await error_of(client.list_resource_templates(cursor="x")) == (
+            -32602,
+            "invalid cursor 'x'",
+        )
+
+    _run(_serve(tree), mode, body)
+
+
+def test_read_skill_resource_returns_images_as_image_content(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(
+        root,
+        "pics",
+        files={"assets/logo.png": PNG, "assets/plan.svg": "<svg/>", "notes.txt": "hello\n"},
+    )
+
+    async def body(client: Client) -> None:
+        async def read(path: str) -> Any:
+            result = await client.call_tool("read_skill_resource", {"name": "pics", "path": path})
+            assert (result.is_error, len(result.content)) == (False, 1)
+            return result.content[0]
+
+        png = await read("assets/logo.png")
+        assert isinstance(png, types.ImageContent)
+        assert (png.mime_type, base64.b64decode(png.data)) == ("image/png", PNG)
+        svg = await read("assets/plan.svg")
+        assert isinstance(svg, types.ImageContent)
+        assert (svg.mime_type, base64.b64decode(svg.data)) == ("image/svg+xml", b"<svg/>")
+        text = await read("notes.txt")
+        assert text == types.TextContent(text="hello\n")
+
+    _run(_serve(root), MODERN, body)
+
+
+class _Broken(AgentSkills):
+    """An ``AgentSkills`` whose reads fail with an unexpected exception, not a SkillError."""
+
+    def read_resource(
+        self, name: str, rel: str | os.PathLike[str], max_bytes: int | None = None
+    ) -> bytes:
+        if rel == "boom.md":
+            raise RuntimeError("disk on fire")
+        return super().read_resource(name, rel, max_bytes=max_bytes)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_a_failing_request_never_stops_the_server(tmp_path: Path, mode: str) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "fragile", files={"boom.md": "x", "ok.md": "fine\n"})
+    skills = _Broken(resolve_config([root]))
+    server = SkillServer(skills)
+    # Publishing met the same fault: that skill is left out, the server is built.
+    assert server.published() == []
+
+    async def body(client: Client) -> None:
+        assert (await _list_page(client))["skills"] == []
+        for _ in range(2):
+            failed = await client.call_tool(
+                "read_skill_resource", {"name": "fragile", "path": "boom.md"}
+            )
+            assert (failed.is_error, _text(failed)) == (
+                True,
+                "internal_error: RuntimeError: disk on fire",
+            )
+        ok = await client.call_tool("read_skill_resource", {"name": "fragile", "path": "ok.md"})
+        assert (ok.is_error, _text(ok)) == (False, "fine\n")
+        assert [t.name for t in (await client.list_tools()).tools] == [
+            "activate_skill",
+            "read_skill_resource",
+        ]
+
+    _run(server.server, mode, body)

@@ -1,7 +1,7 @@
 """Serving skills over the Model Context Protocol (SPEC §17).
 
 The only module of the package that imports the ``mcp`` SDK (the ``mcp`` extra);
-``import agent_skills`` never loads it. :func:`build_server` turns an
+``import agent_skills`` never loads it. :class:`SkillServer` turns an
 :class:`~agent_skills.AgentSkills` into an ``mcp.server.lowlevel.Server`` that offers, on every
 protocol era (the ``initialize`` handshake and the 2026-07-28 ``server/discover`` era):
 
@@ -9,8 +9,9 @@ protocol era (the ``initialize`` handshake and the 2026-07-28 ``server/discover`
   at most 100 entries behind an opaque cursor) and ``skills/get``, each entry with the
   ``skill://<name>/SKILL.md`` URI, the verbatim frontmatter and a complete manifest (``uri``,
   ``size``, ``sha256:`` digest) of the skill's files;
-- ``resources/list`` (one ``SKILL.md`` per published skill) and ``resources/read`` of every manifest
-  file, returning the exact bytes that were hashed;
+- ``resources/list`` (one ``SKILL.md`` per published skill), ``resources/templates/list`` (the
+  ``skill://{name}/{+path}`` template) and ``resources/read`` of every manifest file, returning
+  the exact bytes that were hashed;
 - the tools ``activate_skill`` and ``read_skill_resource`` for hosts without the extension;
 - one prompt per user-invocable skill.
 
@@ -25,12 +26,12 @@ Protocol errors: ``-32602`` (invalid params) for an unknown or malformed URI (``
 for a file that cannot be read any more. Tool failures are results with ``isError: true`` whose
 text starts with the :class:`~agent_skills.ErrorCode` (``not_found: ...``).
 
-Run it with ``agent-skills serve`` or ``python -m agent_skills.mcp --root DIR``.
+Run it with ``agent-skills serve`` or ``python -m agent_skills.mcp`` (the same command and
+options).
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
 import json
@@ -39,6 +40,7 @@ import mimetypes
 import re
 import sys
 import unicodedata
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -47,23 +49,25 @@ from urllib.parse import quote, unquote
 import anyio
 import anyio.to_thread
 import mcp_types as types
-from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
-from mcp.server.lowlevel import Server
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import (
-    AgentSkills,
-    SkillError,
-    SkillInfo,
-    StartupError,
-    __version__,
-    create_agent_skills,
-)
+from . import AgentSkills, SkillError, __version__
 from ._digest import file_digest
 from ._manifest import load_frontmatter_yaml, split_frontmatter
-from .agent import SkillSession
+from .agent import ACTIVATE_TOOL_NAME, DEFAULT_MAX_READ_BYTES, READ_TOOL_NAME, SkillSession
 
 __all__ = [
     "EXTENSION_ID",
@@ -71,6 +75,8 @@ __all__ = [
     "MAX_SKILL_FILES",
     "MAX_TOOL_READ_BYTES",
     "PAGE_SIZE",
+    "RESOURCE_TEMPLATE",
+    "SkillServer",
     "build_server",
     "main",
     "run_http",
@@ -88,7 +94,9 @@ MAX_SKILL_FILES = 512
 #: Most bytes, summed over a published skill's files (MCP Skills extension limit: 16 MiB).
 MAX_SKILL_BYTES = 16 * 1024 * 1024
 #: Largest file ``read_skill_resource`` returns, in bytes (the SPEC §14 default read cap).
-MAX_TOOL_READ_BYTES = 1_048_576
+MAX_TOOL_READ_BYTES = DEFAULT_MAX_READ_BYTES
+#: The URI template of every published file (SPEC §24.1, RFC 6570 reserved expansion).
+RESOURCE_TEMPLATE = "skill://{name}/{+path}"
 
 _MANIFEST = "SKILL.md"
 _SCHEME = "skill://"
@@ -337,12 +345,17 @@ def _build_catalog(skills: AgentSkills) -> _Catalog:
         try:
             served.append(_publish(skills, info.name))
         except _Unpublishable as why:
-            logger.warning(
-                "skill '%s' is not published through the MCP Skills extension: %s "
-                "(it stays available through the tools)",
-                info.name,
-                why,
-            )
+            reason = str(why)
+        except Exception as exc:  # a fault while reading one skill never stops the server
+            reason = f"internal_error: {type(exc).__name__}: {exc}"
+        else:
+            continue
+        logger.warning(
+            "skill '%s' is not published through the MCP Skills extension: %s "
+            "(it stays available through the tools)",
+            info.name,
+            reason,
+        )
     by_file_uri = {f.uri: (skill, f) for skill in served for f in skill.files}
     return _Catalog(tuple(served), {s.uri: s for s in served}, by_file_uri)
 
@@ -386,9 +399,10 @@ class _GetSkillParams(types.RequestParams):
     uri: str
 
 
-def _tool_error(err: SkillError) -> types.CallToolResult:
+def _tool_error(code: str, message: str) -> types.CallToolResult:
+    """A tool failure: ``isError`` and one text block that starts with the code (SPEC §17)."""
     return types.CallToolResult(
-        content=[types.TextContent(text=f"{err.code.value}: {err.message}")], is_error=True
+        content=[types.TextContent(text=f"{code}: {message}")], is_error=True
     )
 
 
@@ -397,18 +411,6 @@ def _string_argument(arguments: dict[str, Any], key: str) -> str:
     if not isinstance(value, str):
         raise SkillError("invalid_input", f"argument '{key}' must be a string", {"value": key})
     return value
-
-
-def _activation_content(skills: AgentSkills, name: str) -> str:
-    """The SPEC §14 activation content of a model-invocable skill.
-
-    Each call uses a fresh session: a server cannot tell conversations apart, so every activation
-    returns the full content.
-
-    Raises:
-        SkillError: ``not_found`` for an unknown or non-model-invocable name.
-    """
-    return SkillSession(skills).activate(name).content
 
 
 def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, bytes]:
@@ -437,42 +439,45 @@ def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, b
     return rel, skills.read_resource(name, rel, max_bytes=MAX_TOOL_READ_BYTES)
 
 
-def _tool_definitions(skills: AgentSkills) -> list[types.Tool]:
-    infos = skills.list_skills()
-    tools: list[types.Tool] = []
-    # The same definition an in-process host gets from SkillSession (SPEC §14, §17).
-    activate = SkillSession(skills).activation_tool("json_schema")
-    if activate is not None:
-        tools.append(
-            types.Tool(
-                name=activate["name"],
-                description=activate["description"],
-                input_schema=activate["parameters"],
-            )
-        )
-    if infos:
-        tools.append(
-            types.Tool(
-                name="read_skill_resource",
-                description=(
-                    "Read one file bundled with a skill, by the skill's name and the file's path "
-                    "relative to the skill directory (for example 'references/guide.md')."
-                ),
-                input_schema={
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "description": "The skill's name."},
-                        "path": {
-                            "type": "string",
-                            "description": "The file's path, relative to the skill directory.",
-                        },
-                    },
-                    "required": ["name", "path"],
-                    "additionalProperties": False,
+def _file_content(name: str, rel: str, data: bytes) -> types.ContentBlock:
+    """One tool result block for a file (SPEC §24.3).
+
+    ``image/*`` files are ``ImageContent``, other strict UTF-8 files text, anything else an
+    embedded resource holding a base64 blob.
+    """
+    is_text = _is_utf8(data)
+    mime_type = _mime_type(rel, is_text)
+    if mime_type.startswith("image/"):
+        return types.ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime_type)
+    if is_text:
+        return types.TextContent(text=data.decode("utf-8"))
+    blob = types.BlobResourceContents(
+        uri=_file_uri(name, rel), mime_type=mime_type, blob=base64.b64encode(data).decode("ascii")
+    )
+    return types.EmbeddedResource(resource=blob)
+
+
+def _read_tool_definition() -> types.Tool:
+    """``read_skill_resource`` over MCP: any skill's files, no prior activation (SPEC §17)."""
+    return types.Tool(
+        name=READ_TOOL_NAME,
+        description=(
+            "Read one file bundled with a skill, by the skill's name and the file's path "
+            "relative to the skill directory (for example 'references/guide.md')."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The skill's name."},
+                "path": {
+                    "type": "string",
+                    "description": "The file's path, relative to the skill directory.",
                 },
-            )
-        )
-    return tools
+            },
+            "required": ["name", "path"],
+            "additionalProperties": False,
+        },
+    )
 
 
 async def _in_thread(fn: Callable[[], _T]) -> _T:
@@ -480,67 +485,157 @@ async def _in_thread(fn: Callable[[], _T]) -> _T:
     return await anyio.to_thread.run_sync(fn)
 
 
-def _handshake_extension_middleware(
-    extensions: dict[str, dict[str, Any]],
-) -> ServerMiddleware[Any]:
-    """Declare the extension in ``initialize`` results too.
+class _Server(Server[Any]):
+    """The SDK's low-level server, declaring ``listChanged`` when the skills are watched."""
 
-    The SDK filters handshake-era ``initialize`` results through the 2025-11-25 schema, which has no
-    ``capabilities.extensions``; this puts the declaration back so handshake-era hosts see it.
+    def __init__(self, name: str, *, list_changed: bool, **kwargs: Any) -> None:
+        super().__init__(name, **kwargs)
+        self.list_changed = list_changed
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        if notification_options is None and self.list_changed:
+            notification_options = NotificationOptions(
+                prompts_changed=True, resources_changed=True, tools_changed=True
+            )
+        return super().create_initialization_options(
+            notification_options, experimental_capabilities, extensions
+        )
+
+
+class SkillServer:
+    """The MCP server of a set of skills (SPEC §17, §23.2, §24).
+
+    Every skill's files are read and hashed when the server is built (and again by
+    :meth:`rebuild`): the extension's manifests are that snapshot. Skills that hosts could not
+    accept (SPEC §17: Agent Skills ``name``/``description``/``compatibility``/``metadata`` rules,
+    a UTF-8 ``SKILL.md`` named exactly so whose frontmatter parses without repair, at most 512
+    files and 16 MiB, no paths that collide ignoring case) are left out of ``skills/*`` and
+    ``resources/*`` with a warning on the ``agent_skills`` logger, and stay available through the
+    tools and prompts.
+
+    Args:
+        skills: The skills to serve.
+        list_changed: Declare ``listChanged: true`` for resources, prompts and tools and serve
+            ``subscriptions/listen`` (set when the skills are watched, SPEC §23.2).
+
+    Attributes:
+        server: The ``mcp.server.lowlevel.Server``; run it with :func:`run_stdio`,
+            :func:`run_http` or the SDK's own transports.
     """
 
-    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    def __init__(self, skills: AgentSkills, *, list_changed: bool = False) -> None:
+        self._skills = skills
+        self._catalog = _build_catalog(skills)
+        self._list_changed = list_changed
+        # Handshake-era connections, told about changes on their own session.
+        self._sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()
+        # 2026-07-28 connections listen for changes through subscriptions/listen.
+        self._bus = InMemorySubscriptionBus()
+        self.server: Server[Any] = self._build()
+
+    @property
+    def skills(self) -> AgentSkills:
+        """The :class:`~agent_skills.AgentSkills` served."""
+        return self._skills
+
+    def published(self) -> list[str]:
+        """Return the names of the skills published through the extension, sorted as SPEC §8."""
+        return [skill.name for skill in self._catalog.skills]
+
+    def rebuild(self) -> None:
+        """Hash the current snapshot of the skills again and serve it (SPEC §23.2)."""
+        self._catalog = _build_catalog(self._skills)
+
+    async def announce_changes(self) -> None:
+        """Send the three ``list_changed`` notifications to every connected client (SPEC §23.2).
+
+        Handshake-era clients get them on their session; 2026-07-28 clients on their
+        ``subscriptions/listen`` streams. A client that went away is skipped.
+        """
+        for session in list(self._sessions):
+            try:
+                await session.send_resource_list_changed()
+                await session.send_prompt_list_changed()
+                await session.send_tool_list_changed()
+            except Exception:  # a closed connection must not stop the others
+                self._sessions.discard(session)
+        for event in (ResourcesListChanged(), PromptsListChanged(), ToolsListChanged()):
+            await self._bus.publish(event)
+
+    # -- the server --------------------------------------------------------------------------
+
+    def _build(self) -> Server[Any]:
+        server = _Server(
+            "agent-skills",
+            list_changed=self._list_changed,
+            version=__version__,
+            instructions=(
+                "Agent Skills are served here: through the io.modelcontextprotocol/skills "
+                "extension (skills/list, skill:// resources), the activate_skill and "
+                "read_skill_resource tools, and one prompt per user-invocable skill."
+            ),
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_resource_templates,
+            on_read_resource=self._read_resource,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+            on_subscriptions_listen=ListenHandler(self._bus) if self._list_changed else None,
+        )
+        server.add_request_handler("skills/list", types.PaginatedRequestParams, self._list_skills)
+        server.add_request_handler("skills/get", _GetSkillParams, self._get_skill)
+        server.extensions[EXTENSION_ID] = {}
+        server.middleware.append(self._middleware)
+        return server
+
+    async def _middleware(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Remember handshake-era sessions; declare the extension in ``initialize`` results.
+
+        The SDK filters handshake-era ``initialize`` results through the 2025-11-25 schema, which
+        has no ``capabilities.extensions``; this puts the declaration back so those hosts see it.
+        """
+        if self._list_changed and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._sessions.add(ctx.session)
         result = await call_next(ctx)
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.get("capabilities")
             if isinstance(capabilities, dict):
                 declared = capabilities.get("extensions")
                 merged = dict(declared) if isinstance(declared, dict) else {}
-                merged.update({key: dict(value) for key, value in extensions.items()})
+                merged.update({key: dict(value) for key, value in self.server.extensions.items()})
                 capabilities["extensions"] = merged
         return result
 
-    return middleware
-
-
-def build_server(skills: AgentSkills) -> Server[Any]:
-    """Build the MCP server for ``skills`` (SPEC §17).
-
-    Every skill's files are read and hashed here, once: the extension's manifests are this snapshot.
-    Skills that hosts could not accept (SPEC §17: Agent Skills ``name``/``description``/
-    ``compatibility``/``metadata`` rules, a UTF-8 ``SKILL.md`` named exactly so whose frontmatter
-    parses without repair, at most 512 files and 16 MiB, no paths that collide ignoring case) are
-    left out of ``skills/*`` and ``resources/*`` with a warning on the ``agent_skills`` logger, and
-    stay available through the tools and prompts.
-
-    Args:
-        skills: The skills to serve.
-
-    Returns:
-        An ``mcp.server.lowlevel.Server``; run it with :func:`run_stdio`, :func:`run_http` or the
-        SDK's own transports.
-    """
-    catalog = _build_catalog(skills)
-
-    async def list_skills(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams
+    async def _list_skills(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams
     ) -> dict[str, Any]:
-        page, next_cursor = _page("skills", catalog.skills, params.cursor)
+        page, next_cursor = _page("skills", self._catalog.skills, params.cursor)
         result: dict[str, Any] = {"skills": [skill.entry for skill in page]}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
         return _with_cache_fields(ctx, result)
 
-    async def get_skill(ctx: ServerRequestContext[Any], params: _GetSkillParams) -> dict[str, Any]:
-        skill = catalog.by_skill_uri.get(_canonical_uri(params.uri))
+    async def _get_skill(
+        self, ctx: ServerRequestContext[Any], params: _GetSkillParams
+    ) -> dict[str, Any]:
+        skill = self._catalog.by_skill_uri.get(_canonical_uri(params.uri))
         if skill is None:
             raise _invalid_params(f"no skill is served at {params.uri!r}")
         return _with_cache_fields(ctx, {"skill": skill.entry})
 
-    async def list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        page, next_cursor = _page("resources", catalog.skills, params.cursor if params else None)
+        skills = self._catalog.skills
+        page, next_cursor = _page("resources", skills, params.cursor if params else None)
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
@@ -555,13 +650,36 @@ def build_server(skills: AgentSkills) -> Server[Any]:
             next_cursor=next_cursor,
         )
 
-    async def read_resource(
-        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    async def _list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        """The one ``skill://{name}/{+path}`` template (SPEC §24.1), never ``-32601``."""
+        if params is not None and params.cursor is not None:
+            raise _invalid_params(f"invalid cursor {params.cursor!r}")
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=RESOURCE_TEMPLATE,
+                    name="skill-file",
+                    title="A file of a published skill",
+                    description=(
+                        "One file of a skill published through the MCP Skills extension: "
+                        "'name' is the skill's name, 'path' the file's path relative to the "
+                        "skill directory (SKILL.md, references/guide.md, ...). The files of "
+                        "each skill are listed in its skills/list entry."
+                    ),
+                )
+            ]
+        )
+
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        hit = catalog.by_file_uri.get(_canonical_uri(params.uri))
+        hit = self._catalog.by_file_uri.get(_canonical_uri(params.uri))
         if hit is None:
             raise _invalid_params(f"unknown resource {params.uri!r}")
         skill, served = hit
+        skills = self._skills
         try:
             data: bytes | None = await _in_thread(
                 lambda: skills.read_resource(skill.name, served.rel, max_bytes=served.size)
@@ -593,51 +711,65 @@ def build_server(skills: AgentSkills) -> Server[Any]:
             )
         return types.ReadResourceResult(contents=[contents])
 
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=_tool_definitions(skills))
+    def _tools(self) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        # The same definition an in-process host gets from SkillSession (SPEC §14, §17).
+        activate = SkillSession(self._skills).activation_tool("json_schema")
+        if activate is not None:
+            tools.append(
+                types.Tool(
+                    name=activate["name"],
+                    description=activate["description"],
+                    input_schema=activate["parameters"],
+                )
+            )
+        if len(self._skills):
+            tools.append(_read_tool_definition())
+        return tools
 
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self._tools())
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        """Run one tool; every failure is a result with ``isError`` (SPEC §17, §24.5)."""
         arguments = params.arguments or {}
-        if params.name not in ("activate_skill", "read_skill_resource"):
+        if params.name not in (ACTIVATE_TOOL_NAME, READ_TOOL_NAME):
             raise _invalid_params(f"unknown tool {params.name!r}")
+        skills = self._skills
         try:
             name = _string_argument(arguments, "name")
-            if params.name == "activate_skill":
-                text = await _in_thread(lambda: _activation_content(skills, name))
+            if params.name == ACTIVATE_TOOL_NAME:
+                # A fresh session each call: a server cannot tell conversations apart, so every
+                # activation returns the full content.
+                text = await _in_thread(lambda: SkillSession(skills).activate(name).content)
                 return types.CallToolResult(content=[types.TextContent(text=text)])
             path = _string_argument(arguments, "path")
             rel, data = await _in_thread(lambda: _read_listed_file(skills, name, path))
         except SkillError as err:
-            return _tool_error(err)
-        if _is_utf8(data):
-            return types.CallToolResult(content=[types.TextContent(text=data.decode("utf-8"))])
-        blob = types.BlobResourceContents(
-            uri=_file_uri(name, rel),
-            mime_type=_mime_type(rel, False),
-            blob=base64.b64encode(data).decode("ascii"),
-        )
-        return types.CallToolResult(content=[types.EmbeddedResource(resource=blob)])
+            return _tool_error(err.code.value, err.message)
+        except Exception as exc:  # a fault of ours: this call fails, the server goes on
+            logger.exception("tool %s failed", params.name)
+            return _tool_error("internal_error", f"{type(exc).__name__}: {exc}")
+        return types.CallToolResult(content=[_file_content(name, rel, data)])
 
-    def user_skills() -> list[SkillInfo]:
-        return [info for info in skills.list_skills() if info.user_invocable]
-
-    async def list_prompts(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        page, next_cursor = _page("prompts", user_skills(), params.cursor if params else None)
+        users = [info for info in self._skills.list_skills() if info.user_invocable]
+        page, next_cursor = _page("prompts", users, params.cursor if params else None)
         return types.ListPromptsResult(
             prompts=[types.Prompt(name=info.name, description=info.description) for info in page],
             next_cursor=next_cursor,
         )
 
-    async def get_prompt(
-        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        content = skills.load_skill(params.name)
+        content = self._skills.load_skill(params.name)
         if content is None or not content.user_invocable:
             raise _invalid_params(f"unknown prompt {params.name!r}")
         return types.GetPromptResult(
@@ -647,31 +779,23 @@ def build_server(skills: AgentSkills) -> Server[Any]:
             ],
         )
 
-    server: Server[Any] = Server(
-        "agent-skills",
-        version=__version__,
-        instructions=(
-            "Agent Skills are served here: through the io.modelcontextprotocol/skills extension "
-            "(skills/list, skill:// resources), the activate_skill and read_skill_resource tools, "
-            "and one prompt per user-invocable skill."
-        ),
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
-    )
-    server.add_request_handler("skills/list", types.PaginatedRequestParams, list_skills)
-    server.add_request_handler("skills/get", _GetSkillParams, get_skill)
-    server.extensions[EXTENSION_ID] = {}
-    server.middleware.append(_handshake_extension_middleware(server.extensions))
-    return server
+
+def build_server(skills: AgentSkills) -> Server[Any]:
+    """Build the MCP server for ``skills`` (SPEC §17): :class:`SkillServer` ``(skills).server``.
+
+    Args:
+        skills: The skills to serve.
+
+    Returns:
+        An ``mcp.server.lowlevel.Server``; run it with the SDK's transports.
+    """
+    return SkillServer(skills).server
 
 
-def run_stdio(skills: AgentSkills) -> None:
-    """Serve ``skills`` over stdio until the client closes stdin (SPEC §17)."""
-    server = build_server(skills)
+def run_stdio(skills: AgentSkills | SkillServer) -> None:
+    """Serve over stdio until the client closes stdin (SPEC §17)."""
+    served = skills if isinstance(skills, SkillServer) else SkillServer(skills)
+    server = served.server
 
     async def serve() -> None:
         async with stdio_server() as (read_stream, write_stream):
@@ -680,55 +804,32 @@ def run_stdio(skills: AgentSkills) -> None:
     anyio.run(serve)
 
 
-def run_http(skills: AgentSkills, *, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve ``skills`` over streamable HTTP at ``http://<host>:<port>/mcp`` (SPEC §17).
+def run_http(
+    skills: AgentSkills | SkillServer, *, host: str = "127.0.0.1", port: int = 8000
+) -> None:
+    """Serve over streamable HTTP at ``http://<host>:<port>/mcp`` (SPEC §17).
 
     Args:
-        skills: The skills to serve.
+        skills: The skills (or the server) to serve.
         host: Interface to bind; the default keeps the server local.
         port: TCP port.
     """
     import uvicorn
 
-    app = build_server(skills).streamable_http_app(streamable_http_path="/mcp", host=host)
+    served = skills if isinstance(skills, SkillServer) else SkillServer(skills)
+    app = served.server.streamable_http_app(streamable_http_path="/mcp", host=host)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agent_skills.mcp --root DIR [--root DIR ...] [--http [--port N]]``.
-
-    Roots are given explicitly (no preset), lowest precedence first.
+    """``python -m agent_skills.mcp [OPTIONS]``: the same as ``agent-skills serve [OPTIONS]``.
 
     Returns:
-        The exit code: 0 when the client hung up, 1 for a ``SkillError`` (strict discovery), 2 for
-        a ``StartupError`` (SPEC §16).
+        The exit code of ``agent-skills serve`` (SPEC §16).
     """
-    parser = argparse.ArgumentParser(prog="python -m agent_skills.mcp", description=__doc__)
-    parser.add_argument("--root", action="append", required=True, help="a skill root (repeatable)")
-    parser.add_argument("--workspace", help="workspace directory for relative roots")
-    parser.add_argument("--strict", action="store_true")
-    parser.add_argument("--no-follow-symlinks", action="store_true")
-    parser.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
-    parser.add_argument("--port", type=int, default=8000)
-    args = parser.parse_args(argv)
-    try:
-        skills = create_agent_skills(
-            args.root,
-            workspace=args.workspace,
-            strict=args.strict,
-            follow_symlinks=not args.no_follow_symlinks,
-        )
-    except StartupError as err:
-        print(f"startup_error: {err}", file=sys.stderr)
-        return 2
-    except SkillError as err:
-        print(f"{err.code.value}: {err}", file=sys.stderr)
-        return 1
-    if args.http:
-        run_http(skills, port=args.port)
-    else:
-        run_stdio(skills)
-    return 0
+    from .cli import main as cli_main
+
+    return cli_main(["serve", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
