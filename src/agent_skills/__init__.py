@@ -33,7 +33,7 @@ from ._diagnostics import (
 from ._errors import ErrorCode, SkillError, StartupError, fs_error
 from ._manifest import ParsedSkill, parse_skill
 from ._model import ResolvedSkill, ShadowedSkill, SkillContent, SkillInfo, SkillResource
-from ._presets import clarvis_skill_roots, standard_skill_roots
+from ._presets import clarvis_skill_roots, client_skill_roots, standard_skill_roots
 from ._registry import SkillRegistry, discover_skills, merge_skills
 from ._schema import normalize_tools
 
@@ -82,6 +82,7 @@ __all__ = [
     "StartupError",
     "__version__",
     "clarvis_skill_roots",
+    "client_skill_roots",
     "create_agent_skills",
     "discover_skills",
     "expand_home",
