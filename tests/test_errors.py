@@ -122,3 +122,75 @@ def test_skill_error_pickles_and_copies() -> None:
     for clone in (pickle.loads(pickle.dumps(err)), copy.copy(err), copy.deepcopy(err)):
         assert isinstance(clone, SkillError)
         assert (clone.code, clone.message, clone.fields) == (err.code, err.message, err.fields)
+
+
+# -- immutability: an error raised is the error caught ---------------------------------------
+
+
+def test_error_attributes_cannot_be_reassigned() -> None:
+    err = SkillError("not_found", "No such skill: x", {"name": "x"})
+    for attr, value in [("code", "io_error"), ("message", "m"), ("fields", {}), ("args", ())]:
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(err, attr, value)
+        with pytest.raises(AttributeError):
+            delattr(err, attr)
+    assert (err.code, err.message, err.fields, err.args) == (
+        "not_found",
+        "No such skill: x",
+        {"name": "x"},
+        ("No such skill: x",),
+    )
+
+
+def test_error_fields_are_a_read_only_dict() -> None:
+    err = SkillError("not_found", "m", {"name": "x"})
+    attempts = [
+        lambda f: f.__setitem__("rel", "a"),
+        lambda f: f.__delitem__("name"),
+        lambda f: f.update(rel="a"),
+        lambda f: f.setdefault("rel", "a"),
+        lambda f: f.pop("name"),
+        lambda f: f.popitem(),
+        lambda f: f.clear(),
+    ]
+    for attempt in attempts:
+        with pytest.raises(TypeError, match="read-only"):
+            attempt(err.fields)
+    assert err.fields == {"name": "x"}
+    assert isinstance(err.fields, dict)
+    assert json.dumps(err.fields) == '{"name": "x"}'
+    copy = dict(err.fields)
+    copy["rel"] = "a"
+    assert err.fields == {"name": "x"}
+    assert type(err.to_dict()["fields"]) is dict
+
+
+def test_with_fields_returns_a_new_error() -> None:
+    err = SkillError("path_escape", "Path escapes", {"rel": "../x"})
+    named = err.with_fields({"name": "s"})
+    assert named is not err
+    assert (named.code, named.message, named.fields) == (
+        "path_escape",
+        "Path escapes",
+        {"rel": "../x", "name": "s"},
+    )
+    assert err.fields == {"rel": "../x"}
+    renamed = err.with_fields(message="Path escapes skill 's'")
+    assert (renamed.message, str(renamed), renamed.fields) == (
+        "Path escapes skill 's'",
+        "Path escapes skill 's'",
+        {"rel": "../x"},
+    )
+    assert err.with_fields({"rel": "y"}).fields == {"rel": "y"}
+
+
+def test_errors_still_take_notes_and_causes() -> None:
+    err = SkillError("io_error", "m")
+    err.add_note("while scanning")
+    assert err.__notes__ == ["while scanning"]
+    with pytest.raises(SkillError) as info:
+        try:
+            raise OSError(errno.EIO, "x")
+        except OSError as exc:
+            raise err from exc
+    assert isinstance(info.value.__cause__, OSError)

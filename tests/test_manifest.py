@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent_skills import ErrorCode, ParsedSkill, SkillError, parse_skill
-from agent_skills._manifest import load_frontmatter_yaml, split_frontmatter
+from agent_skills._manifest import load_frontmatter_yaml, parse_manifest, split_frontmatter
 
 HEAD = "name: demo\ndescription: A demo.\n"
 
@@ -482,3 +482,32 @@ def test_deep_nesting_is_invalid_skill(value: str) -> None:
     e = err(doc(f"x: {value}\n"))
     assert e.code == ErrorCode.INVALID_SKILL
     assert e.message == "invalid YAML frontmatter: exceeded maximum nesting depth"
+
+
+def test_parse_manifest_returns_the_failure_and_what_was_found_before_it() -> None:
+    result = parse_manifest(b"---\nname: \xe9t\xe9\ndescription: d\n---\n", path="/r/enc/SKILL.md")
+    assert result.parsed is None
+    assert result.error is not None
+    assert result.error.code == "invalid_skill"
+    assert result.error.fields["path"] == "/r/enc/SKILL.md"
+    assert "invalid_utf8" not in result.error.fields
+    assert result.error.message.endswith("(the file is not valid UTF-8)")
+    assert [(d.kind.value, str(d.path)) for d in result.diagnostics] == [
+        ("invalid_utf8", "/r/enc/SKILL.md")
+    ]
+    ok = parse_manifest("---\nname: a\ndescription: d\n---\nBody")
+    assert ok.error is None and ok.parsed is not None
+    assert (ok.parsed.body, ok.diagnostics) == ("Body", ())
+
+
+def test_parse_skill_raises_the_error_parse_manifest_returns() -> None:
+    text = "---\nname: a\n---\n"
+    with pytest.raises(SkillError) as info:
+        parse_skill(text, path="/p/SKILL.md")
+    returned = parse_manifest(text, path="/p/SKILL.md").error
+    assert returned is not None
+    assert (info.value.code, info.value.message, info.value.fields) == (
+        returned.code,
+        returned.message,
+        returned.fields,
+    )

@@ -24,12 +24,14 @@ Codes (what raises them; their ``fields``):
 
 from __future__ import annotations
 
+import copy
 import errno
 import os
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["ErrorCode", "SkillError", "StartupError", "fs_error"]
+__all__ = ["ErrorCode", "ErrorFields", "SkillError", "StartupError", "fs_error"]
 
 
 class ErrorCode(StrEnum):
@@ -46,31 +48,93 @@ class ErrorCode(StrEnum):
     ACCESS_DENIED = "access_denied"
 
 
+class ErrorFields(dict[str, Any]):
+    """The read-only ``fields`` of a :class:`SkillError`: a ``dict`` (so ``json.dumps`` and ``==``
+    work as before) whose mutation raises ``TypeError``. ``dict(fields)`` gives a mutable copy.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("SkillError.fields is read-only; use SkillError.with_fields()")
+
+    __setitem__ = _read_only
+    __delitem__ = _read_only
+    __ior__ = _read_only
+    clear = _read_only
+    pop = _read_only
+    popitem = _read_only
+    setdefault = _read_only
+    update = _read_only
+
+    def __reduce__(self) -> tuple[type[ErrorFields], tuple[dict[str, Any]]]:
+        return (ErrorFields, (dict(self),))
+
+    def __copy__(self) -> ErrorFields:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ErrorFields:
+        return ErrorFields(copy.deepcopy(dict(self), memo))
+
+
+_FROZEN = ("code", "message", "fields", "args")
+
+
 class SkillError(Exception):
-    """A coded, structured failure of the library (SPEC §11).
+    """A coded, structured failure of the library (SPEC §11). Immutable once made.
 
     Args:
         code: One of :class:`ErrorCode` (a plain string with a known value is accepted).
         message: Human-readable text; never contains file contents.
-        fields: JSON-serialisable details (paths as strings); a new dict is stored.
+        fields: JSON-serialisable details (paths as strings); a read-only copy is stored.
 
     Attributes:
         code: The :class:`ErrorCode`.
         message: The message passed in; ``str(err)`` contains it.
-        fields: ``dict[str, Any]`` of structured details.
+        fields: :class:`ErrorFields`, a read-only ``dict[str, Any]`` of structured details.
+
+    ``code``, ``message``, ``fields`` and ``args`` cannot be reassigned (``AttributeError``) and
+    ``fields`` cannot be changed (``TypeError``): to add detail to a caught error, raise the new
+    error :meth:`with_fields` returns.
     """
 
     code: ErrorCode
     message: str
-    fields: dict[str, Any]
+    fields: ErrorFields
 
     def __init__(
-        self, code: ErrorCode | str, message: str, fields: dict[str, Any] | None = None
+        self, code: ErrorCode | str, message: str, fields: Mapping[str, Any] | None = None
     ) -> None:
         super().__init__(message)
-        self.code = ErrorCode(code)
-        self.message = message
-        self.fields = dict(fields) if fields else {}
+        set_ = object.__setattr__
+        set_(self, "code", ErrorCode(code))
+        set_(self, "message", message)
+        set_(self, "fields", ErrorFields(fields) if fields else ErrorFields())
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _FROZEN:
+            raise AttributeError(f"SkillError.{name} is read-only; use SkillError.with_fields()")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in _FROZEN:
+            raise AttributeError(f"SkillError.{name} is read-only")
+        super().__delattr__(name)
+
+    def with_fields(
+        self, fields: Mapping[str, Any] | None = None, /, *, message: str | None = None
+    ) -> SkillError:
+        """Return a new error of the same code with ``fields`` added (they win over the old ones).
+
+        Args:
+            fields: Details to add (or replace); ``None`` adds nothing.
+            message: A new message; ``None`` keeps this one.
+
+        Returns:
+            A new :class:`SkillError`; this one is unchanged.
+        """
+        merged = {**self.fields, **(fields or {})}
+        return type(self)(self.code, self.message if message is None else message, merged)
 
     def __str__(self) -> str:
         return self.message
@@ -80,10 +144,10 @@ class SkillError(Exception):
         return (type(self), (self.code.value, self.message, dict(self.fields)))
 
     def __repr__(self) -> str:
-        return f"SkillError({self.code.value!r}, {self.message!r}, {self.fields!r})"
+        return f"SkillError({self.code.value!r}, {self.message!r}, {dict(self.fields)!r})"
 
     def to_dict(self) -> dict[str, Any]:
-        """Return ``{"code", "message", "fields"}`` for JSON output."""
+        """Return ``{"code", "message", "fields"}`` for JSON output (``fields`` a new dict)."""
         return {"code": self.code.value, "message": self.message, "fields": dict(self.fields)}
 
 

@@ -31,9 +31,11 @@ if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
 
 __all__ = [
+    "ManifestResult",
     "ParsedSkill",
     "invalid_utf8_diagnostic",
     "load_frontmatter_yaml",
+    "parse_manifest",
     "parse_skill",
     "split_frontmatter",
     "yaml_kind",
@@ -415,6 +417,23 @@ def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
     return "\n".join(lines), changed, [p for p in (_REPAIR_QUOTES, _REPAIR_TABS) if p in done]
 
 
+@dataclass(frozen=True, slots=True)
+class ManifestResult:
+    """Outcome of :func:`parse_manifest`: the parsed skill or the error, never both.
+
+    Attributes:
+        parsed: The :class:`ParsedSkill`, or ``None`` when the manifest is invalid.
+        error: The ``SkillError`` :func:`parse_skill` would raise, or ``None``.
+        diagnostics: What was found before the outcome was known: on failure, the notes of the
+            attempt (``invalid_utf8`` when the bytes were not UTF-8, the likely real cause); on
+            success, ``parsed.diagnostics``.
+    """
+
+    parsed: ParsedSkill | None
+    error: SkillError | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
 def parse_skill(
     text: str | bytes, *, strict: bool = False, path: str | Path | None = None
 ) -> ParsedSkill:
@@ -439,6 +458,30 @@ def parse_skill(
             (``fields`` ``line``/``column``), a document that is not a mapping (``at=""``) or a
             schema failure (``at=<key>``); ``invalid_input`` for a non-text argument. ``fields``
             include ``path`` when given.
+    """
+    result = parse_manifest(text, strict=strict, path=path)
+    if result.error is not None:
+        raise result.error
+    assert result.parsed is not None
+    return result.parsed
+
+
+def parse_manifest(
+    text: str | bytes, *, strict: bool = False, path: str | Path | None = None
+) -> ManifestResult:
+    """Parse a ``SKILL.md`` as :func:`parse_skill` does, returning the failure instead of raising.
+
+    Discovery uses this so that what was learnt before a failure (``invalid_utf8``) reaches the
+    report as a diagnostic, not as a flag inside the error.
+
+    Args:
+        text: The manifest (``str`` or ``bytes``), as for :func:`parse_skill`.
+        strict: As for :func:`parse_skill`.
+        path: The manifest's path, added to the error's ``fields`` (when absent) and diagnostics.
+
+    Returns:
+        A :class:`ManifestResult`; its ``error`` carries the codes :func:`parse_skill` documents,
+        with the message ending in "(the file is not valid UTF-8)" when the bytes were not.
     """
     where = str(path) if path is not None else None
     diags: list[Diagnostic] = []
@@ -500,16 +543,17 @@ def parse_skill(
         frontmatter = dict(data)
         frontmatter["name"] = model.name
         frontmatter["description"] = model.description
-        return ParsedSkill(frontmatter, body, tuple(diags), model)
+        found = tuple(diags)
+        return ManifestResult(ParsedSkill(frontmatter, body, found, model), None, found)
     except SkillError as err:
-        if where is not None and "path" not in err.fields:
-            err.fields = {"path": where, **err.fields}
+        fields = {"path": where} if where is not None and "path" not in err.fields else None
+        message = None
         if diags and diags[0].kind == DiagnosticKind.INVALID_UTF8:
-            # The encoding is most likely the real cause: keep it in the error (SPEC §5).
-            err.fields["invalid_utf8"] = True
-            err.message = f"{err.message} (the file is not valid UTF-8)"
-            err.args = (err.message,)
-        raise
+            # The encoding is most likely the real cause: the message says so (SPEC §5).
+            message = f"{err.message} (the file is not valid UTF-8)"
+        if fields is not None or message is not None:
+            err = err.with_fields(fields, message=message)
+        return ManifestResult(None, err, tuple(diags))
 
 
 def invalid_utf8_diagnostic(where: str | None) -> Diagnostic:

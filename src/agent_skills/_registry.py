@@ -31,7 +31,7 @@ from ._diagnostics import (
     emit,
 )
 from ._errors import ErrorCode, SkillError, fs_error
-from ._manifest import ParsedSkill, invalid_utf8_diagnostic, parse_skill
+from ._manifest import ParsedSkill, parse_manifest
 from ._model import (
     ResolvedSkill,
     ShadowedSkill,
@@ -249,16 +249,18 @@ class SkillRegistry:
 
 
 def _with_name(err: SkillError, name: str) -> SkillError:
-    """Add the skill name to a confinement error raised for ``name`` (SPEC §10)."""
-    if err.code in (ErrorCode.PATH_ESCAPE, ErrorCode.NOT_FOUND, ErrorCode.NOT_A_FILE):
-        fields = {"name": name, **err.fields}
-        rel = fields.get("rel", "")
-        if err.code == ErrorCode.NOT_FOUND and "rel" in fields:
-            return SkillError(err.code, f"No such resource '{rel}' in skill '{name}'", fields)
-        if err.code == ErrorCode.NOT_A_FILE and "rel" in fields:
-            return SkillError(err.code, f"Resource '{rel}' in skill '{name}' is not a file", fields)
-        return SkillError(err.code, err.message, fields)
-    return err
+    """The confinement error ``err`` raised for skill ``name``, naming it (SPEC §10)."""
+    if err.code not in (ErrorCode.PATH_ESCAPE, ErrorCode.NOT_FOUND, ErrorCode.NOT_A_FILE):
+        return err
+    message = None
+    if "rel" in err.fields:
+        rel = err.fields["rel"]
+        if err.code == ErrorCode.NOT_FOUND:
+            message = f"No such resource '{rel}' in skill '{name}'"
+        elif err.code == ErrorCode.NOT_A_FILE:
+            message = f"Resource '{rel}' in skill '{name}' is not a file"
+    fields = None if "name" in err.fields else {"name": name}
+    return err.with_fields(fields, message=message)
 
 
 def _located(err: SkillError) -> str:
@@ -350,16 +352,13 @@ def _resolve_root(
             slots.append(_Slot(cand, EntryStatus.INVALID, reason=cand.error.message))
             continue
         assert cand.data is not None and cand.manifest is not None
-        try:
-            parsed = parse_skill(cand.data, strict=strict, path=cand.location)
-        except SkillError as err:
+        result = parse_manifest(cand.data, strict=strict, path=cand.location)
+        err = result.error
+        if err is not None:
             if strict:
                 # SPEC §19: a strict invalid_skill error names the manifest in its message too.
-                raise SkillError(
-                    err.code, f"{cand.manifest}: {_located(err)}", err.fields
-                ) from None
-            if err.fields.get("invalid_utf8"):
-                diags.append(invalid_utf8_diagnostic(cand.location))
+                raise err.with_fields(message=f"{cand.manifest}: {_located(err)}") from None
+            diags.extend(result.diagnostics)
             diags.append(
                 Diagnostic(
                     DiagnosticKind.INVALID_SKILL,
@@ -369,7 +368,9 @@ def _resolve_root(
             )
             slots.append(_Slot(cand, EntryStatus.INVALID, reason=_located(err)))
             continue
-        diags.extend(parsed.diagnostics)
+        parsed = result.parsed
+        assert parsed is not None
+        diags.extend(result.diagnostics)
         info = _build_info(cand, parsed, pool)
         if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
             diags.append(
