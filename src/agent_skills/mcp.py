@@ -67,7 +67,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from . import AgentSkills, SkillError, __version__
 from ._digest import file_digest
 from ._manifest import load_frontmatter_yaml, split_frontmatter
-from .agent import ACTIVATE_TOOL_NAME, DEFAULT_MAX_READ_BYTES, READ_TOOL_NAME, SkillSession
+from .agent import (
+    ACTIVATE_TOOL_NAME,
+    DEFAULT_MAX_READ_BYTES,
+    READ_TOOL_NAME,
+    SkillSession,
+    tool_definition,
+)
 
 __all__ = [
     "EXTENSION_ID",
@@ -457,29 +463,6 @@ def _file_content(name: str, rel: str, data: bytes) -> types.ContentBlock:
     return types.EmbeddedResource(resource=blob)
 
 
-def _read_tool_definition() -> types.Tool:
-    """``read_skill_resource`` over MCP: any skill's files, no prior activation (SPEC §17)."""
-    return types.Tool(
-        name=READ_TOOL_NAME,
-        description=(
-            "Read one file bundled with a skill, by the skill's name and the file's path "
-            "relative to the skill directory (for example 'references/guide.md')."
-        ),
-        input_schema={
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "The skill's name."},
-                "path": {
-                    "type": "string",
-                    "description": "The file's path, relative to the skill directory.",
-                },
-            },
-            "required": ["name", "path"],
-            "additionalProperties": False,
-        },
-    )
-
-
 async def _in_thread(fn: Callable[[], _T]) -> _T:
     """Run blocking file I/O off the event loop."""
     return await anyio.to_thread.run_sync(fn)
@@ -712,19 +695,17 @@ class SkillServer:
         return types.ReadResourceResult(contents=[contents])
 
     def _tools(self) -> list[types.Tool]:
+        """The session's ``activate_skill`` and a ``read_skill_resource`` that needs no activation.
+
+        Both are :mod:`agent_skills.agent`'s definitions in the ``mcp`` flavor (SPEC §17, §22.5).
+        """
         tools: list[types.Tool] = []
-        # The same definition an in-process host gets from SkillSession (SPEC §14, §17).
-        activate = SkillSession(self._skills).activation_tool("json_schema")
+        activate = SkillSession(self._skills).activation_tool("mcp")
         if activate is not None:
-            tools.append(
-                types.Tool(
-                    name=activate["name"],
-                    description=activate["description"],
-                    input_schema=activate["parameters"],
-                )
-            )
+            tools.append(types.Tool.model_validate(activate))
         if len(self._skills):
-            tools.append(_read_tool_definition())
+            read = tool_definition(READ_TOOL_NAME, "mcp", needs_activation=False)
+            tools.append(types.Tool.model_validate(read))
         return tools
 
     async def _list_tools(
