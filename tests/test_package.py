@@ -36,7 +36,9 @@ def test_pydantic_model_loads_on_first_use() -> None:
     code = (
         "import sys, agent_skills; "
         "agent_skills.parse_skill('---\\nname: a\\ndescription: b\\n---\\n'); "
-        "print('pydantic' in sys.modules, agent_skills.SkillFrontmatter.__name__)"
+        "print('pydantic' in sys.modules, agent_skills.SkillFrontmatter.__name__, "
+        "'pydantic' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True", "SkillFrontmatter"]
+    # SPEC §26: validation on the hot path does not import pydantic; the model does.
+    assert out.stdout.split() == ["False", "SkillFrontmatter", "True"]

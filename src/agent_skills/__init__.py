@@ -44,7 +44,7 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> _Any:
-    # The pydantic model loads on first access so that importing the package stays light (§18).
+    # The pydantic model loads on first access: neither the import nor discovery needs it (§26).
     if name == "SkillFrontmatter":
         from ._frontmatter import SkillFrontmatter
 

@@ -1,7 +1,9 @@
 """The pydantic model of the frontmatter, :class:`SkillFrontmatter` (SPEC §6).
 
-Kept apart from ``_schema`` so that pydantic is imported only when the first manifest is validated
-or the model is first asked for, not by ``import agent_skills`` (SPEC §18: light core).
+Built only when a caller asks for it (``ParsedSkill.model``, ``validate_frontmatter``, the name
+``SkillFrontmatter``): discovery validates with the plain checks of ``_schema``, which keep the same
+rules and messages, so neither ``import agent_skills`` nor a first discovery imports pydantic
+(SPEC §26).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class SkillFrontmatter(BaseModel):
     plus the common client extensions).
 
     Types are strict (``version: 1.0`` is not a string; ``user-invocable: "yes"`` is not a bool:
-    the lenient spellings of the flags are read by ``validate_frontmatter`` before the model)
+    the lenient spellings of the flags are read by ``check_frontmatter_values`` before the model)
     and an explicit ``null`` for an optional key is an error. Unknown keys are kept as parsed
     (``model_extra``). Field names are snake_case; the YAML keys are their aliases
     (``allowed_tools`` is ``allowed-tools``). Manifests are validated by alias only, so a

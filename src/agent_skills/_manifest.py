@@ -25,7 +25,7 @@ from yaml.resolver import Resolver
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError
-from ._schema import validate_frontmatter, yaml_kind
+from ._schema import build_model, check_frontmatter_values, yaml_kind
 
 if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
@@ -233,13 +233,20 @@ class ParsedSkill:
             ``name`` and ``description`` trimmed.
         body: The markdown after the closing fence, surrounding whitespace trimmed.
         diagnostics: ``invalid_utf8``, ``yaml_repaired`` and ``invalid_field`` notes.
-        model: The :class:`SkillFrontmatter`; optional keys that failed are absent from it.
+        values: The validated values (``check_frontmatter_values``): every key but the optional
+            keys that failed, ``name`` and ``description`` trimmed, the flags as booleans.
     """
 
     frontmatter: dict[str, Any]
     body: str
     diagnostics: tuple[Diagnostic, ...]
-    model: SkillFrontmatter
+    values: Mapping[str, Any]
+
+    @property
+    def model(self) -> SkillFrontmatter:
+        """The :class:`SkillFrontmatter` of :attr:`values`, built on each access (it imports
+        pydantic; discovery never asks for it, SPEC §26). Optional keys that failed are absent."""
+        return build_model(self.values)
 
 
 def _decode(data: str | bytes) -> tuple[str, bool]:
@@ -531,7 +538,7 @@ def parse_manifest(
                 {"at": ""},
             )
         dir_name = os.path.basename(os.path.dirname(where)) if where else None
-        model, notes = validate_frontmatter(data, strict=strict, dir_name=dir_name or None)
+        values, notes = check_frontmatter_values(data, strict=strict, dir_name=dir_name or None)
         for note in notes:
             diags.append(
                 Diagnostic(
@@ -541,10 +548,10 @@ def parse_manifest(
                 )
             )
         frontmatter = dict(data)
-        frontmatter["name"] = model.name
-        frontmatter["description"] = model.description
+        frontmatter["name"] = values["name"]
+        frontmatter["description"] = values["description"]
         found = tuple(diags)
-        return ManifestResult(ParsedSkill(frontmatter, body, found, model), None, found)
+        return ManifestResult(ParsedSkill(frontmatter, body, found, values), None, found)
     except SkillError as err:
         fields = {"path": where} if where is not None and "path" not in err.fields else None
         message = None

@@ -97,25 +97,26 @@ def merge_skills(groups: Sequence[Sequence[ResolvedSkill]]) -> list[ResolvedSkil
 
 
 def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> SkillInfo:
-    model = parsed.model
-    declared = model.allowed_tools if model.allowed_tools is not None else model.tools
+    values = parsed.values
+    tools_key = "allowed-tools" if "allowed-tools" in values else "tools"
+    declared = values.get(tools_key)
     allowed = (
         tuple(share(t, pool) for t in normalize_tools(declared)) if declared is not None else None
     )
     metadata = freeze(parsed.frontmatter, pool)
     if allowed is not None:
         # A list of clean tool names is already frozen in ``metadata``: keep one tuple of it.
-        frozen = metadata.get("allowed-tools" if model.allowed_tools is not None else "tools")
+        frozen = metadata.get(tools_key)
         if type(frozen) is tuple and frozen == allowed:
             allowed = frozen
     assert cand.manifest is not None
     return SkillInfo(
-        name=model.name,
-        description=model.description,
+        name=values["name"],
+        description=values["description"],
         metadata=metadata,
         allowed_tools=allowed,
-        user_invocable=model.user_invocable is not False,
-        model_invocable=model.disable_model_invocation is not True,
+        user_invocable=values.get("user-invocable") is not False,
+        model_invocable=values.get("disable-model-invocation") is not True,
         scope=cand.root.scope,
         source=cand.root.source,
         root=cand.root.path,
