@@ -492,8 +492,8 @@ def test_unpublishable_skills_are_named_with_their_reason(
     tree: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     assert _unpublished(tree, caplog) == {
-        "Bad_Name": "name is not 1-64 lowercase letters, digits and single inner hyphens",
-        "nested-meta": "metadata is not a string-to-string map",
+        "Bad_Name": "name_uppercase: name 'Bad_Name' must be lowercase",
+        "nested-meta": "metadata_value_type: metadata value 't' must be a string, not a list",
         "repaired": "frontmatter does not parse without repair (line 3): "
         "invalid YAML frontmatter: mapping values are not allowed in this context",
     }
@@ -527,11 +527,13 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
     big = make_skill(root, "too-big", files={"assets/huge.bin": b""})
     os.truncate(big / "assets" / "huge.bin", 16 * 1024 * 1024)  # sparse: cheap to create
     assert _unpublished(root, caplog) == {
-        "a" * 65: "name is not 1-64 lowercase letters, digits and single inner hyphens",
-        "a--b": "name is not 1-64 lowercase letters, digits and single inner hyphens",
-        "long-desc": "description is longer than 1024 characters",
-        "blank-compat": "compatibility is not a non-empty string",
-        "long-compat": "compatibility is longer than 500 characters",
+        "a" * 65: "name_too_long: name is 65 characters; at most 64 are allowed",
+        "a--b": "name_double_hyphen: name must not contain '--'",
+        "long-desc": "description_too_long: description is 1025 characters; "
+        "at most 1024 are allowed",
+        "blank-compat": "compatibility_empty: compatibility must not be empty",
+        "long-compat": "compatibility_too_long: compatibility is 501 characters; "
+        "at most 500 are allowed",
         "bom": "SKILL.md does not start with a '---' frontmatter line",
         "indented": "SKILL.md does not start with a '---' frontmatter line",
         "latin1": "SKILL.md is not valid UTF-8",

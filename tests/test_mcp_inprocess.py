@@ -524,9 +524,9 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
     os.truncate(bigger / "huge.bin", MAX_SKILL_BYTES + 1)
     skills = create_agent_skills([root])
     assert _unpublished(skills, caplog) == {
-        "a" * 65: "name is not 1-64 lowercase letters, digits and single inner hyphens",
-        "a--b": "name is not 1-64 lowercase letters, digits and single inner hyphens",
-        "blank-compat": "compatibility is not a non-empty string",
+        "a" * 65: "name_too_long: name is 65 characters; at most 64 are allowed",
+        "a--b": "name_double_hyphen: name must not contain '--'",
+        "blank-compat": "compatibility_empty: compatibility must not be empty",
         "bom": "SKILL.md does not start with a '---' frontmatter line",
         "case-clash": "file paths 'r/A.md' and 'r/a.md' collide when case and Unicode form "
         "are ignored",
@@ -535,13 +535,15 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
         "indented": "SKILL.md does not start with a '---' frontmatter line",
         "inf": "frontmatter holds a value JSON cannot carry (.inf or .nan)",
         "latin1": "SKILL.md is not valid UTF-8",
-        "long-compat": "compatibility is longer than 500 characters",
-        "long-desc": "description is longer than 1024 characters",
+        "long-compat": "compatibility_too_long: compatibility is 501 characters; "
+        "at most 500 are allowed",
+        "long-desc": "description_too_long: description is 1025 characters; "
+        "at most 1024 are allowed",
         "lower": "its manifest is named 'skill.md', not 'SKILL.md'",
-        "nested-meta": "metadata is not a string-to-string map",
+        "nested-meta": "metadata_value_type: metadata value 't' must be a string, not a list",
         "nfc-clash": "file paths 'cafe\u0301.md' and 'caf\u00e9.md' collide when case and Unicode "
         "form are ignored",
-        "num-compat": "compatibility is not a non-empty string",
+        "num-compat": "compatibility_type: compatibility must be a string, not a number",
         "repaired": "frontmatter does not parse without repair (line 3): "
         "invalid YAML frontmatter: mapping values are not allowed in this context",
         "too-big": f"its files total more than {MAX_SKILL_BYTES} bytes",
@@ -620,11 +622,11 @@ def test_skills_that_fail_while_publishing(
 @pytest.mark.parametrize(
     ("frontmatter", "reason"),
     [
-        ({"name": "x"}, "description is missing or blank"),
-        ({"name": "x", "description": " \n"}, "description is missing or blank"),
+        ({"name": "x"}, "description_missing: frontmatter has no 'description'"),
+        ({"name": "x", "description": " \n"}, "description_empty: description must not be empty"),
         (
             {"name": "x", "description": "d", "metadata": "s"},
-            "metadata is not a string-to-string map",
+            "metadata_type: metadata must be a mapping of strings to strings, not a string",
         ),
         ({"name": "x", "description": "d", "metadata": {"k": "v"}, "compatibility": "c"}, None),
     ],

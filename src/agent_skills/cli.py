@@ -63,7 +63,7 @@ from ._diagnostics import DiscoveryReport, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
 from ._presets import clarvis_skill_roots, standard_skill_roots
 from ._scan import is_manifest_name
-from .validate import Problem, Severity, find_manifest, validate_skill
+from .validate import PROFILES, Problem, Profile, Severity, find_manifest, validate_skill
 
 __all__ = ["cli", "main"]
 
@@ -598,7 +598,17 @@ def _expand_validate_path(path: Path) -> list[Path]:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_json_option
 @click.option("--warnings-as-errors", is_flag=True, help="Exit 1 when any warning is found too.")
-def validate_command(paths: tuple[Path, ...], as_json: bool, warnings_as_errors: bool) -> None:
+@click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default="spec",
+    show_default=True,
+    help="spec: the specification; portable: also ASCII names for MCP hosts (warnings); "
+    "anthropic: also the upload rules.",
+)
+def validate_command(
+    paths: tuple[Path, ...], as_json: bool, warnings_as_errors: bool, profile: Profile
+) -> None:
     """Check skills strictly against the Agent Skills specification.
 
     Each PATH is a skill directory, a SKILL.md file, or a root whose subdirectories are skills.
@@ -611,6 +621,7 @@ def validate_command(paths: tuple[Path, ...], as_json: bool, warnings_as_errors:
       agent-skills validate skills/my-skill
       agent-skills validate skills/
       agent-skills validate skills/*/SKILL.md --json
+      agent-skills validate skills/my-skill --profile portable
     """
     targets: list[Path] = []
     seen: set[str] = set()
@@ -620,7 +631,7 @@ def validate_command(paths: tuple[Path, ...], as_json: bool, warnings_as_errors:
             if key not in seen:
                 seen.add(key)
                 targets.append(target)
-    results = [(target, validate_skill(target)) for target in targets]
+    results = [(target, validate_skill(target, profile=profile)) for target in targets]
     errors = sum(p.severity == Severity.ERROR for _, ps in results for p in ps)
     warnings = sum(p.severity == Severity.WARNING for _, ps in results for p in ps)
     if as_json:

@@ -37,7 +37,6 @@ import binascii
 import json
 import logging
 import mimetypes
-import re
 import sys
 import unicodedata
 import weakref
@@ -67,6 +66,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from . import AgentSkills, SkillError, __version__
 from ._digest import file_digest
 from ._manifest import load_frontmatter_yaml, split_frontmatter
+from ._scan import MANIFEST_NAME
 from .agent import (
     ACTIVATE_TOOL_NAME,
     DEFAULT_MAX_READ_BYTES,
@@ -74,6 +74,7 @@ from .agent import (
     SkillSession,
     tool_definition,
 )
+from .validate import Severity, check_frontmatter
 
 __all__ = [
     "EXTENSION_ID",
@@ -104,14 +105,7 @@ MAX_TOOL_READ_BYTES = DEFAULT_MAX_READ_BYTES
 #: The URI template of every published file (SPEC §24.1, RFC 6570 reserved expansion).
 RESOURCE_TEMPLATE = "skill://{name}/{+path}"
 
-_MANIFEST = "SKILL.md"
 _SCHEME = "skill://"
-# Agent Skills spec: 1-64 lowercase ASCII letters, digits and single inner hyphens; hosts and the
-# extension's conformance checks apply exactly this pattern.
-_NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_NAME_MAX = 64
-_DESCRIPTION_MAX = 1024
-_COMPATIBILITY_MAX = 500
 # The reference TypeScript client refuses frontmatter nested deeper than this.
 _MAX_DEPTH = 32
 # Cache hints sent on 2026-07-28 connections, where the extension's results require them.
@@ -252,32 +246,17 @@ def _depth(value: object) -> int:
 
 
 def _check_frontmatter(frontmatter: dict[str, Any]) -> None:
-    """Apply the Agent Skills rules hosts enforce to the verbatim frontmatter.
+    """Apply the Agent Skills rules to the verbatim frontmatter (SPEC §17), as ``validate`` does.
+
+    The rules are :func:`agent_skills.validate.check_frontmatter`'s (profile ``spec``): a skill
+    that ``validate`` passes is published, whatever its name's script.
 
     Raises:
-        _Unpublishable: for a ``name`` that is not 1-64 lowercase alphanumerics and single inner
-            hyphens, a ``description`` that is not a non-blank string of at most 1024 characters, a
-            ``compatibility`` that is not a non-blank string of at most 500 characters, or a
-            ``metadata`` that is not a string-to-string map.
+        _Unpublishable: naming the first error as ``<code>: <message>``.
     """
-    name = frontmatter.get("name")
-    if not isinstance(name, str) or len(name) > _NAME_MAX or not _NAME_RE.fullmatch(name):
-        raise _Unpublishable("name is not 1-64 lowercase letters, digits and single inner hyphens")
-    description = frontmatter.get("description")
-    if not isinstance(description, str) or not description.strip():
-        raise _Unpublishable("description is missing or blank")
-    if len(description) > _DESCRIPTION_MAX:
-        raise _Unpublishable(f"description is longer than {_DESCRIPTION_MAX} characters")
-    if "compatibility" in frontmatter:
-        compatibility = frontmatter["compatibility"]
-        if not isinstance(compatibility, str) or not compatibility.strip():
-            raise _Unpublishable("compatibility is not a non-empty string")
-        if len(compatibility) > _COMPATIBILITY_MAX:
-            raise _Unpublishable(f"compatibility is longer than {_COMPATIBILITY_MAX} characters")
-    if "metadata" in frontmatter:
-        meta = frontmatter["metadata"]
-        if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
-            raise _Unpublishable("metadata is not a string-to-string map")
+    for problem in check_frontmatter(frontmatter):
+        if problem.severity == Severity.ERROR:
+            raise _Unpublishable(f"{problem.code}: {problem.message}")
 
 
 def _check_collisions(rels: Sequence[str]) -> None:
@@ -302,11 +281,11 @@ def _publish(skills: AgentSkills, name: str) -> _ServedSkill:
     content = skills.load_skill(name)
     if content is None:
         raise _Unpublishable("the skill disappeared")
-    if content.path.name != _MANIFEST:
-        raise _Unpublishable(f"its manifest is named {content.path.name!r}, not {_MANIFEST!r}")
+    if content.path.name != MANIFEST_NAME:
+        raise _Unpublishable(f"its manifest is named {content.path.name!r}, not {MANIFEST_NAME!r}")
     if content.resources_truncated:
         raise _Unpublishable("its resource listing was truncated (max_resources)")
-    rels = [_MANIFEST, *(resource.rel for resource in content.resources)]
+    rels = [MANIFEST_NAME, *(resource.rel for resource in content.resources)]
     if len(rels) > MAX_SKILL_FILES:
         raise _Unpublishable(f"it has {len(rels)} files, more than {MAX_SKILL_FILES}")
     if sum(resource.size for resource in content.resources) > MAX_SKILL_BYTES:
@@ -323,7 +302,7 @@ def _publish(skills: AgentSkills, name: str) -> _ServedSkill:
                 raise _Unpublishable(f"its files total more than {MAX_SKILL_BYTES} bytes") from None
             raise _Unpublishable(f"{rel} cannot be read: {err.code}: {err}") from None
         budget -= len(data)
-        if rel == _MANIFEST:
+        if rel == MANIFEST_NAME:
             frontmatter = _strict_frontmatter(data)
             _check_frontmatter(frontmatter)
         files.append(

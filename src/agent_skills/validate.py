@@ -70,28 +70,34 @@ from __future__ import annotations
 import os
 import re
 import stat
-import unicodedata
 import urllib.parse
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from . import _scan
+from ._args import coerce_choice, coerce_path
 from ._confine import resolve_resource_path
 from ._errors import SkillError
 from ._manifest import load_frontmatter_yaml, split_frontmatter, yaml_kind
 from ._scan import MANIFEST_NAME
+from ._schema import name_key
 
 __all__ = [
     "MAX_BODY_LINES",
     "MAX_COMPATIBILITY_LENGTH",
     "MAX_DESCRIPTION_LENGTH",
     "MAX_NAME_LENGTH",
+    "PROFILES",
+    "RESERVED_NAME_WORDS",
     "SPEC_KEYS",
     "Problem",
+    "ProblemCode",
+    "Profile",
     "Severity",
+    "check_frontmatter",
     "find_manifest",
     "has_errors",
     "validate_skill",
@@ -116,6 +122,60 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
+class ProblemCode(StrEnum):
+    """The stable codes of :class:`Problem` (the table in this module's docstring).
+
+    A ``str`` enum, so ``p.code == "name_empty"`` holds and JSON output is the plain word.
+    """
+
+    PATH_NOT_FOUND = "path_not_found"
+    NOT_A_DIRECTORY = "not_a_directory"
+    MANIFEST_MISSING = "manifest_missing"
+    MANIFEST_UNREADABLE = "manifest_unreadable"
+    INVALID_ENCODING = "invalid_encoding"
+    FRONTMATTER_MISSING = "frontmatter_missing"
+    FRONTMATTER_UNTERMINATED = "frontmatter_unterminated"
+    YAML_ERROR = "yaml_error"
+    FRONTMATTER_NOT_MAPPING = "frontmatter_not_mapping"
+    NAME_MISSING = "name_missing"
+    NAME_TYPE = "name_type"
+    NAME_EMPTY = "name_empty"
+    NAME_TOO_LONG = "name_too_long"
+    NAME_UPPERCASE = "name_uppercase"
+    NAME_INVALID_CHARS = "name_invalid_chars"
+    NAME_HYPHEN_EDGE = "name_hyphen_edge"
+    NAME_DOUBLE_HYPHEN = "name_double_hyphen"
+    NAME_DIR_MISMATCH = "name_dir_mismatch"
+    NAME_NOT_PORTABLE = "name_not_portable"
+    NAME_RESERVED = "name_reserved"
+    DESCRIPTION_MISSING = "description_missing"
+    DESCRIPTION_TYPE = "description_type"
+    DESCRIPTION_EMPTY = "description_empty"
+    DESCRIPTION_TOO_LONG = "description_too_long"
+    DESCRIPTION_ANGLE_BRACKETS = "description_angle_brackets"
+    COMPATIBILITY_TYPE = "compatibility_type"
+    COMPATIBILITY_EMPTY = "compatibility_empty"
+    COMPATIBILITY_TOO_LONG = "compatibility_too_long"
+    LICENSE_TYPE = "license_type"
+    METADATA_TYPE = "metadata_type"
+    METADATA_VALUE_TYPE = "metadata_value_type"
+    ALLOWED_TOOLS_TYPE = "allowed_tools_type"
+    MANIFEST_CASE = "manifest_case"
+    MANIFEST_BOM = "manifest_bom"
+    UNKNOWN_KEY = "unknown_key"
+    ALLOWED_TOOLS_LIST = "allowed_tools_list"
+    BODY_TOO_LONG = "body_too_long"
+    BROKEN_REFERENCE = "broken_reference"
+    REFERENCE_ESCAPE = "reference_escape"
+
+
+#: The validation profiles, each adding to the one before it (``validate --profile``).
+Profile: TypeAlias = Literal["spec", "portable", "anthropic"]
+PROFILES: tuple[Profile, ...] = ("spec", "portable", "anthropic")
+#: Words the Anthropic upload refuses inside a ``name`` (profile ``anthropic``).
+RESERVED_NAME_WORDS = ("anthropic", "claude")
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One finding of :func:`validate_skill` (SPEC §15).
@@ -131,7 +191,7 @@ class Problem:
     """
 
     severity: Severity
-    code: str
+    code: ProblemCode
     message: str
     field: str | None = None
     line: int | None = None
@@ -140,7 +200,7 @@ class Problem:
         """Return ``{"severity", "code", "message", "field", "line"}`` for JSON output."""
         return {
             "severity": self.severity.value,
-            "code": self.code,
+            "code": str(self.code),
             "message": self.message,
             "field": self.field,
             "line": self.line,
@@ -152,11 +212,15 @@ def has_errors(problems: list[Problem]) -> bool:
     return any(p.severity == Severity.ERROR for p in problems)
 
 
-def _error(code: str, message: str, field: str | None = None, line: int | None = None) -> Problem:
+def _error(
+    code: ProblemCode, message: str, field: str | None = None, line: int | None = None
+) -> Problem:
     return Problem(Severity.ERROR, code, message, field, line)
 
 
-def _warning(code: str, message: str, field: str | None = None, line: int | None = None) -> Problem:
+def _warning(
+    code: ProblemCode, message: str, field: str | None = None, line: int | None = None
+) -> Problem:
     return Problem(Severity.WARNING, code, message, field, line)
 
 
@@ -175,11 +239,13 @@ def find_manifest(skill_dir: str | os.PathLike[str]) -> Path | None:
     return None if lookup.name is None else Path(os.fspath(skill_dir)) / lookup.name
 
 
-def validate_skill(path: str | os.PathLike[str]) -> list[Problem]:
+def validate_skill(path: str | os.PathLike[str], *, profile: Profile = "spec") -> list[Problem]:
     """Check one skill directory strictly against the Agent Skills specification (SPEC §15).
 
     Args:
         path: The skill directory (the one holding ``SKILL.md``).
+        profile: ``"spec"``, ``"portable"`` or ``"anthropic"``: the frontmatter rules of
+            :func:`check_frontmatter` to apply.
 
     Returns:
         Every problem found, in this order: file problems, frontmatter problems in key order
@@ -187,31 +253,38 @@ def validate_skill(path: str | os.PathLike[str]) -> list[Problem]:
         ``allowed-tools``, then unknown keys in file order), then body problems by line. An empty
         list means the skill is valid and clean. Codes are listed in the module docstring.
         Nothing is raised for a bad skill or a bad path: those are problems too.
+
+    Raises:
+        SkillError: ``invalid_input`` for a ``path`` that is not text or path-like, or an unknown
+            ``profile``.
     """
-    skill_dir = Path(os.fspath(path))
+    skill_dir = Path(coerce_path(path, "path"))
+    profile = coerce_choice(profile, PROFILES, "profile")
     try:
         st = os.stat(skill_dir)
     except FileNotFoundError:
-        return [_error("path_not_found", f"{skill_dir} does not exist")]
+        return [_error(ProblemCode.PATH_NOT_FOUND, f"{skill_dir} does not exist")]
     except (OSError, ValueError) as exc:
-        return [_error("not_a_directory", f"{skill_dir} cannot be examined: {exc}")]
+        return [_error(ProblemCode.NOT_A_DIRECTORY, f"{skill_dir} cannot be examined: {exc}")]
     if not stat.S_ISDIR(st.st_mode):
-        return [_error("not_a_directory", f"{skill_dir} is not a directory")]
+        return [_error(ProblemCode.NOT_A_DIRECTORY, f"{skill_dir} is not a directory")]
     manifest = find_manifest(skill_dir)
     if manifest is None:
-        return [_error("manifest_missing", f"no {MANIFEST_NAME} in {skill_dir}")]
+        return [_error(ProblemCode.MANIFEST_MISSING, f"no {MANIFEST_NAME} in {skill_dir}")]
     problems: list[Problem] = []
     if manifest.name != MANIFEST_NAME:
         problems.append(
             _warning(
-                "manifest_case",
+                ProblemCode.MANIFEST_CASE,
                 f"manifest is named {manifest.name}; hosts look for exactly {MANIFEST_NAME}",
             )
         )
     try:
         data = manifest.read_bytes()
     except OSError as exc:
-        problems.append(_error("manifest_unreadable", f"cannot read {manifest}: {exc.strerror}"))
+        problems.append(
+            _error(ProblemCode.MANIFEST_UNREADABLE, f"cannot read {manifest}: {exc.strerror}")
+        )
         return problems
     try:
         text = data.decode("utf-8")
@@ -219,28 +292,34 @@ def validate_skill(path: str | os.PathLike[str]) -> list[Problem]:
         line = data.count(b"\n", 0, exc.start) + 1
         problems.append(
             _error(
-                "invalid_encoding", f"manifest is not valid UTF-8 (byte {exc.start})", None, line
+                ProblemCode.INVALID_ENCODING,
+                f"manifest is not valid UTF-8 (byte {exc.start})",
+                None,
+                line,
             )
         )
         return problems
     if text.startswith("\ufeff"):
         problems.append(
-            _warning("manifest_bom", "manifest starts with a byte order mark; some hosts reject it")
+            _warning(
+                ProblemCode.MANIFEST_BOM,
+                "manifest starts with a byte order mark; some hosts reject it",
+            )
         )
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    problems.extend(_check_manifest_text(text, skill_dir))
+    problems.extend(_check_manifest_text(text, skill_dir, profile))
     return problems
 
 
-def _check_manifest_text(text: str, skill_dir: Path) -> list[Problem]:
+def _check_manifest_text(text: str, skill_dir: Path, profile: Profile) -> list[Problem]:
     try:
         yaml_text, _, first_line = split_frontmatter(text)
     except SkillError as err:
         line = err.fields.get("line")
         return [
             _error(
-                "frontmatter_unterminated",
+                ProblemCode.FRONTMATTER_UNTERMINATED,
                 "frontmatter has no closing '---' line",
                 None,
                 line if isinstance(line, int) else None,
@@ -249,7 +328,7 @@ def _check_manifest_text(text: str, skill_dir: Path) -> list[Problem]:
     if yaml_text is None:
         return [
             _error(
-                "frontmatter_missing",
+                ProblemCode.FRONTMATTER_MISSING,
                 "manifest must open with YAML frontmatter between '---' lines",
                 None,
                 1,
@@ -261,27 +340,18 @@ def _check_manifest_text(text: str, skill_dir: Path) -> list[Problem]:
     except SkillError as err:
         line = err.fields.get("line")
         problems.append(
-            _error("yaml_error", err.message, None, line if isinstance(line, int) else None)
+            _error(
+                ProblemCode.YAML_ERROR, err.message, None, line if isinstance(line, int) else None
+            )
         )
         data = None
         parsed = False
     else:
         parsed = True
     if parsed:
-        if data is None:
-            data = {}
-        if isinstance(data, Mapping):
-            lines = _key_lines(yaml_text, first_line)
-            problems.extend(_check_frontmatter(data, skill_dir, lines, yaml_text, first_line))
-        else:
-            problems.append(
-                _error(
-                    "frontmatter_not_mapping",
-                    f"frontmatter must be a mapping of keys to values, not {yaml_kind(data)}",
-                    None,
-                    first_line,
-                )
-            )
+        dir_name = Path(os.path.abspath(skill_dir)).name  # as given: a link names its skill
+        found = check_frontmatter({} if data is None else data, profile=profile, dir_name=dir_name)
+        problems.extend(_located(found, yaml_text, first_line))
     body_line = first_line + yaml_text.count("\n") + 1
     problems.extend(_check_body(text, body_line, skill_dir))
     return problems
@@ -336,186 +406,250 @@ def _is_name_char(c: str) -> bool:
     return c == "-" or c.isalnum()
 
 
-def _check_name(value: object, skill_dir: Path, line: int | None) -> list[Problem]:
+def _check_name(value: object, dir_name: str | None, profile: Profile) -> list[Problem]:
     if not isinstance(value, str):
-        return [_error("name_type", f"name must be a string, not {yaml_kind(value)}", "name", line)]
+        return [
+            _error(ProblemCode.NAME_TYPE, f"name must be a string, not {yaml_kind(value)}", "name")
+        ]
     if not value:
-        return [_error("name_empty", "name must not be empty", "name", line)]
-    name = unicodedata.normalize("NFKC", value)
+        return [_error(ProblemCode.NAME_EMPTY, "name must not be empty", "name")]
+    name = name_key(value)
     out: list[Problem] = []
     if len(name) > MAX_NAME_LENGTH:
         out.append(
             _error(
-                "name_too_long",
+                ProblemCode.NAME_TOO_LONG,
                 f"name is {len(name)} characters; at most {MAX_NAME_LENGTH} are allowed",
                 "name",
-                line,
             )
         )
     if any(c.isalnum() and c != c.lower() for c in name):
-        out.append(_error("name_uppercase", f"name '{value}' must be lowercase", "name", line))
+        out.append(_error(ProblemCode.NAME_UPPERCASE, f"name '{value}' must be lowercase", "name"))
     bad = sorted({c for c in name if not _is_name_char(c)})
     if bad:
         shown = ", ".join(repr(c) for c in bad)
         out.append(
             _error(
-                "name_invalid_chars",
+                ProblemCode.NAME_INVALID_CHARS,
                 f"name '{value}' may hold only letters, digits and hyphens (found {shown})",
                 "name",
-                line,
             )
         )
     if name.startswith("-") or name.endswith("-"):
         out.append(
-            _error("name_hyphen_edge", "name must not start or end with a hyphen", "name", line)
+            _error(ProblemCode.NAME_HYPHEN_EDGE, "name must not start or end with a hyphen", "name")
         )
     if "--" in name:
-        out.append(_error("name_double_hyphen", "name must not contain '--'", "name", line))
-    # The name as given (a linked skill is named by its link), made absolute so "." works.
-    dir_name = unicodedata.normalize("NFKC", Path(os.path.abspath(skill_dir)).name)
-    if dir_name != name:
+        out.append(_error(ProblemCode.NAME_DOUBLE_HYPHEN, "name must not contain '--'", "name"))
+    if dir_name is not None and name_key(dir_name) != name:
         out.append(
             _error(
-                "name_dir_mismatch",
-                f"name '{value}' must match the directory name '{dir_name}'",
+                ProblemCode.NAME_DIR_MISMATCH,
+                f"name '{value}' must match the directory name '{name_key(dir_name)}'",
                 "name",
-                line,
             )
         )
-    return out
-
-
-def _check_text(key: str, value: object, limit: int, line: int | None) -> list[Problem]:
-    code = key.replace("-", "_")
-    if not isinstance(value, str):
-        return [
-            _error(f"{code}_type", f"{key} must be a string, not {yaml_kind(value)}", key, line)
-        ]
-    text = value.strip()
-    if not text:
-        return [_error(f"{code}_empty", f"{key} must not be empty", key, line)]
-    if len(text) > limit:
-        return [
-            _error(
-                f"{code}_too_long",
-                f"{key} is {len(text)} characters; at most {limit} are allowed",
-                key,
-                line,
-            )
-        ]
-    return []
-
-
-def _check_frontmatter(
-    data: Mapping[str, Any],
-    skill_dir: Path,
-    lines: dict[str, int],
-    yaml_text: str,
-    first_line: int,
-) -> list[Problem]:
-    out: list[Problem] = []
-    if "name" not in data:
-        out.append(_error("name_missing", "frontmatter has no 'name'", "name", None))
-    else:
-        out.extend(_check_name(data["name"], skill_dir, lines.get("name")))
-    if "description" not in data:
-        out.append(_error("description_missing", "frontmatter has no 'description'", "description"))
-    else:
-        out.extend(
-            _check_text(
-                "description",
-                data["description"],
-                MAX_DESCRIPTION_LENGTH,
-                lines.get("description"),
-            )
-        )
-    if "license" in data and not isinstance(data["license"], str):
+    if profile != "spec" and not out and not _PORTABLE_NAME_RE.fullmatch(value):
         out.append(
-            _error(
-                "license_type",
-                f"license must be a string, not {yaml_kind(data['license'])}",
-                "license",
-                lines.get("license"),
+            _warning(
+                ProblemCode.NAME_NOT_PORTABLE,
+                f"name '{value}' holds characters outside a-z, 0-9 and '-'; MCP hosts and the "
+                "TypeScript skills client accept only those",
+                "name",
             )
         )
-    if "compatibility" in data:
-        out.extend(
-            _check_text(
-                "compatibility",
-                data["compatibility"],
-                MAX_COMPATIBILITY_LENGTH,
-                lines.get("compatibility"),
-            )
-        )
-    if "metadata" in data:
-        out.extend(_check_metadata(data["metadata"], lines, yaml_text, first_line))
-    if "allowed-tools" in data:
-        out.extend(_check_allowed_tools(data["allowed-tools"], lines.get("allowed-tools")))
-    for key in data:
-        if key not in SPEC_KEYS:
+    if profile == "anthropic":
+        reserved = [w for w in RESERVED_NAME_WORDS if w in name.casefold()]
+        if reserved:
             out.append(
-                _warning(
-                    "unknown_key",
-                    f"'{key}' is not a frontmatter key of the Agent Skills specification; "
-                    "strict hosts reject it (put custom data under 'metadata')",
-                    key,
-                    lines.get(key),
+                _error(
+                    ProblemCode.NAME_RESERVED,
+                    f"name '{value}' contains the reserved word '{reserved[0]}'",
+                    "name",
                 )
             )
     return out
 
 
-def _check_metadata(
-    value: object, lines: dict[str, int], yaml_text: str, first_line: int
+# Agent Skills specification: the ASCII form of a name, as MCP hosts and the TypeScript client
+# apply it (lowercase letters, digits, single inner hyphens).
+_PORTABLE_NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+_TEXT_CODES: Mapping[str, tuple[ProblemCode, ProblemCode, ProblemCode]] = {
+    "description": (
+        ProblemCode.DESCRIPTION_TYPE,
+        ProblemCode.DESCRIPTION_EMPTY,
+        ProblemCode.DESCRIPTION_TOO_LONG,
+    ),
+    "compatibility": (
+        ProblemCode.COMPATIBILITY_TYPE,
+        ProblemCode.COMPATIBILITY_EMPTY,
+        ProblemCode.COMPATIBILITY_TOO_LONG,
+    ),
+}
+
+
+def _check_text(key: str, value: object, limit: int) -> list[Problem]:
+    type_code, empty_code, long_code = _TEXT_CODES[key]
+    if not isinstance(value, str):
+        return [_error(type_code, f"{key} must be a string, not {yaml_kind(value)}", key)]
+    text = value.strip()
+    if not text:
+        return [_error(empty_code, f"{key} must not be empty", key)]
+    if len(text) > limit:
+        return [
+            _error(long_code, f"{key} is {len(text)} characters; at most {limit} are allowed", key)
+        ]
+    return []
+
+
+def check_frontmatter(
+    data: object, *, profile: Profile = "spec", dir_name: str | None = None
 ) -> list[Problem]:
-    line = lines.get("metadata")
-    if not isinstance(value, Mapping):
+    """Check parsed frontmatter against the Agent Skills specification. Pure (SPEC §15, §27).
+
+    The one home of the specification's frontmatter rules: ``validate_skill`` calls it for the
+    author-facing check, and the MCP server calls it to decide what it publishes (SPEC §17).
+
+    Args:
+        data: The frontmatter as parsed (strict YAML 1.2, values not trimmed): normally a mapping;
+            anything else is one ``frontmatter_not_mapping`` problem.
+        profile: ``"spec"`` (the specification's rules), ``"portable"`` (also a
+            ``name_not_portable`` warning for a name outside ASCII ``[a-z0-9-]``, which MCP hosts
+            and the TypeScript client need) or ``"anthropic"`` (portable, plus the upload rules as
+            errors: ``description_angle_brackets`` for ``<`` or ``>`` in the description and
+            ``name_reserved`` for a name holding ``anthropic`` or ``claude``).
+        dir_name: The skill directory's name; when given, ``name`` must equal it (both NFKC).
+
+    Returns:
+        The problems in key order (``name``, ``description``, ``license``, ``compatibility``,
+        ``metadata``, ``allowed-tools``, then unknown keys in mapping order); ``line`` is
+        ``None`` (``validate_skill`` adds lines from the file). Codes are in the module docstring.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{profile}`` for an unknown profile.
+    """
+    profile = coerce_choice(profile, PROFILES, "profile")
+    if not isinstance(data, Mapping):
         return [
             _error(
-                "metadata_type",
-                f"metadata must be a mapping of strings to strings, not {yaml_kind(value)}",
-                "metadata",
-                line,
+                ProblemCode.FRONTMATTER_NOT_MAPPING,
+                f"frontmatter must be a mapping of keys to values, not {yaml_kind(data)}",
             )
         ]
     out: list[Problem] = []
-    for key, item in value.items():
-        if isinstance(item, str):
-            continue
-        item_line = _nested_key_line(yaml_text, first_line, line, key) if line is not None else None
+    if "name" not in data:
+        out.append(_error(ProblemCode.NAME_MISSING, "frontmatter has no 'name'", "name"))
+    else:
+        out.extend(_check_name(data["name"], dir_name, profile))
+    if "description" not in data:
         out.append(
             _error(
-                "metadata_value_type",
-                f"metadata value '{key}' must be a string, not {yaml_kind(item)}"
-                + (" (quote it)" if not isinstance(item, list | Mapping) else ""),
-                f"metadata.{key}",
-                item_line if item_line is not None else line,
+                ProblemCode.DESCRIPTION_MISSING, "frontmatter has no 'description'", "description"
             )
         )
+    else:
+        description = data["description"]
+        out.extend(_check_text("description", description, MAX_DESCRIPTION_LENGTH))
+        if (
+            profile == "anthropic"
+            and isinstance(description, str)
+            and ("<" in description or ">" in description)
+        ):
+            out.append(
+                _error(
+                    ProblemCode.DESCRIPTION_ANGLE_BRACKETS,
+                    "description must not contain '<' or '>' (the Anthropic upload refuses "
+                    "XML-like text)",
+                    "description",
+                )
+            )
+    if "license" in data and not isinstance(data["license"], str):
+        out.append(
+            _error(
+                ProblemCode.LICENSE_TYPE,
+                f"license must be a string, not {yaml_kind(data['license'])}",
+                "license",
+            )
+        )
+    if "compatibility" in data:
+        out.extend(_check_text("compatibility", data["compatibility"], MAX_COMPATIBILITY_LENGTH))
+    if "metadata" in data:
+        out.extend(_check_metadata(data["metadata"]))
+    if "allowed-tools" in data:
+        out.extend(_check_allowed_tools(data["allowed-tools"]))
+    for key in data:
+        if key not in SPEC_KEYS:
+            out.append(
+                _warning(
+                    ProblemCode.UNKNOWN_KEY,
+                    f"'{key}' is not a frontmatter key of the Agent Skills specification; "
+                    "strict hosts reject it (put custom data under 'metadata')",
+                    str(key),
+                )
+            )
     return out
 
 
-def _check_allowed_tools(value: object, line: int | None) -> list[Problem]:
+def _check_metadata(value: object) -> list[Problem]:
+    if not isinstance(value, Mapping):
+        return [
+            _error(
+                ProblemCode.METADATA_TYPE,
+                f"metadata must be a mapping of strings to strings, not {yaml_kind(value)}",
+                "metadata",
+            )
+        ]
+    return [
+        _error(
+            ProblemCode.METADATA_VALUE_TYPE,
+            f"metadata value '{key}' must be a string, not {yaml_kind(item)}"
+            + (" (quote it)" if not isinstance(item, list | Mapping) else ""),
+            f"metadata.{key}",
+        )
+        for key, item in value.items()
+        if not isinstance(item, str)
+    ]
+
+
+def _check_allowed_tools(value: object) -> list[Problem]:
     if isinstance(value, str):
         return []
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return [
             _warning(
-                "allowed_tools_list",
+                ProblemCode.ALLOWED_TOOLS_LIST,
                 "allowed-tools is a list; the specification defines a space-separated string",
                 "allowed-tools",
-                line,
             )
         ]
     return [
         _error(
-            "allowed_tools_type",
+            ProblemCode.ALLOWED_TOOLS_TYPE,
             f"allowed-tools must be a space-separated string, not {yaml_kind(value)}"
             + (" holding non-strings" if isinstance(value, list) else ""),
             "allowed-tools",
-            line,
         )
     ]
+
+
+def _located(problems: list[Problem], yaml_text: str, first_line: int) -> list[Problem]:
+    """``problems`` with the 1-based file line of the key each one names (SPEC §15)."""
+    lines = _key_lines(yaml_text, first_line)
+    out: list[Problem] = []
+    for problem in problems:
+        line = lines.get(problem.field) if problem.field is not None else None
+        if problem.code == ProblemCode.METADATA_VALUE_TYPE and problem.field is not None:
+            parent = lines.get("metadata")
+            key = problem.field.removeprefix("metadata.")
+            nested = (
+                _nested_key_line(yaml_text, first_line, parent, key) if parent is not None else None
+            )
+            line = nested if nested is not None else parent
+        if problem.code == ProblemCode.FRONTMATTER_NOT_MAPPING:
+            line = first_line
+        out.append(replace(problem, line=line) if line is not None else problem)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -555,7 +689,7 @@ def _check_body(text: str, body_line: int, skill_dir: Path) -> list[Problem]:
     if len(body) > MAX_BODY_LINES:
         out.append(
             _warning(
-                "body_too_long",
+                ProblemCode.BODY_TOO_LONG,
                 f"body is {len(body)} lines; keep it under {MAX_BODY_LINES} and move detail "
                 "to references/",
                 None,
@@ -636,7 +770,7 @@ def _check_reference(skill_dir: Path, target: str, kind: str, line: int) -> Prob
     except SkillError as err:
         if err.code == "path_escape":
             return _warning(
-                "reference_escape",
+                ProblemCode.REFERENCE_ESCAPE,
                 f"{what} '{target}' leads outside the skill directory; hosts serve only the "
                 "skill's own files",
                 None,
@@ -646,7 +780,7 @@ def _check_reference(skill_dir: Path, target: str, kind: str, line: int) -> Prob
     if os.path.exists(resolved):
         return None
     return _warning(
-        "broken_reference",
+        ProblemCode.BROKEN_REFERENCE,
         f"{what} '{target}' does not exist in the skill",
         None,
         line,

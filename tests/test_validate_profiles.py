@@ -1,0 +1,191 @@
+"""check_frontmatter and the validation profiles (SPEC §15, §27): one home for frontmatter rules."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from agent_skills import SkillError, create_agent_skills
+from agent_skills.cli import cli
+from agent_skills.validate import (
+    PROFILES,
+    Problem,
+    ProblemCode,
+    Severity,
+    check_frontmatter,
+    validate_skill,
+)
+from conftest import make_skill
+
+E, W = Severity.ERROR, Severity.WARNING
+
+
+def found(problems: list[Problem]) -> list[tuple[str, str, str | None]]:
+    return [(p.severity.value, p.code.value, p.field) for p in problems]
+
+
+def test_profiles_are_the_three_named() -> None:
+    assert PROFILES == ("spec", "portable", "anthropic")
+
+
+def test_check_frontmatter_is_pure_and_line_free() -> None:
+    data: dict[str, Any] = {"name": "Bad_Name", "description": "", "extra": 1}
+    before = json.dumps(data)
+    problems = check_frontmatter(data)
+    assert json.dumps(data) == before
+    assert found(problems) == [
+        ("error", "name_uppercase", "name"),
+        ("error", "name_invalid_chars", "name"),
+        ("error", "description_empty", "description"),
+        ("warning", "unknown_key", "extra"),
+    ]
+    assert all(p.line is None for p in problems)
+    assert all(isinstance(p.code, ProblemCode) for p in problems)
+
+
+def test_check_frontmatter_refuses_a_non_mapping() -> None:
+    assert found(check_frontmatter(["name"])) == [("error", "frontmatter_not_mapping", None)]
+    assert check_frontmatter(None)[0].message == (
+        "frontmatter must be a mapping of keys to values, not null"
+    )
+
+
+def test_dir_name_is_compared_in_nfkc() -> None:
+    assert check_frontmatter({"name": "ｆｏｏ", "description": "d"}, dir_name="foo") == []
+    assert found(check_frontmatter({"name": "foo", "description": "d"}, dir_name="bar")) == [
+        ("error", "name_dir_mismatch", "name")
+    ]
+
+
+@pytest.mark.parametrize("name", ["café", "名前", "données-2"])
+def test_unicode_names_pass_spec_and_warn_when_portable(name: str) -> None:
+    data = {"name": name, "description": "d"}
+    assert check_frontmatter(data, profile="spec") == []
+    for profile in ("portable", "anthropic"):
+        problems = check_frontmatter(data, profile=profile)  # type: ignore[arg-type]
+        assert found(problems) == [("warning", "name_not_portable", "name")]
+        assert problems[0].message == (
+            f"name '{name}' holds characters outside a-z, 0-9 and '-'; MCP hosts and the "
+            "TypeScript skills client accept only those"
+        )
+
+
+def test_portable_adds_nothing_to_a_name_that_already_fails() -> None:
+    assert found(check_frontmatter({"name": "Café", "description": "d"}, profile="portable")) == [
+        ("error", "name_uppercase", "name")
+    ]
+
+
+def test_portable_flags_a_name_valid_only_after_nfkc() -> None:
+    # Full-width letters are 'foo' after NFKC (spec: fine) but hosts compare the raw text.
+    problems = check_frontmatter({"name": "ｆｏｏ", "description": "d"}, profile="portable")
+    assert found(problems) == [("warning", "name_not_portable", "name")]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"name": "claude-helper", "description": "d"}, [("error", "name_reserved", "name")]),
+        ({"name": "my-anthropic", "description": "d"}, [("error", "name_reserved", "name")]),
+        (
+            {"name": "tags", "description": "Wraps <b>bold</b> text"},
+            [("error", "description_angle_brackets", "description")],
+        ),
+        (
+            {"name": "arrow", "description": "a -> b"},
+            [("error", "description_angle_brackets", "description")],
+        ),
+        ({"name": "plain", "description": "Nothing to see."}, []),
+    ],
+)
+def test_anthropic_upload_rules(data: dict[str, Any], expected: list[tuple[str, str, str]]) -> None:
+    assert found(check_frontmatter(data, profile="anthropic")) == expected
+    assert check_frontmatter(data, profile="portable") == []
+    assert check_frontmatter(data) == []
+
+
+def test_reserved_word_message_names_the_word() -> None:
+    (problem,) = check_frontmatter({"name": "claude-x", "description": "d"}, profile="anthropic")
+    assert problem.message == "name 'claude-x' contains the reserved word 'claude'"
+
+
+@pytest.mark.parametrize("profile", ["", "SPEC", "strict", None, 1])
+def test_unknown_profile_is_invalid_input(profile: object) -> None:
+    with pytest.raises(SkillError) as info:
+        check_frontmatter({}, profile=profile)  # type: ignore[arg-type]
+    assert info.value.code == "invalid_input"
+    assert info.value.fields == {"profile": repr(profile), "choices": list(PROFILES)}
+
+
+def test_validate_skill_takes_a_profile_and_adds_lines(tmp_path: Path) -> None:
+    d = make_skill(
+        tmp_path, "claude-café", raw="---\nname: claude-café\ndescription: <x>\n---\nB\n"
+    )
+    assert validate_skill(d) == []
+    assert [(p.code.value, p.line) for p in validate_skill(d, profile="anthropic")] == [
+        ("name_not_portable", 2),
+        ("name_reserved", 2),
+        ("description_angle_brackets", 3),
+    ]
+    with pytest.raises(SkillError) as info:
+        validate_skill(d, profile="lax")  # type: ignore[arg-type]
+    assert info.value.code == "invalid_input"
+
+
+def test_validate_skill_refuses_a_non_path(tmp_path: Path) -> None:
+    with pytest.raises(SkillError) as info:
+        validate_skill(42)  # type: ignore[arg-type]
+    assert (info.value.code, info.value.fields) == ("invalid_input", {"type": "int"})
+
+
+def test_cli_validate_profile(tmp_path: Path) -> None:
+    d = make_skill(tmp_path, "café", frontmatter={"name": "café", "description": "d"})
+    runner = CliRunner()
+    spec = runner.invoke(cli, ["validate", "--json", str(d)])
+    assert spec.exit_code == 0
+    assert json.loads(spec.stdout) == [{"path": str(d), "problems": []}]
+    portable = runner.invoke(cli, ["validate", "--json", "--profile", "portable", str(d)])
+    assert portable.exit_code == 0  # warnings alone pass
+    (entry,) = json.loads(portable.stdout)
+    assert [p["code"] for p in entry["problems"]] == ["name_not_portable"]
+    strict = runner.invoke(
+        cli, ["validate", "--profile", "portable", "--warnings-as-errors", str(d)]
+    )
+    assert strict.exit_code == 1
+    bad = runner.invoke(cli, ["validate", "--profile", "nope", str(d)])
+    assert bad.exit_code == 2
+
+
+def test_mcp_publishes_what_validate_passes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The MCP publication rules are check_frontmatter's: a Unicode name validate passes is
+    published; a skill validate fails is not, with the problem's code as the reason."""
+    mcp = pytest.importorskip("agent_skills.mcp")
+    root = tmp_path / "skills"
+    make_skill(root, "café", frontmatter={"name": "café", "description": "Accented."})
+    make_skill(root, "名前", frontmatter={"name": "名前", "description": "Japanese."})
+    make_skill(root, "plain", frontmatter={"name": "plain", "description": "ASCII."})
+    make_skill(root, "tools", raw="---\nname: tools\ndescription: d\nallowed-tools: 5\n---\nB\n")
+    for d in ("café", "名前", "plain"):
+        assert validate_skill(root / d) == []
+    assert [p.code for p in validate_skill(root / "tools")] == ["allowed_tools_type"]
+    skills = create_agent_skills([root])
+    with caplog.at_level(logging.WARNING, logger="agent_skills"):
+        catalog = mcp._build_catalog(skills)
+    assert [s.uri for s in catalog.skills] == [
+        "skill://caf%C3%A9/SKILL.md",
+        "skill://plain/SKILL.md",
+        "skill://%E5%90%8D%E5%89%8D/SKILL.md",
+    ]
+    reasons = [r.getMessage() for r in caplog.records if "not published" in r.getMessage()]
+    assert reasons == [
+        "skill 'tools' is not published through the MCP Skills extension: allowed_tools_type: "
+        "allowed-tools must be a space-separated string, not a number (it stays available "
+        "through the tools)"
+    ]
