@@ -493,7 +493,7 @@ def test_unpublishable_skills_are_named_with_their_reason(
 ) -> None:
     assert _unpublished(tree, caplog) == {
         "Bad_Name": "name_uppercase: name 'Bad_Name' must be lowercase",
-        "nested-meta": "metadata_value_type: metadata value 't' must be a string, not a list",
+        "nested-meta": "metadata_value_type: metadata value 'tags' must be a string, not a list",
         "repaired": "frontmatter does not parse without repair (line 3): "
         "invalid YAML frontmatter: mapping values are not allowed in this context",
     }
