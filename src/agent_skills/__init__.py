@@ -39,6 +39,7 @@ from ._schema import normalize_tools
 
 if _TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
+    from ._trust import TrustStore
 
 __version__ = "0.1.0"
 
@@ -49,6 +50,10 @@ def __getattr__(name: str) -> _Any:
         from ._frontmatter import SkillFrontmatter
 
         return SkillFrontmatter
+    if name == "TrustStore":  # loads with the first use of trust (SPEC §23.3)
+        from ._trust import TrustStore
+
+        return TrustStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -80,6 +85,7 @@ __all__ = [
     "SkillResource",
     "SkillRoot",
     "StartupError",
+    "TrustStore",
     "__version__",
     "clarvis_skill_roots",
     "client_skill_roots",

@@ -11,9 +11,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
 from ._errors import StartupError
+
+if TYPE_CHECKING:
+    from ._trust import TrustStore
 
 __all__ = [
     "DEFAULT_FOLLOW_SYMLINKS",
@@ -66,6 +69,8 @@ class SkillConfig:
         strict: Raise skill-level problems instead of skipping (SPEC §7.5).
         follow_symlinks: Follow symlinked skill directories, manifests and resources.
         max_resources: Cap on the resources listed per skill (SPEC §9).
+        trust: The :class:`~agent_skills.TrustStore` gating workspace-scope skills, or ``None``
+            to trust every root (SPEC §23.3).
     """
 
     home: Path
@@ -74,6 +79,7 @@ class SkillConfig:
     strict: bool = DEFAULT_STRICT
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS
     max_resources: int = DEFAULT_MAX_RESOURCES
+    trust: TrustStore | None = None
 
 
 def _fspath(value: object, what: str) -> str:
@@ -195,6 +201,7 @@ def resolve_config(
     strict: bool = DEFAULT_STRICT,
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS,
     max_resources: int = DEFAULT_MAX_RESOURCES,
+    trust: TrustStore | None = None,
 ) -> SkillConfig:
     """Validate and normalise a configuration (SPEC §2).
 
@@ -209,6 +216,7 @@ def resolve_config(
         strict: See :class:`SkillConfig`.
         follow_symlinks: See :class:`SkillConfig`.
         max_resources: Positive cap on resources per skill.
+        trust: A :class:`~agent_skills.TrustStore`, or ``None`` (SPEC §23.3).
 
     Returns:
         The immutable :class:`SkillConfig`.
@@ -242,6 +250,11 @@ def resolve_config(
             raise StartupError(f"{name} must be a bool")
     if not isinstance(max_resources, int) or isinstance(max_resources, bool) or max_resources < 1:
         raise StartupError("max_resources must be a positive int")
+    if trust is not None:
+        from ._trust import TrustStore
+
+        if not isinstance(trust, TrustStore):
+            raise StartupError(f"trust must be a TrustStore or None, got {type(trust).__name__}")
     resolved = tuple(_root_from_input(item, workspace_dir, home_s) for item in root_list)
     return SkillConfig(
         home=Path(home_s),
@@ -250,4 +263,5 @@ def resolve_config(
         strict=strict,
         follow_symlinks=follow_symlinks,
         max_resources=max_resources,
+        trust=trust,
     )

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ._config import (
     DEFAULT_FOLLOW_SYMLINKS,
@@ -22,6 +23,9 @@ from ._diagnostics import Diagnostic, DiscoveryReport
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import SkillContent, SkillInfo
 from ._registry import SkillRegistry, discover_skills
+
+if TYPE_CHECKING:
+    from ._trust import TrustStore
 
 __all__ = ["AgentSkills", "create_agent_skills"]
 
@@ -117,7 +121,11 @@ class AgentSkills:
             SkillError: As :meth:`resource_path`; the file is reached through descriptors with
                 ``O_NOFOLLOW``, so a path swapped for an escaping symlink is ``path_escape``.
         """
-        return self._registry.open(name, rel)
+        registry = self._registry
+        if registry.approval(name) is None:
+            return registry.open(name, rel)
+        # A skill served under a trust approval: its bytes are checked before any is handed out.
+        return io.BytesIO(self._read(registry, name, rel, None))
 
     def read_resource(
         self, name: str, rel: str | os.PathLike[str], max_bytes: int | None = None
@@ -145,7 +153,28 @@ class AgentSkills:
                 "max_bytes must be a non-negative int or None",
                 {"max_bytes": repr(max_bytes)},
             )
-        registry = self._registry
+        return self._read(self._registry, name, rel, max_bytes)
+
+    def _read(
+        self,
+        registry: SkillRegistry,
+        name: str,
+        rel: str | os.PathLike[str],
+        max_bytes: int | None,
+    ) -> bytes:
+        data = self._read_bytes(registry, name, rel, max_bytes)
+        approval = registry.approval(name)
+        if approval is not None and self._config.trust is not None:
+            skill = registry.lookup(name)
+            assert skill is not None
+            rel_posix = registry.resource(name, rel).relative_to(skill.info.dir).as_posix()
+            self._config.trust.check_read(approval, name, rel_posix, data)
+        return data
+
+    @staticmethod
+    def _read_bytes(
+        registry: SkillRegistry, name: str, rel: str | os.PathLike[str], max_bytes: int | None
+    ) -> bytes:
         with registry.open(name, rel) as fh:
             rel_text = os.fspath(rel)
             try:
@@ -206,12 +235,15 @@ def create_agent_skills(
     strict: bool = DEFAULT_STRICT,
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS,
     max_resources: int = DEFAULT_MAX_RESOURCES,
+    trust: TrustStore | None = None,
 ) -> AgentSkills:
     """Resolve the configuration and scan the roots once (SPEC §1-§2).
 
     Args:
         roots: Ordered roots, lowest precedence first (see ``resolve_config``).
         workspace, cwd, home, strict, follow_symlinks, max_resources: See ``resolve_config``.
+        trust: A :class:`~agent_skills.TrustStore` gating workspace-scope skills (SPEC §23.3);
+            ``None`` trusts every root.
 
     Returns:
         An :class:`AgentSkills`.
@@ -228,5 +260,6 @@ def create_agent_skills(
         strict=strict,
         follow_symlinks=follow_symlinks,
         max_resources=max_resources,
+        trust=trust,
     )
     return AgentSkills(config)

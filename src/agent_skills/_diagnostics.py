@@ -85,6 +85,7 @@ class EntryStatus(StrEnum):
     DUPLICATE = "duplicate"
     INVALID = "invalid"
     SKIPPED = "skipped"
+    UNTRUSTED = "untrusted"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ._config import SkillConfig
 from ._confine import open_confined, resolve_resource_path
@@ -45,6 +45,9 @@ from ._model import (
 from ._resources import list_resources
 from ._scan import Candidate, scan_root
 from ._schema import name_key, normalize_tools
+
+if TYPE_CHECKING:
+    from ._trust import Approval
 
 # The data model lives in ``_model``; its names stay importable from here.
 __all__ = [
@@ -147,6 +150,7 @@ class SkillRegistry:
     skills: tuple[ResolvedSkill, ...]
     report: DiscoveryReport
     _by_name: Mapping[str, ResolvedSkill] = field(repr=False, default_factory=dict)
+    _approvals: Mapping[str, Approval] = field(repr=False, default_factory=dict)
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -166,6 +170,14 @@ class SkillRegistry:
     def lookup(self, name: str) -> ResolvedSkill | None:
         """The merged skill called ``name`` or ``None``."""
         return self._by_name.get(name) if isinstance(name, str) else None
+
+    def approval(self, name: str) -> Approval | None:
+        """The trust approval a merged skill is served under, or ``None`` (SPEC §23.3).
+
+        Only skills from workspace-scope roots gated by a :class:`~agent_skills.TrustStore`
+        have one; every read of such a skill is checked against it.
+        """
+        return self._approvals.get(name) if isinstance(name, str) else None
 
     def get(self, name: str) -> SkillContent | None:
         """Load a skill: body snapshot plus resources enumerated now (SPEC §8-§9).
@@ -312,17 +324,51 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     groups: list[list[ResolvedSkill]] = []
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
     with _gc_paused():
+        gate = _Gate(config)
         for gi, root in enumerate(config.roots):
             note, cands = scan_root(root, follow_symlinks=config.follow_symlinks)
             notes.append(note)
-            groups.append(_resolve_root(cands, config.strict, gi, slots, diags, pool))
+            groups.append(_resolve_root(cands, config.strict, gi, slots, diags, pool, gate))
     merged = merge_skills(groups)
+    approvals = {
+        s.info.name: gate.approvals[s.info.dir] for s in merged if s.info.dir in gate.approvals
+    }
     by_name = {s.info.name: s for s in merged}
     winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
     entries = _finish_report(slots, by_name, winning_group, diags)
     report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
-    return SkillRegistry(config, tuple(merged), report, MappingProxyType(by_name))
+    return SkillRegistry(
+        config, tuple(merged), report, MappingProxyType(by_name), MappingProxyType(approvals)
+    )
+
+
+class _Gate:
+    """Which loaded candidates are kept out of precedence altogether (SPEC §21.9, §23.3).
+
+    A skill excluded here is reported with its status and reason and takes no part in
+    precedence: a lower copy of the same name wins, so a cloned repository cannot hide a user's
+    skill. Workspace-scope skills are checked against ``config.trust``; the approvals of those
+    that pass are kept by skill directory.
+    """
+
+    def __init__(self, config: SkillConfig) -> None:
+        self._config = config
+        self.approvals: dict[Path, Approval] = {}
+
+    def __call__(self, cand: Candidate, info: SkillInfo) -> tuple[EntryStatus, str] | None:
+        store = self._config.trust
+        if store is None or cand.root.scope != "workspace":
+            return None
+        approval, reason = store.verdict(
+            cand.dir,
+            follow_symlinks=self._config.follow_symlinks,
+            max_resources=self._config.max_resources,
+        )
+        if approval is None:
+            return EntryStatus.UNTRUSTED, reason
+        self.approvals[info.dir] = approval
+        return None
 
 
 def _resolve_root(
@@ -332,6 +378,7 @@ def _resolve_root(
     slots: list[_Slot],
     diags: list[Diagnostic],
     pool: dict[str, str],
+    gate: _Gate | None = None,
 ) -> list[ResolvedSkill]:
     group: list[ResolvedSkill] = []
     kept: dict[str, Candidate] = {}
@@ -408,6 +455,10 @@ def _resolve_root(
                     f"duplicate of {first.dir} in the same root",
                 )
             )
+            continue
+        excluded = gate(cand, info) if gate is not None else None
+        if excluded is not None:
+            slots.append(_Slot(cand, excluded[0], info.name, excluded[1]))
             continue
         kept[info.name] = cand
         group.append(ResolvedSkill(info, parsed.body))

@@ -1,0 +1,376 @@
+"""Trust for workspace skills: approvals bound to a skill's content (SPEC §23.3).
+
+A cloned repository can carry ``.agents/skills`` (or any other workspace-scope root); with a
+:class:`TrustStore` such a skill is served only once somebody approved it *as it is now*. An
+approval records the skill's real directory, its digest (:func:`agent_skills._digest.skill_digest`,
+the digest the lock of SPEC §25 uses too) and the per-file digests behind it; any change to the
+manifest or to a listed file (added, removed, resized, rewritten) revokes it.
+
+Data flows one way: discovery asks :meth:`TrustStore.verdict` about each workspace-scope skill it
+found (``_registry``); reads of an approved skill go through :meth:`TrustStore.check_read`
+(``_core``), which refuses a file the approval does not cover or whose bytes changed.
+
+The store is a JSON file the caller names, created on the first approval and written atomically
+(a temporary file in the same directory, ``fsync``, rename)::
+
+    {"version": 1,
+     "approvals": {"/real/skill/dir": {"digest": "sha256:<hex>",
+                                        "files": {"SKILL.md": [size, "sha256:<hex>"], ...}}}}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ._confine import open_confined, real_path
+from ._digest import FileDigest, file_digest, skill_digest
+from ._errors import ErrorCode, SkillError, fs_error
+from ._resources import list_resources
+from ._scan import find_manifest
+
+__all__ = ["CHANGED", "NOT_APPROVED", "Approval", "TrustStore", "digest_skill_dir"]
+
+logger = logging.getLogger("agent_skills")
+
+#: Report reason of a workspace skill the store holds no approval for.
+NOT_APPROVED = "not approved"
+#: Report reason of a workspace skill whose content differs from its approval.
+CHANGED = "changed since approval"
+
+_VERSION = 1
+# The largest file hashed for an approval (the MCP read cap of SPEC §20.5).
+_MAX_FILE_BYTES = 67_108_864
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """One approved skill (SPEC §23.3).
+
+    Attributes:
+        dir: The skill's real directory.
+        digest: The skill digest, ``sha256:<hex>``.
+        files: ``{rel: (size, "sha256:<hex>")}`` of ``SKILL.md`` and every listed resource.
+    """
+
+    dir: Path
+    digest: str
+    files: Mapping[str, tuple[int, str]]
+
+
+def _read_capped(skill_dir: str, rel: str) -> bytes:
+    with open_confined(skill_dir, rel) as fh:
+        try:
+            data = fh.read(_MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise fs_error(exc, Path(skill_dir, rel)) from None
+    if len(data) > _MAX_FILE_BYTES:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{rel} in {skill_dir} is larger than {_MAX_FILE_BYTES} bytes",
+            {"rel": rel, "max_bytes": _MAX_FILE_BYTES},
+        )
+    return data
+
+
+def digest_skill_dir(
+    skill_dir: str | os.PathLike[str],
+    *,
+    follow_symlinks: bool = True,
+    max_resources: int = 5000,
+) -> tuple[str, tuple[FileDigest, ...]]:
+    """Hash a skill directory as discovery would serve it now (SPEC §9, §23.3).
+
+    The files are the manifest (``SKILL.md``, or the case variant discovery picks) and every
+    resource :func:`~agent_skills._resources.list_resources` lists, each read through
+    :func:`~agent_skills._confine.open_confined`, so no link leads the hash outside the skill.
+
+    Args:
+        skill_dir: The skill directory.
+        follow_symlinks, max_resources: As the discovery configuration.
+
+    Returns:
+        ``(skill digest, files)``: ``sha256:<hex>`` and one :class:`FileDigest` per file, sorted
+        by ``rel`` in code-point order.
+
+    Raises:
+        SkillError: ``not_found`` ``{path}`` when the directory holds no manifest; a confined
+            read's code (``path_escape``, ``not_a_file``, ``io_error``, ``too_large``).
+    """
+    base = os.fspath(skill_dir)
+    lookup = find_manifest(base, follow_symlinks=follow_symlinks)
+    if lookup.name is None:
+        raise SkillError(
+            ErrorCode.NOT_FOUND,
+            f"No skill manifest in {base}: {lookup.skip_reason}",
+            {"path": base},
+        )
+    listing = list_resources(
+        Path(base), follow_symlinks=follow_symlinks, max_resources=max_resources
+    )
+    files: list[FileDigest] = []
+    for rel in [lookup.name, *(resource.rel for resource in listing.resources)]:
+        data = _read_capped(base, rel)
+        files.append(FileDigest(rel, len(data), file_digest(data)))
+    files.sort(key=lambda f: f.rel)
+    return skill_digest(files), tuple(files)
+
+
+class TrustStore:
+    """Approvals of workspace-scope skills, kept in a JSON file (SPEC §23.3).
+
+    Pass it as ``create_agent_skills(..., trust=store)``: a skill from a root of scope
+    ``workspace`` is then served only when the store holds an approval for its real directory
+    whose digest equals the skill's current digest; user-scope roots stay trusted. Thread-safe;
+    the file is re-read when another process changed it.
+
+    Args:
+        path: The store file (created on the first approval; its directory must exist then).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = Path(os.path.abspath(os.fspath(path)))
+        self._lock = threading.Lock()
+        self._cache_key: tuple[int, int, int] | None = None
+        self._approvals: dict[str, Approval] = {}
+        # Real directories whose bytes were seen to differ from their approval while serving:
+        # refused until approved again, even if the file changes back.
+        self._changed: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"TrustStore({str(self._path)!r})"
+
+    @property
+    def path(self) -> Path:
+        """The store file."""
+        return self._path
+
+    # -- the file ----------------------------------------------------------------------------
+
+    def _load(self) -> dict[str, Approval]:
+        """The approvals on disk (cached by the file's identity); ``{}`` for no file."""
+        try:
+            st = os.stat(self._path)
+        except FileNotFoundError:
+            self._cache_key, self._approvals = None, {}
+            return self._approvals
+        except OSError as exc:
+            raise fs_error(exc, self._path) from None
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if key == self._cache_key:
+            return self._approvals
+        try:
+            raw = json.loads(self._path.read_bytes().decode("utf-8", "surrogateescape"))
+            approvals = _parse(raw)
+        except OSError as exc:
+            raise fs_error(exc, self._path) from None
+        except (ValueError, TypeError, KeyError) as exc:
+            raise SkillError(
+                ErrorCode.INVALID_INPUT,
+                f"trust store {self._path} is not a valid store file: {exc}",
+                {"path": str(self._path)},
+            ) from None
+        self._cache_key, self._approvals = key, approvals
+        return approvals
+
+    def _write(self, approvals: Mapping[str, Approval]) -> None:
+        document = {
+            "version": _VERSION,
+            "approvals": {
+                key: {
+                    "digest": approval.digest,
+                    "files": {rel: [size, sha] for rel, (size, sha) in approval.files.items()},
+                }
+                for key, approval in sorted(approvals.items())
+            },
+        }
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        import tempfile
+
+        directory = self._path.parent
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{self._path.name}.", dir=directory)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(text.encode("utf-8", "surrogateescape"))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self._path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError as exc:
+            raise fs_error(exc, self._path) from None
+        self._cache_key = None  # read back next time
+
+    # -- public API --------------------------------------------------------------------------
+
+    def approve(
+        self,
+        skill_dir: str | os.PathLike[str],
+        *,
+        follow_symlinks: bool = True,
+        max_resources: int = 5000,
+    ) -> str:
+        """Approve the skill in ``skill_dir`` as it is now; return its digest (SPEC §23.3).
+
+        Replaces an earlier approval of the same real directory and clears a
+        ``changed since approval`` mark.
+
+        Args:
+            skill_dir: The skill directory (a link is resolved: the approval is for its target).
+            follow_symlinks, max_resources: As the discovery configuration that will serve it.
+
+        Returns:
+            The skill digest, ``sha256:<hex>``.
+
+        Raises:
+            SkillError: As :func:`digest_skill_dir`; ``invalid_input`` ``{path}`` for a store
+                file that is not a store; ``io_error`` when the store cannot be written.
+        """
+        real = real_path(os.path.abspath(os.fspath(skill_dir)))
+        digest, files = digest_skill_dir(
+            real, follow_symlinks=follow_symlinks, max_resources=max_resources
+        )
+        approval = Approval(
+            Path(real), digest, MappingProxyType({f.rel: (f.size, f.sha256) for f in files})
+        )
+        with self._lock:
+            approvals = dict(self._load())
+            approvals[real] = approval
+            self._write(approvals)
+            self._changed.discard(real)
+        return digest
+
+    def revoke(self, skill_dir: str | os.PathLike[str]) -> bool:
+        """Remove the approval of ``skill_dir``'s real directory (SPEC §23.3).
+
+        Returns:
+            ``True`` when there was one.
+
+        Raises:
+            SkillError: ``invalid_input`` for a store file that is not a store; ``io_error``.
+        """
+        real = real_path(os.path.abspath(os.fspath(skill_dir)))
+        with self._lock:
+            approvals = dict(self._load())
+            if approvals.pop(real, None) is None:
+                return False
+            self._write(approvals)
+        return True
+
+    def approved(self) -> dict[Path, str]:
+        """Return ``{real skill directory: digest}`` of every approval (a new dict, SPEC §23.5).
+
+        Raises:
+            SkillError: ``invalid_input`` for a store file that is not a store; ``io_error``.
+        """
+        with self._lock:
+            return {Path(key): approval.digest for key, approval in self._load().items()}
+
+    # -- used by discovery and reads ---------------------------------------------------------
+
+    def verdict(
+        self, skill_dir: str | os.PathLike[str], *, follow_symlinks: bool, max_resources: int
+    ) -> tuple[Approval | None, str]:
+        """Decide whether a workspace-scope skill may be served (SPEC §23.3).
+
+        Returns:
+            ``(approval, "")`` when it may; ``(None, reason)`` otherwise, the reason being
+            :data:`NOT_APPROVED` or :data:`CHANGED`. A store that cannot be read approves
+            nothing (the reason then names the problem); a skill that cannot be hashed is
+            :data:`CHANGED`.
+        """
+        try:
+            real = real_path(os.path.abspath(os.fspath(skill_dir)))
+        except SkillError:
+            return None, CHANGED
+        with self._lock:
+            try:
+                approval = self._load().get(real)
+            except SkillError as err:
+                logger.warning("%s: no workspace skill is trusted", err.message)
+                return None, f"{NOT_APPROVED} (trust store unreadable: {err.code.value})"
+            if approval is None:
+                return None, NOT_APPROVED
+            if real in self._changed:
+                return None, CHANGED
+        try:
+            digest, _ = digest_skill_dir(
+                real, follow_symlinks=follow_symlinks, max_resources=max_resources
+            )
+        except SkillError:
+            return None, CHANGED
+        if digest != approval.digest:
+            return None, CHANGED
+        return approval, ""
+
+    def check_read(self, approval: Approval, name: str, rel: str, data: bytes) -> None:
+        """Refuse bytes of an approved skill that its approval does not cover (SPEC §23.3).
+
+        Args:
+            approval: The approval the skill was served under.
+            name: The skill's name (for the error).
+            rel: The file's POSIX path relative to the skill directory.
+            data: The bytes about to be served.
+
+        Raises:
+            SkillError: ``access_denied`` ``{name, rel}`` when the skill was marked changed,
+                ``rel`` is not one of the approved files (a hidden file asked for by name), or
+                ``data`` differs from the approved size and digest; the last case marks the
+                skill ``changed since approval`` until it is approved again.
+        """
+        key = os.fspath(approval.dir)
+        fields = {"name": name, "rel": rel}
+        with self._lock:
+            if key in self._changed:
+                raise SkillError(
+                    ErrorCode.ACCESS_DENIED,
+                    f"Skill '{name}' changed since it was approved; approve it again",
+                    fields,
+                )
+            expected = approval.files.get(rel)
+            if expected is None:
+                raise SkillError(
+                    ErrorCode.ACCESS_DENIED,
+                    f"'{rel}' is not one of the approved files of skill '{name}'",
+                    fields,
+                )
+            if expected != (len(data), file_digest(data)):
+                self._changed.add(key)
+                raise SkillError(
+                    ErrorCode.ACCESS_DENIED,
+                    f"'{rel}' of skill '{name}' changed since the skill was approved",
+                    fields,
+                )
+
+
+def _parse(raw: Any) -> dict[str, Approval]:
+    """Validate a decoded store file; raise ``ValueError``/``TypeError``/``KeyError``."""
+    if not isinstance(raw, dict) or raw.get("version") != _VERSION:
+        raise ValueError(f'expected an object with "version": {_VERSION}')
+    entries = raw["approvals"]
+    if not isinstance(entries, dict):
+        raise TypeError("'approvals' is not an object")
+    out: dict[str, Approval] = {}
+    for key, entry in entries.items():
+        digest, files = entry["digest"], entry["files"]
+        if not isinstance(digest, str) or not isinstance(files, dict):
+            raise TypeError(f"approval of {key} is malformed")
+        table: dict[str, tuple[int, str]] = {}
+        for rel, pair in files.items():
+            size, sha = pair
+            if not isinstance(size, int) or not isinstance(sha, str):
+                raise TypeError(f"file {rel} of {key} is malformed")
+            table[rel] = (size, sha)
+        out[key] = Approval(Path(key), digest, MappingProxyType(table))
+    return out
