@@ -7,7 +7,14 @@ import hashlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_skills._digest import FileDigest, digest_files, file_digest, hex_of, skill_digest
+from agent_skills._digest import (
+    FileDigest,
+    digest_files,
+    digest_stream,
+    file_digest,
+    hex_of,
+    skill_digest,
+)
 
 EMPTY = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
@@ -76,3 +83,11 @@ def test_skill_digest_changes_with_any_file(files: dict[str, bytes]) -> None:
         changed = dict(files)
         changed[rel] = files[rel] + b"x"
         assert skill_digest(digest_files(list(changed), changed.__getitem__)) != base
+
+
+def test_digest_stream_reads_to_the_end_in_chunks() -> None:
+    import io
+
+    data = b"abc" * 50_000
+    assert digest_stream(io.BytesIO(data), chunk_size=7) == (len(data), file_digest(data))
+    assert digest_stream(io.BytesIO(b"")) == (0, "sha256:" + EMPTY)

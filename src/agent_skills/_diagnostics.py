@@ -49,6 +49,8 @@ class DiagnosticKind(StrEnum):
     SHADOWED = "shadowed"
     NAME_MISSING = "name_missing"
     SCAN_TRUNCATED = "scan_truncated"
+    ARCHIVE_LINK = "archive_link"
+    INVALID_ARCHIVE = "invalid_archive"
 
 
 @dataclass(frozen=True, slots=True)

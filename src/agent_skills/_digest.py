@@ -16,11 +16,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import IO
 
 __all__ = [
     "PREFIX",
     "FileDigest",
     "digest_files",
+    "digest_stream",
     "file_digest",
     "hex_of",
     "skill_digest",
@@ -47,6 +49,20 @@ class FileDigest:
 def file_digest(data: bytes) -> str:
     """Return ``sha256:<hex>`` of ``data`` (SPEC §17: the digest the MCP extension serves)."""
     return PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def digest_stream(fh: IO[bytes], chunk_size: int = 1 << 16) -> tuple[int, str]:
+    """Hash an open binary stream to its end without holding it in memory.
+
+    Returns:
+        ``(size, "sha256:<hex>")``: the number of bytes read and their digest.
+    """
+    hasher = hashlib.sha256()
+    size = 0
+    while chunk := fh.read(chunk_size):
+        size += len(chunk)
+        hasher.update(chunk)
+    return size, PREFIX + hasher.hexdigest()
 
 
 def hex_of(digest: str) -> str:

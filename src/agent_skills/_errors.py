@@ -19,6 +19,9 @@ Codes (what raises them; their ``fields``):
 - ``access_denied``: the agent file-access policy refused a path (SPEC §14); ``path``
   (``check_read``), or ``name``, ``rel`` (``SkillSession.read_resource`` of a skill not activated).
 
+- ``invalid_archive``: an archive root or source breaking a rule of SPEC §25.1; ``path``,
+  ``reason``.
+
 ``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``.
 """
 
@@ -46,6 +49,7 @@ class ErrorCode(StrEnum):
     IO_ERROR = "io_error"
     TOO_LARGE = "too_large"
     ACCESS_DENIED = "access_denied"
+    INVALID_ARCHIVE = "invalid_archive"
 
 
 class ErrorFields(dict[str, Any]):

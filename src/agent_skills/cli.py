@@ -689,6 +689,303 @@ def serve_command(skills: AgentSkills, use_http: bool, port: int) -> None:
         mcp_server.run_stdio(skills)
 
 
+# ---------------------------------------------------------------------------------------------
+# Packages (SPEC §25): pack, lock, verify, add, update, remove
+
+
+def _lock_path(skills: AgentSkills, scope: str) -> Path:
+    """The lock an install into ``scope`` keeps up to date (SPEC §25.4)."""
+    if scope == "user":
+        return skills.config.home / ".agents" / "skills.lock.json"
+    return skills.config.workspace_dir / "skills.lock.json"
+
+
+def _install_root(skills: AgentSkills, scope: str, client: str | None) -> SkillRoot:
+    """The root ``add`` installs into: ``.agents/skills`` of the scope, or with a client, that
+    client's highest-precedence root of the scope read literally from SPEC §21.1 (§25.5)."""
+    lib_scope = "user" if scope == "user" else "workspace"
+    config = skills.config
+    if client is not None:
+        from . import _presets
+
+        layout = getattr(_presets, "client_skill_roots", None)
+        if layout is None:
+            roots = standard_skill_roots(client, workspace=config.workspace_dir, home=config.home)
+        else:
+            roots = layout(client, workspace=config.workspace_dir, home=config.home)
+        chosen = [r for r in roots if r.scope == lib_scope]
+        if not chosen:
+            _fail("usage_error", f"client {client!r} has no {scope} skill root", 2)
+        return chosen[-1]
+    base = config.home if lib_scope == "user" else config.workspace_dir
+    return SkillRoot(base / ".agents" / "skills", lib_scope, "agents")  # type: ignore[arg-type]
+
+
+def _relock(skills: AgentSkills, scope: str, root: SkillRoot, origins: dict[str, Any]) -> Path:
+    """Rewrite the lock of ``scope`` from what is installed now, keeping recorded origins."""
+    from . import packages as _packages
+
+    target = _lock_path(skills, scope)
+    known: dict[str, Any] = {}
+    if target.exists():
+        for entry in _packages.read_lock(target)["skills"]:
+            if isinstance(entry.get("origin"), dict):
+                known[entry["name"]] = entry["origin"]
+    known.update(origins)
+    scoped = _packages.scoped_skills(skills, [root.scope], [root])
+    _packages.write_lock(
+        target,
+        _packages.lock_skills(scoped, workspace=skills.config.workspace_dir, origins=known),
+    )
+    return target
+
+
+@cli.command("pack")
+@click.argument("skill_dir", type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="File to write [default: <name>.skill in the current directory].",
+)
+def pack_command(skill_dir: Path, output: Path | None) -> None:
+    """Pack a skill directory into a .skill archive with reproducible bytes.
+
+    Validates first (errors refuse the pack). The zip holds one folder named after the skill,
+    members sorted, dated 1980-01-01, executable bits kept; hidden files, __pycache__ and
+    node_modules are left out, so packing the same tree twice gives identical bytes.
+
+    \b
+    Examples:
+      agent-skills pack skills/pdf-tools
+      agent-skills pack skills/pdf-tools -o dist/pdf-tools.skill
+    """
+    from . import packages as _packages
+
+    path = _packages.pack_skill(skill_dir, output)
+    click.echo(f"packed {skill_dir} into {path}")
+
+
+@cli.command("lock")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Lock file to write [default: <workspace>/skills.lock.json].",
+)
+@click.option(
+    "--all", "all_roots", is_flag=True, help="Lock every root, user roots too (not for CI)."
+)
+@_with_skills()
+def lock_command(skills: AgentSkills, output: Path | None, all_roots: bool) -> None:
+    """Write skills.lock.json: every project skill's files with their sha256 digests.
+
+    Only workspace-scope roots are locked unless --all, so a check in CI never depends on a
+    developer's own user skills. Origins recorded by `add` are kept.
+
+    \b
+    Examples:
+      agent-skills lock
+      agent-skills lock --output ci/skills.lock.json
+    """
+    from . import packages as _packages
+
+    target = output if output is not None else _lock_path(skills, "project")
+    origins: dict[str, Any] = {}
+    if target.exists():
+        try:
+            previous = _packages.read_lock(target)
+        except SkillError:
+            previous = {"skills": []}
+        origins = {e["name"]: e["origin"] for e in previous["skills"] if "origin" in e}
+    scoped = _packages.scoped_skills(skills, None if all_roots else ["workspace"])
+    lock = _packages.lock_skills(scoped, workspace=skills.config.workspace_dir, origins=origins)
+    _packages.write_lock(target, lock)
+    count = len(lock["skills"])
+    click.echo(f"locked {count} skill{'s' if count != 1 else ''} in {target}")
+
+
+@cli.command("verify")
+@click.option(
+    "--lock",
+    "lock_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Lock file to check [default: <workspace>/skills.lock.json].",
+)
+@_json_option
+@_with_skills()
+def verify_command(skills: AgentSkills, lock_file: Path | None, as_json: bool) -> None:
+    """Check the installed skills against skills.lock.json; exit 1 on any drift.
+
+    Prints every added, removed and changed skill, and for a changed skill every added, removed
+    and changed file. Hidden and other unlisted files do not count. JSON: {lock, ok, drift:
+    [{name, status, dir, files: [{status, path}], moved_from}]}.
+
+    \b
+    Examples:
+      agent-skills verify
+      agent-skills verify --lock ci/skills.lock.json --json
+    """
+    from . import packages as _packages
+
+    target = lock_file if lock_file is not None else _lock_path(skills, "project")
+    lock = _packages.read_lock(target)
+    scoped = _packages.scoped_skills(skills, sorted(_packages.lock_scopes(lock)))
+    current = _packages.lock_skills(scoped, workspace=skills.config.workspace_dir)
+    drift = _packages.verify_lock(lock, current)
+    if as_json:
+        _emit_json({"lock": str(target), "ok": not drift, "drift": [d.to_dict() for d in drift]})
+    else:
+        for item in drift:
+            where = f" (moved from {item.moved_from})" if item.moved_from else ""
+            click.echo(_safe(f"{item.status} skill {item.name}: {item.dir}{where}"))
+            for change in item.files:
+                click.echo(_safe(f"  {change.status} {change.path}"))
+        count = len(lock["skills"])
+        if drift:
+            click.echo(f"{target}: {len(drift)} skill(s) differ from the lock", err=True)
+        else:
+            click.echo(f"{target}: {count} skill{'s' if count != 1 else ''} match the lock")
+    if drift:
+        raise click.exceptions.Exit(1)
+
+
+def _safe(text: str) -> str:
+    """Show control characters of skill-supplied names as ``\\xNN`` (SPEC §20.9)."""
+    return "".join(
+        c if c == "\t" or (c >= " " and not 0x7F <= ord(c) <= 0x9F) else f"\\x{ord(c):02x}"
+        for c in text
+    )
+
+
+def _install_options(fn: _F) -> _F:
+    options = [
+        click.option(
+            "--to",
+            "scope",
+            type=click.Choice(["project", "user"]),
+            default="project",
+            show_default=True,
+            help="project: <workspace>/.agents/skills; user: ~/.agents/skills.",
+        ),
+        click.option(
+            "--client",
+            default=None,
+            help="Install into this client's highest-precedence root of that scope.",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _report_installed(installed: Sequence[Any], verb: str, lock: Path) -> None:
+    for item in installed:
+        for message in item.warnings:
+            click.echo(_safe(f"warning: {message}"), err=True)
+        action = "replaced" if item.replaced and verb == "installed" else verb
+        click.echo(_safe(f"{action} {item.name} in {item.dir}"))
+    click.echo(_safe(f"lock: {lock}"))
+
+
+@cli.command("add")
+@click.argument("source")
+@click.option("--skill", "names", multiple=True, help="Install only this skill (repeatable).")
+@_install_options
+@click.option("--force", is_flag=True, help="Replace skills already installed.")
+@_with_skills(warnings=False)
+def add_command(
+    skills: AgentSkills,
+    source: str,
+    names: tuple[str, ...],
+    scope: str,
+    client: str | None,
+    force: bool,
+) -> None:
+    """Install skills from a directory, an archive or a git repository.
+
+    SOURCE is a local directory (a skill, or a folder of skills), a .zip/.skill/.tar.gz/.tgz
+    archive, or a git URL with an optional //SUBDIR and #REF (a branch, tag or commit). Every
+    skill found (or each --skill) is validated, copied with its executable bits and renamed
+    into place; the scope's lock (skills.lock.json) records where it came from.
+
+    \b
+    Examples:
+      agent-skills add ./vendor/skills
+      agent-skills add https://github.com/acme/skills//pdf-tools#v1.2.0
+      agent-skills add pdf-tools.skill --to user --force
+    """
+    from . import packages as _packages
+
+    parsed = _packages.parse_source(source)
+    root = _install_root(skills, scope, client)
+    installed = _packages.install_skills(parsed, root.path, names=names, force=force)
+    lock = _relock(skills, scope, root, {i.name: i.origin for i in installed})
+    _report_installed(installed, "installed", lock)
+
+
+@cli.command("update")
+@click.argument("names", nargs=-1)
+@_install_options
+@_with_skills(warnings=False)
+def update_command(
+    skills: AgentSkills, names: tuple[str, ...], scope: str, client: str | None
+) -> None:
+    """Re-install skills from the origin recorded in the scope's lock (all without NAME).
+
+    \b
+    Examples:
+      agent-skills update
+      agent-skills update pdf-tools --to user
+    """
+    from . import packages as _packages
+
+    root = _install_root(skills, scope, client)
+    lock_file = _lock_path(skills, scope)
+    entries = {e["name"]: e for e in _packages.read_lock(lock_file)["skills"]}
+    wanted = list(names) or [n for n, e in entries.items() if "origin" in e]
+    for name in wanted:
+        entry = entries.get(name)
+        if entry is None or not isinstance(entry.get("origin"), dict):
+            raise SkillError(
+                ErrorCode.NOT_FOUND,
+                f"{name} has no recorded origin in {lock_file}",
+                {"name": name},
+            )
+    installed: list[Any] = []
+    for name in wanted:
+        origin = entries[name]["origin"]
+        text = str(origin.get("source", ""))
+        if origin.get("ref"):
+            text = f"{text}#{origin['ref']}"
+        parsed = _packages.parse_source(text)
+        installed.extend(_packages.install_skills(parsed, root.path, names=[name], force=True))
+    lock = _relock(skills, scope, root, {i.name: i.origin for i in installed})
+    _report_installed(installed, "updated", lock)
+
+
+@cli.command("remove")
+@click.argument("name")
+@_install_options
+@_with_skills(warnings=False)
+def remove_command(skills: AgentSkills, name: str, scope: str, client: str | None) -> None:
+    """Remove an installed skill and its entry in the scope's lock.
+
+    \b
+    Examples:
+      agent-skills remove pdf-tools
+      agent-skills remove pdf-tools --to user
+    """
+    from . import packages as _packages
+
+    root = _install_root(skills, scope, client)
+    removed = _packages.remove_skill(root.path, name)
+    lock = _relock(skills, scope, root, {})
+    _report_installed([removed], "removed", lock)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI (the ``agent-skills`` console script and ``python -m agent_skills``).
 

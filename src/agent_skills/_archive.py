@@ -1,0 +1,465 @@
+"""Archives read in place: ``.zip``, ``.skill`` and ``.tar.gz``/``.tgz`` (SPEC §25.1).
+
+An archive is never extracted to disk. :func:`read_index` opens it once, checks every member name
+and the size limits *before* anything is served, and returns an :class:`ArchiveIndex`: the regular
+files it may serve and the skills they form. Later reads (:func:`read_member`) reopen the archive
+and compare its identity with the pin taken by the index, so a replaced archive is never read
+through a stale index.
+
+Rules (SPEC §25.1, §25.5), each an ``invalid_archive`` :class:`SkillError` ``{path, reason}`` that
+makes the archive contribute nothing:
+
+- member names that are absolute, start with a drive letter, hold a ``..`` component, a backslash
+  or NUL; a name given twice; two names equal after NFC and case folding;
+- a member under a non-directory member (a file *through* a link, or through a file);
+- more than :data:`MAX_MEMBERS` members, more than :data:`MAX_TOTAL_BYTES` uncompressed, a member
+  compressed more than :data:`MAX_RATIO` times (for ``.tar.gz``, the whole stream);
+- a file that is not a readable archive of its kind.
+
+Symlink, hard-link and device members are never served: each gives one ``archive_link``
+diagnostic. Members named ``.`` or ``./`` (the archive's own root) are ignored.
+"""
+
+from __future__ import annotations
+
+import errno
+import gzip
+import io
+import os
+import re
+import stat
+import tarfile
+import unicodedata
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from ._diagnostics import Diagnostic, DiagnosticKind
+from ._errors import ErrorCode, SkillError, fs_error
+from ._model import sort_key
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_MEMBERS",
+    "MAX_RATIO",
+    "MAX_TOTAL_BYTES",
+    "ArchiveChanged",
+    "ArchiveFile",
+    "ArchiveIndex",
+    "ArchiveSkill",
+    "archive_kind",
+    "invalid_archive",
+    "read_index",
+    "read_member",
+]
+
+MAX_MEMBERS = 10_000
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_RATIO = 200
+MAX_DEPTH = 64
+
+ArchiveKind = Literal["zip", "tar.gz"]
+Pin = tuple[int, int, int, int]
+
+_DRIVE_RE = re.compile(r"^[A-Za-z]:")
+_CHUNK = 1 << 16
+_MANIFEST = "SKILL.md"
+_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules"})
+
+
+class ArchiveChanged(Exception):
+    """The archive on disk is no longer the file the index was read from (SPEC §25.1 pin)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveFile:
+    """A regular file member that may be served.
+
+    Attributes:
+        name: The member's checked POSIX name (no leading ``./``, no trailing ``/``).
+        size: Uncompressed size in bytes, as the archive declares it.
+        executable: Whether any execute bit is set in the member's mode.
+    """
+
+    name: str
+    size: int
+    executable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveSkill:
+    """One skill of an archive.
+
+    Attributes:
+        top: The top-level folder holding the manifest; ``""`` for an archive whose top level
+            holds ``SKILL.md``.
+        manifest: The manifest's member name (exact ``SKILL.md`` preferred over case variants).
+    """
+
+    top: str
+    manifest: str
+
+    def rel_of(self, name: str) -> str:
+        """The path of member ``name`` relative to this skill."""
+        return name[len(self.top) + 1 :] if self.top else name
+
+    def member_of(self, rel: str) -> str:
+        """The member name of ``rel`` inside this skill."""
+        return f"{self.top}/{rel}" if self.top else rel
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveIndex:
+    """What :func:`read_index` found in one archive.
+
+    Attributes:
+        path: The archive path as given.
+        real_path: Its real path (symlinks resolved).
+        kind: ``"zip"`` (``.zip``, ``.skill``) or ``"tar.gz"`` (``.tar.gz``, ``.tgz``).
+        pin: ``(st_dev, st_ino, st_size, st_mtime_ns)`` of the file read.
+        files: Servable regular files by member name.
+        tops: Every top-level directory name, sorted by ``(casefold, name)``.
+        skills: The skills found, sorted by ``top`` the same way.
+        diagnostics: One ``archive_link`` per link or device member left out.
+    """
+
+    path: Path
+    real_path: Path
+    kind: ArchiveKind
+    pin: Pin
+    files: dict[str, ArchiveFile]
+    tops: tuple[str, ...]
+    skills: tuple[ArchiveSkill, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    def skill_files(self, skill: ArchiveSkill) -> Iterator[tuple[str, ArchiveFile]]:
+        """Yield ``(rel, file)`` for every file member of ``skill`` (manifest included)."""
+        prefix = f"{skill.top}/" if skill.top else ""
+        for name, member in self.files.items():
+            if name.startswith(prefix):
+                yield name[len(prefix) :], member
+
+    def resources(self, skill: ArchiveSkill) -> list[tuple[str, ArchiveFile]]:
+        """The listed resources of ``skill`` as SPEC §9 lists a directory's, sorted the same way.
+
+        Left out: the top-level manifest (every case variant), any path with a component that
+        starts with ``.``, anything under ``__pycache__`` or ``node_modules``, and paths more than
+        :data:`MAX_DEPTH` directories deep (SPEC §20.6).
+        """
+        out: list[tuple[str, ArchiveFile]] = []
+        for rel, member in self.skill_files(skill):
+            parts = rel.split("/")
+            if len(parts) == 1 and rel.lower() == "skill.md":
+                continue
+            if len(parts) > MAX_DEPTH + 1 or any(
+                p.startswith(".") or p in _SKIPPED_DIRS for p in parts
+            ):
+                continue
+            out.append((rel, member))
+        out.sort(key=lambda item: sort_key(item[0]))
+        return out
+
+
+def archive_kind(path: str | os.PathLike[str]) -> ArchiveKind | None:
+    """The archive kind named by ``path``'s suffix (case-insensitive), or ``None`` (SPEC §25.1)."""
+    name = os.fspath(path).lower()
+    if name.endswith((".zip", ".skill")):
+        return "zip"
+    if name.endswith((".tar.gz", ".tgz")):
+        return "tar.gz"
+    return None
+
+
+def invalid_archive(path: str | os.PathLike[str], reason: str) -> SkillError:
+    """The ``invalid_archive`` error ``{path, reason}`` (SPEC §11, §25.1)."""
+    return SkillError(
+        ErrorCode.INVALID_ARCHIVE,
+        f"invalid archive {os.fspath(path)}: {reason}",
+        {"path": os.fspath(path), "reason": reason},
+    )
+
+
+def _open_file(path: str) -> tuple[IO[bytes], os.stat_result]:
+    """Open ``path`` (a symlinked archive is followed) without blocking on a FIFO."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL, path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), st
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _pin_of(st: os.stat_result) -> Pin:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _check_name(path: str, raw: str) -> str | None:
+    """Return the member's normalised name, ``None`` for the archive's own root entry."""
+    if "\x00" in raw:
+        raise invalid_archive(path, f"member name {raw!r} holds NUL")
+    if "\\" in raw:
+        raise invalid_archive(path, f"member name {raw!r} holds a backslash")
+    if raw.startswith("/"):
+        raise invalid_archive(path, f"member name {raw!r} is absolute")
+    if _DRIVE_RE.match(raw):
+        raise invalid_archive(path, f"member name {raw!r} starts with a drive letter")
+    parts = [p for p in raw.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise invalid_archive(path, f"member name {raw!r} holds a '..' component")
+    return "/".join(parts) if parts else None
+
+
+@dataclass(slots=True)
+class _Member:
+    name: str
+    kind: Literal["file", "dir", "link", "special"]
+    size: int
+    executable: bool
+
+
+def _zip_members(path: str, fh: IO[bytes]) -> Iterator[tuple[str, _Member]]:
+    try:
+        with zipfile.ZipFile(fh) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+        raise invalid_archive(path, f"not a readable zip ({exc})") from None
+    if len(infos) > MAX_MEMBERS:
+        raise invalid_archive(path, f"more than {MAX_MEMBERS} members")
+    for info in infos:
+        raw = info.orig_filename
+        mode = (info.external_attr >> 16) & 0xFFFF if info.create_system == 3 else 0
+        fmt = stat.S_IFMT(mode)
+        kind: Literal["file", "dir", "link", "special"]
+        if raw.endswith("/") or fmt == stat.S_IFDIR:
+            kind = "dir"
+        elif fmt == stat.S_IFLNK:
+            kind = "link"
+        elif fmt in (0, stat.S_IFREG):
+            kind = "file"
+        else:
+            kind = "special"
+        if kind == "file":
+            ratio_base = max(info.compress_size, 1)
+            if info.file_size > MAX_RATIO * ratio_base:
+                raise invalid_archive(
+                    path, f"member {raw!r} is compressed more than {MAX_RATIO} times"
+                )
+        yield raw, _Member(raw, kind, info.file_size, bool(mode & 0o111))
+
+
+def _tar_members(path: str, fh: IO[bytes], compressed: int) -> Iterator[tuple[str, _Member]]:
+    # The whole stream is measured first, so a bomb is refused before tarfile parses anything.
+    limit = min(MAX_RATIO * max(compressed, 1), MAX_TOTAL_BYTES + (MAX_MEMBERS + 2) * 1024)
+    total = 0
+    try:
+        with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
+            while chunk := gz.read(_CHUNK):
+                total += len(chunk)
+                if total > limit:
+                    raise invalid_archive(
+                        path,
+                        f"the stream is compressed more than {MAX_RATIO} times"
+                        if limit < MAX_TOTAL_BYTES
+                        else f"more than {MAX_TOTAL_BYTES} bytes uncompressed",
+                    )
+        fh.seek(0)
+        with tarfile.open(fileobj=fh, mode="r:gz") as tf:
+            count = 0
+            while (info := tf.next()) is not None:
+                count += 1
+                if count > MAX_MEMBERS:
+                    raise invalid_archive(path, f"more than {MAX_MEMBERS} members")
+                kind: Literal["file", "dir", "link", "special"]
+                if info.isreg():
+                    kind = "file"
+                elif info.isdir():
+                    kind = "dir"
+                elif info.issym() or info.islnk():
+                    kind = "link"
+                else:
+                    kind = "special"
+                yield info.name, _Member(info.name, kind, info.size, bool(info.mode & 0o111))
+    except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as exc:
+        raise invalid_archive(path, f"not a readable .tar.gz ({exc})") from None
+
+
+def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
+    """Open an archive root and check it whole before anything is served (SPEC §25.1).
+
+    Args:
+        path: The archive file (``.zip``, ``.skill``, ``.tar.gz``, ``.tgz``; symlinks followed).
+
+    Returns:
+        The :class:`ArchiveIndex`.
+
+    Raises:
+        SkillError: ``invalid_archive`` ``{path, reason}`` for any rule of the module docstring;
+            ``fs_error`` codes (``not_found``, ``not_a_file``, ``io_error``) when it cannot be
+            opened.
+    """
+    text = os.fspath(path)
+    kind = archive_kind(text)
+    if kind is None:
+        raise invalid_archive(text, "not a .zip, .skill, .tar.gz or .tgz file")
+    try:
+        fh, st = _open_file(text)
+        real = os.path.realpath(text)
+    except OSError as exc:
+        raise fs_error(exc, text) from None
+    with fh:
+        source = (
+            _zip_members(text, fh) if kind == "zip" else _tar_members(text, fh, st.st_size)
+        )
+        members: dict[str, _Member] = {}
+        folded: dict[str, str] = {}
+        total = 0
+        for raw, member in source:
+            name = _check_name(text, raw)
+            if name is None:
+                continue
+            key = unicodedata.normalize("NFC", name).casefold()
+            other = folded.get(key)
+            if other is not None:
+                if other == name:
+                    raise invalid_archive(text, f"member name {name!r} appears twice")
+                raise invalid_archive(
+                    text, f"member names {other!r} and {name!r} collide after NFC and case folding"
+                )
+            folded[key] = name
+            member.name = name
+            members[name] = member
+            if member.kind == "file":
+                total += member.size
+                if total > MAX_TOTAL_BYTES:
+                    raise invalid_archive(text, f"more than {MAX_TOTAL_BYTES} bytes uncompressed")
+    return _build_index(Path(text), Path(real), kind, _pin_of(st), members)
+
+
+def _build_index(
+    path: Path, real: Path, kind: ArchiveKind, pin: Pin, members: dict[str, _Member]
+) -> ArchiveIndex:
+    text = os.fspath(path)
+    blocking = {n: m for n, m in members.items() if m.kind != "dir"}
+    diags: list[Diagnostic] = []
+    tops: set[str] = set()
+    for name, member in members.items():
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            prefix = "/".join(parts[:depth])
+            if prefix in blocking:
+                what = "link" if blocking[prefix].kind in ("link", "special") else "file"
+                raise invalid_archive(text, f"member {name!r} lies under the {what} {prefix!r}")
+        if len(parts) > 1 or member.kind == "dir":
+            tops.add(parts[0])
+        if member.kind in ("link", "special"):
+            what = "link" if member.kind == "link" else "special file"
+            diags.append(
+                Diagnostic(
+                    DiagnosticKind.ARCHIVE_LINK,
+                    f"not serving {what} member {name!r} of {text}",
+                    path / name,
+                )
+            )
+    files = {
+        n: ArchiveFile(n, m.size, m.executable)
+        for n, m in sorted(members.items(), key=lambda item: sort_key(item[0]))
+        if m.kind == "file"
+    }
+    skills: list[ArchiveSkill] = []
+    root_manifest = _manifest_in(files, "")
+    if root_manifest is not None:
+        skills.append(ArchiveSkill("", root_manifest))
+    else:
+        for top in sorted(tops, key=sort_key):
+            manifest = _manifest_in(files, top)
+            if manifest is not None:
+                skills.append(ArchiveSkill(top, manifest))
+    return ArchiveIndex(
+        path, real, kind, pin, files, tuple(sorted(tops, key=sort_key)), tuple(skills), tuple(diags)
+    )
+
+
+def _manifest_in(files: dict[str, ArchiveFile], top: str) -> str | None:
+    """The manifest of folder ``top`` (``""``: the top level), SPEC §4's choice of variant."""
+    prefix = f"{top}/" if top else ""
+    variants = sorted(
+        (n for n in files if n.startswith(prefix) and n[len(prefix) :].lower() == "skill.md"),
+        key=sort_key,
+    )
+    if not variants:
+        return None
+    exact = prefix + _MANIFEST
+    return exact if exact in variants else variants[0]
+
+
+def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) -> bytes:
+    """Read one file member of the archive ``index`` was built from.
+
+    Args:
+        index: From :func:`read_index`.
+        name: A key of ``index.files``.
+        max_bytes: Read at most this many bytes plus one (so the caller can tell ``too_large``);
+            ``None`` reads the declared size plus one.
+
+    Returns:
+        The bytes read (never more than ``max_bytes + 1``).
+
+    Raises:
+        ArchiveChanged: The file at ``index.real_path`` is not the pinned one any more.
+        SkillError: ``invalid_archive`` when the member cannot be decompressed; ``fs_error`` codes
+            when the archive cannot be opened.
+    """
+    member = index.files[name]
+    cap = (member.size if max_bytes is None else max_bytes) + 1
+    text = os.fspath(index.real_path)
+    try:
+        fh, st = _open_file(text)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EINVAL):
+            raise ArchiveChanged(text) from None
+        raise fs_error(exc, text) from None
+    with fh:
+        if _pin_of(st) != index.pin:
+            raise ArchiveChanged(text)
+        try:
+            return _read_from(fh, index.kind, name, cap)
+        except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+            raise invalid_archive(text, f"member {name!r} cannot be read ({exc})") from None
+        except (RuntimeError, NotImplementedError, ValueError) as exc:  # encrypted, unsupported
+            raise invalid_archive(text, f"member {name!r} cannot be read ({exc})") from None
+
+
+def _read_from(fh: IO[bytes], kind: ArchiveKind, name: str, cap: int) -> bytes:
+    if kind == "zip":
+        with zipfile.ZipFile(fh) as zf:
+            for info in zf.infolist():
+                if _check_name("", info.orig_filename) == name:
+                    with zf.open(info) as src:
+                        return _read_capped(src, cap)
+    else:
+        with tarfile.open(fileobj=fh, mode="r:gz") as tf:
+            while (entry := tf.next()) is not None:
+                if entry.isreg() and _check_name("", entry.name) == name:
+                    extracted = tf.extractfile(entry)
+                    if extracted is not None:
+                        return _read_capped(extracted, cap)
+    raise zipfile.BadZipFile(f"member {name!r} is gone")
+
+
+def _read_capped(src: IO[bytes], cap: int) -> bytes:
+    buf = io.BytesIO()
+    while buf.tell() < cap:
+        chunk = src.read(min(_CHUNK, cap - buf.tell()))
+        if not chunk:
+            break
+        buf.write(chunk)
+    return buf.getvalue()
