@@ -32,6 +32,8 @@ KINDS = [
     "shadowed",
     "name_missing",
     "scan_truncated",
+    "archive_link",
+    "invalid_archive",
 ]
 
 

@@ -693,39 +693,60 @@ def serve_command(skills: AgentSkills, use_http: bool, port: int) -> None:
 # Packages (SPEC §25): pack, lock, verify, add, update, remove
 
 
-def _lock_path(skills: AgentSkills, scope: str) -> Path:
+def _lock_path(skills: AgentSkills, workspace: Path, scope: str) -> Path:
     """The lock an install into ``scope`` keeps up to date (SPEC §25.4)."""
     if scope == "user":
         return skills.config.home / ".agents" / "skills.lock.json"
-    return skills.config.workspace_dir / "skills.lock.json"
+    return workspace / "skills.lock.json"
 
 
-def _install_root(skills: AgentSkills, scope: str, client: str | None) -> SkillRoot:
+def _with_package_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
+    """Like :func:`_with_skills`, also passing the preset's ``workspace`` (SPEC §21.2): the
+    directory whose ``skills.lock.json`` and ``.agents/skills`` the package commands use."""
+
+    def decorate(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(**kwargs: Any) -> Any:
+            from ._presets import preset_workspace
+
+            keys = ("preset", "workspace", "roots", "strict", "no_follow_symlinks")
+            options = {k: kwargs.pop(k) for k in keys}
+            workspace = Path(preset_workspace(options["workspace"]))
+            skills = _open_skills(options, warnings=warnings)
+            with _warnings_to_stderr(warnings):
+                return fn(skills=skills, workspace=workspace, **kwargs)
+
+        return _root_options(wrapper)  # type: ignore[return-value]
+
+    return decorate
+
+
+def _install_root(
+    skills: AgentSkills, workspace: Path, scope: str, client: str | None
+) -> SkillRoot:
     """The root ``add`` installs into: ``.agents/skills`` of the scope, or with a client, that
     client's highest-precedence root of the scope read literally from SPEC §21.1 (§25.5)."""
     lib_scope = "user" if scope == "user" else "workspace"
     config = skills.config
     if client is not None:
-        from . import _presets
+        from ._presets import client_skill_roots
 
-        layout = getattr(_presets, "client_skill_roots", None)
-        if layout is None:
-            roots = standard_skill_roots(client, workspace=config.workspace_dir, home=config.home)
-        else:
-            roots = layout(client, workspace=config.workspace_dir, home=config.home)
+        roots = client_skill_roots(client, workspace=workspace, home=config.home)
         chosen = [r for r in roots if r.scope == lib_scope]
         if not chosen:
             _fail("usage_error", f"client {client!r} has no {scope} skill root", 2)
         return chosen[-1]
-    base = config.home if lib_scope == "user" else config.workspace_dir
+    base = config.home if lib_scope == "user" else workspace
     return SkillRoot(base / ".agents" / "skills", lib_scope, "agents")  # type: ignore[arg-type]
 
 
-def _relock(skills: AgentSkills, scope: str, root: SkillRoot, origins: dict[str, Any]) -> Path:
+def _relock(
+    skills: AgentSkills, workspace: Path, scope: str, root: SkillRoot, origins: dict[str, Any]
+) -> Path:
     """Rewrite the lock of ``scope`` from what is installed now, keeping recorded origins."""
     from . import packages as _packages
 
-    target = _lock_path(skills, scope)
+    target = _lock_path(skills, workspace, scope)
     known: dict[str, Any] = {}
     if target.exists():
         for entry in _packages.read_lock(target)["skills"]:
@@ -735,7 +756,7 @@ def _relock(skills: AgentSkills, scope: str, root: SkillRoot, origins: dict[str,
     scoped = _packages.scoped_skills(skills, [root.scope], [root])
     _packages.write_lock(
         target,
-        _packages.lock_skills(scoped, workspace=skills.config.workspace_dir, origins=known),
+        _packages.lock_skills(scoped, workspace=workspace, origins=known),
     )
     return target
 
@@ -777,8 +798,10 @@ def pack_command(skill_dir: Path, output: Path | None) -> None:
 @click.option(
     "--all", "all_roots", is_flag=True, help="Lock every root, user roots too (not for CI)."
 )
-@_with_skills()
-def lock_command(skills: AgentSkills, output: Path | None, all_roots: bool) -> None:
+@_with_package_skills()
+def lock_command(
+    skills: AgentSkills, workspace: Path, output: Path | None, all_roots: bool
+) -> None:
     """Write skills.lock.json: every project skill's files with their sha256 digests.
 
     Only workspace-scope roots are locked unless --all, so a check in CI never depends on a
@@ -791,7 +814,7 @@ def lock_command(skills: AgentSkills, output: Path | None, all_roots: bool) -> N
     """
     from . import packages as _packages
 
-    target = output if output is not None else _lock_path(skills, "project")
+    target = output if output is not None else _lock_path(skills, workspace, "project")
     origins: dict[str, Any] = {}
     if target.exists():
         try:
@@ -800,7 +823,7 @@ def lock_command(skills: AgentSkills, output: Path | None, all_roots: bool) -> N
             previous = {"skills": []}
         origins = {e["name"]: e["origin"] for e in previous["skills"] if "origin" in e}
     scoped = _packages.scoped_skills(skills, None if all_roots else ["workspace"])
-    lock = _packages.lock_skills(scoped, workspace=skills.config.workspace_dir, origins=origins)
+    lock = _packages.lock_skills(scoped, workspace=workspace, origins=origins)
     _packages.write_lock(target, lock)
     count = len(lock["skills"])
     click.echo(f"locked {count} skill{'s' if count != 1 else ''} in {target}")
@@ -815,8 +838,10 @@ def lock_command(skills: AgentSkills, output: Path | None, all_roots: bool) -> N
     help="Lock file to check [default: <workspace>/skills.lock.json].",
 )
 @_json_option
-@_with_skills()
-def verify_command(skills: AgentSkills, lock_file: Path | None, as_json: bool) -> None:
+@_with_package_skills()
+def verify_command(
+    skills: AgentSkills, workspace: Path, lock_file: Path | None, as_json: bool
+) -> None:
     """Check the installed skills against skills.lock.json; exit 1 on any drift.
 
     Prints every added, removed and changed skill, and for a changed skill every added, removed
@@ -830,10 +855,10 @@ def verify_command(skills: AgentSkills, lock_file: Path | None, as_json: bool) -
     """
     from . import packages as _packages
 
-    target = lock_file if lock_file is not None else _lock_path(skills, "project")
+    target = lock_file if lock_file is not None else _lock_path(skills, workspace, "project")
     lock = _packages.read_lock(target)
     scoped = _packages.scoped_skills(skills, sorted(_packages.lock_scopes(lock)))
-    current = _packages.lock_skills(scoped, workspace=skills.config.workspace_dir)
+    current = _packages.lock_skills(scoped, workspace=workspace)
     drift = _packages.verify_lock(lock, current)
     if as_json:
         _emit_json({"lock": str(target), "ok": not drift, "drift": [d.to_dict() for d in drift]})
@@ -895,9 +920,10 @@ def _report_installed(installed: Sequence[Any], verb: str, lock: Path) -> None:
 @click.option("--skill", "names", multiple=True, help="Install only this skill (repeatable).")
 @_install_options
 @click.option("--force", is_flag=True, help="Replace skills already installed.")
-@_with_skills(warnings=False)
+@_with_package_skills(warnings=False)
 def add_command(
     skills: AgentSkills,
+    workspace: Path,
     source: str,
     names: tuple[str, ...],
     scope: str,
@@ -920,18 +946,18 @@ def add_command(
     from . import packages as _packages
 
     parsed = _packages.parse_source(source)
-    root = _install_root(skills, scope, client)
+    root = _install_root(skills, workspace, scope, client)
     installed = _packages.install_skills(parsed, root.path, names=names, force=force)
-    lock = _relock(skills, scope, root, {i.name: i.origin for i in installed})
+    lock = _relock(skills, workspace, scope, root, {i.name: i.origin for i in installed})
     _report_installed(installed, "installed", lock)
 
 
 @cli.command("update")
 @click.argument("names", nargs=-1)
 @_install_options
-@_with_skills(warnings=False)
+@_with_package_skills(warnings=False)
 def update_command(
-    skills: AgentSkills, names: tuple[str, ...], scope: str, client: str | None
+    skills: AgentSkills, workspace: Path, names: tuple[str, ...], scope: str, client: str | None
 ) -> None:
     """Re-install skills from the origin recorded in the scope's lock (all without NAME).
 
@@ -942,8 +968,8 @@ def update_command(
     """
     from . import packages as _packages
 
-    root = _install_root(skills, scope, client)
-    lock_file = _lock_path(skills, scope)
+    root = _install_root(skills, workspace, scope, client)
+    lock_file = _lock_path(skills, workspace, scope)
     entries = {e["name"]: e for e in _packages.read_lock(lock_file)["skills"]}
     wanted = list(names) or [n for n, e in entries.items() if "origin" in e]
     for name in wanted:
@@ -962,15 +988,17 @@ def update_command(
             text = f"{text}#{origin['ref']}"
         parsed = _packages.parse_source(text)
         installed.extend(_packages.install_skills(parsed, root.path, names=[name], force=True))
-    lock = _relock(skills, scope, root, {i.name: i.origin for i in installed})
+    lock = _relock(skills, workspace, scope, root, {i.name: i.origin for i in installed})
     _report_installed(installed, "updated", lock)
 
 
 @cli.command("remove")
 @click.argument("name")
 @_install_options
-@_with_skills(warnings=False)
-def remove_command(skills: AgentSkills, name: str, scope: str, client: str | None) -> None:
+@_with_package_skills(warnings=False)
+def remove_command(
+    skills: AgentSkills, workspace: Path, name: str, scope: str, client: str | None
+) -> None:
     """Remove an installed skill and its entry in the scope's lock.
 
     \b
@@ -980,9 +1008,9 @@ def remove_command(skills: AgentSkills, name: str, scope: str, client: str | Non
     """
     from . import packages as _packages
 
-    root = _install_root(skills, scope, client)
+    root = _install_root(skills, workspace, scope, client)
     removed = _packages.remove_skill(root.path, name)
-    lock = _relock(skills, scope, root, {})
+    lock = _relock(skills, workspace, scope, root, {})
     _report_installed([removed], "removed", lock)
 
 
