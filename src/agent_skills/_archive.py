@@ -316,9 +316,7 @@ def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
     except OSError as exc:
         raise fs_error(exc, text) from None
     with fh:
-        source = (
-            _zip_members(text, fh) if kind == "zip" else _tar_members(text, fh, st.st_size)
-        )
+        source = _zip_members(text, fh) if kind == "zip" else _tar_members(text, fh, st.st_size)
         members: dict[str, _Member] = {}
         folded: dict[str, str] = {}
         total = 0
