@@ -431,7 +431,6 @@ class _Fitter:
     def _omit(self, order: list[int], floor: int) -> tuple[str, list[int], list[int]]:
         """Every description at its shortest; keep skills in ``order`` while they fit."""
         layout = self.layout
-        n = len(order)
         kept: list[tuple[int, str, bool]] = []
         used = len(layout.open) + len(layout.close)  # with at least one entry
         for k, i in enumerate(order):
