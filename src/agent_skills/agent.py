@@ -17,9 +17,10 @@ a tool's ``enum``, and cannot be activated (Agent Skills spec; SPEC §6, §14).
 
 from __future__ import annotations
 
+import json
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape as _html_escape
 from pathlib import Path
@@ -28,11 +29,21 @@ from typing import Any, Final, Literal
 from ._confine import is_within, real_path
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
+from ._manifest import parse_skill
 from ._model import SkillInfo
-from .catalog import render_available_skills_xml, render_skill_catalog
+from ._placeholders import Dialect, render_skill
+from ._search import SkillSearchIndex, query_terms
+from .catalog import (
+    CatalogFit,
+    fit_catalog,
+    render_available_skills_xml,
+    render_skill_catalog,
+    shorten_description,
+)
 
 __all__ = [
     "ACTIVATE_TOOL_NAME",
+    "DEFAULT_MAX_LISTED_RESOURCES",
     "DEFAULT_MAX_READ_BYTES",
     "DEFAULT_SEARCH_LIMIT",
     "ENUM_MAX_LONG_VALUES",
@@ -41,17 +52,30 @@ __all__ = [
     "MAX_SEARCH_LIMIT",
     "READ_TOOL_NAME",
     "SEARCH_TOOL_NAME",
+    "STATE_VERSION",
     "Activation",
     "CatalogFormat",
+    "Dialect",
     "SkillSession",
     "ToolFlavor",
     "ToolName",
+    "ToolResult",
+    "current_body",
     "enum_fits_strict_mode",
+    "render_skill",
     "tool_definition",
 ]
 
 DEFAULT_MAX_READ_BYTES = 1_048_576
 """Default cap of :meth:`SkillSession.read_resource`, in bytes (1 MiB; SPEC §14)."""
+
+DEFAULT_MAX_LISTED_RESOURCES = 100
+"""Files an activation lists before ``<truncated total="N"/>`` (SPEC §22.3)."""
+
+STATE_VERSION = 1
+"""The ``version`` of :meth:`SkillSession.to_state` dicts."""
+
+_MAX_MANIFEST_BYTES = 1_048_576  # SPEC §20.5's default, when the config has no limit of its own
 
 ACTIVATE_TOOL_NAME: Final = "activate_skill"
 """Name of the activation tool (SPEC §14)."""
@@ -93,7 +117,18 @@ _INSTRUCTIONS = (
     "to its skill directory, which the activation result names together with the skill's files; "
     f"read those files with {READ_TOOL_NAME} or with your file tools once the skill is active."
 )
+_SEARCH_INSTRUCTIONS = (
+    " Not every skill is listed: when none of the listed skills fits the task, call "
+    f"{SEARCH_TOOL_NAME} with a few words describing it and activate the best match."
+)
 _MARKDOWN_HEADING = "## Available skills"
+_SUMMARY_INSTRUCTIONS = (
+    "These skills were activated earlier in this conversation; keep following their "
+    "instructions. Relative paths in a skill resolve against its skill directory, shown here. "
+    f"If a skill's instructions are no longer in view, read its manifest again with "
+    f"{READ_TOOL_NAME}."
+)
+_SEARCH_DESCRIPTION_CHARS = 200
 _ATTR = {'"': "&quot;"}
 
 
@@ -143,6 +178,21 @@ class Activation:
     already_active: bool
 
 
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The answer to one tool call of the model (SPEC §22.6).
+
+    Attributes:
+        text: What to send back as the tool result. For a failure it starts with the error code
+            (``"not_found: No such skill: x"``).
+        is_error: True when the call failed: send it as an error result (``is_error`` in the
+            Messages API, ``isError`` in MCP; Chat Completions has no flag, the text says it).
+    """
+
+    text: str
+    is_error: bool = False
+
+
 def _invalid(message: str, fields: dict[str, Any]) -> SkillError:
     return SkillError(ErrorCode.INVALID_INPUT, message, fields)
 
@@ -153,6 +203,50 @@ def _require_str(value: object, what: str) -> str:
             f"{what} must be a str, got {type(value).__name__}", {"type": type(value).__name__}
         )
     return value
+
+
+def _check_count(value: object, what: str) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise _invalid(f"{what} must be a non-negative int", {what: repr(value)})
+
+
+def _tool_arguments(arguments: object) -> dict[str, Any]:
+    """The arguments of a tool call as a dict: a mapping, or a JSON object as text."""
+    if isinstance(arguments, str | bytes | bytearray):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError) as exc:
+            raise _invalid(f"arguments are not valid JSON: {exc}", {"arguments": "json"}) from None
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, Mapping):
+        raise _invalid(
+            f"arguments must be a JSON object, got {type(arguments).__name__}",
+            {"type": type(arguments).__name__},
+        )
+    return dict(arguments)
+
+
+def _expect(args: dict[str, Any], tool: str, *keys: str, optional: tuple[str, ...] = ()) -> None:
+    """Refuse missing and unexpected arguments (the tools' schemas are closed, SPEC §22.5)."""
+    unknown = sorted(str(k) for k in args if k not in keys)
+    if unknown:
+        raise _invalid(
+            f"unexpected argument(s) for {tool}: {', '.join(unknown)}",
+            {"tool": tool, "unexpected": unknown},
+        )
+    missing = [k for k in keys if k not in args and k not in optional]
+    if missing:
+        raise _invalid(
+            f"missing argument(s) for {tool}: {', '.join(missing)}",
+            {"tool": tool, "missing": missing},
+        )
+
+
+def _media_type(rel: str) -> str:
+    import mimetypes  # only for binary files: keeps the import of this module light
+
+    return mimetypes.guess_type(rel, strict=False)[0] or "application/octet-stream"
 
 
 def _path_text(value: object, what: str) -> str:
@@ -327,11 +421,17 @@ class SkillSession:
             relative paths given to :meth:`check_read` resolve against it. ``None`` for none.
             A relative ``project_root`` is taken against the working directory, now.
         max_read_bytes: Largest file :meth:`read_resource` returns, in bytes (default 1 MiB).
+        catalog_budget: The most characters :meth:`catalog_prompt` may take, instructions
+            included (SPEC §22.1-§22.2); ``None`` for no limit. When the catalog cannot list
+            every model-invocable skill within it, the session also offers ``search_skills``
+            (decided now, once).
+        max_listed_resources: Files an activation lists at most (SPEC §22.3; default 100).
 
     Raises:
         SkillError: ``invalid_input`` when ``skills`` is not an ``AgentSkills``, ``project_root``
-            is not a non-empty ``str``/``PathLike`` without NUL, or ``max_read_bytes`` is not a
-            non-negative ``int``.
+            is not a non-empty ``str``/``PathLike`` without NUL, or ``max_read_bytes``,
+            ``catalog_budget`` or ``max_listed_resources`` is not a non-negative ``int``
+            (``catalog_budget`` may be ``None``).
     """
 
     def __init__(
@@ -340,31 +440,35 @@ class SkillSession:
         *,
         project_root: str | os.PathLike[str] | None = None,
         max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
+        catalog_budget: int | None = None,
+        max_listed_resources: int = DEFAULT_MAX_LISTED_RESOURCES,
     ) -> None:
         if not isinstance(skills, AgentSkills):
             raise _invalid(
                 f"skills must be an AgentSkills, got {type(skills).__name__}",
                 {"type": type(skills).__name__},
             )
-        if (
-            not isinstance(max_read_bytes, int)
-            or isinstance(max_read_bytes, bool)
-            or max_read_bytes < 0
-        ):
-            raise _invalid(
-                "max_read_bytes must be a non-negative int",
-                {"max_read_bytes": repr(max_read_bytes)},
-            )
+        _check_count(max_read_bytes, "max_read_bytes")
+        _check_count(max_listed_resources, "max_listed_resources")
+        if catalog_budget is not None:
+            _check_count(catalog_budget, "catalog_budget")
         self._skills = skills
         self._max_read_bytes = max_read_bytes
+        self._catalog_budget = catalog_budget
+        self._max_listed = max_listed_resources
         self._project_root: Path | None = None
         if project_root is not None:
             root = _path_text(project_root, "project_root")
             self._project_root = Path(real_path(os.path.abspath(root)))
         self._lock = threading.Lock()
-        # name -> real skill directory, in activation order
+        # name -> real skill directory, in activation order; and the directory shown for it
         self._active: dict[str, str] = {}
+        self._shown: dict[str, Path] = {}
+        self._dropped: tuple[str, ...] = ()
+        self._index: tuple[object, SkillSearchIndex] | None = None
         self._offers_search = False
+        if catalog_budget is not None:
+            self._offers_search = bool(self._fit("xml", search=False).omitted)
 
     def __repr__(self) -> str:
         with self._lock:
@@ -386,6 +490,26 @@ class SkillSession:
         """The cap of :meth:`read_resource`, in bytes."""
         return self._max_read_bytes
 
+    @property
+    def catalog_budget(self) -> int | None:
+        """The budget of :meth:`catalog_prompt` in characters, or ``None``."""
+        return self._catalog_budget
+
+    @property
+    def max_listed_resources(self) -> int:
+        """The most files an activation lists (SPEC §22.3)."""
+        return self._max_listed
+
+    @property
+    def offers_search(self) -> bool:
+        """Whether the session offers ``search_skills`` (SPEC §22.2; decided when built)."""
+        return self._offers_search
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """Skills :meth:`from_state` could not restore (vanished or moved), in state order."""
+        return self._dropped
+
     def model_invocable(self) -> list[SkillInfo]:
         """Return the skills the model may see and activate, sorted as SPEC §8.
 
@@ -400,20 +524,42 @@ class SkillSession:
 
     # -- tier 1: the catalog -------------------------------------------------------------------
 
-    def catalog_prompt(self, format: CatalogFormat = "xml") -> str:
-        """Return the system-prompt text that introduces the skills (SPEC §13-§14).
+    def _instructions(self, search: bool) -> str:
+        return _INSTRUCTIONS + (_SEARCH_INSTRUCTIONS if search else "")
 
-        Short instructions on activating skills, a blank line, then the catalog of the
-        model-invocable skills: the ``<available_skills>`` block for ``"xml"`` (without
-        ``<location>``: a skill's files become readable only once it is activated, so the
-        catalog advertises no path the session would refuse), or a ``## Available skills``
-        markdown list for ``"markdown"``. Ends with a newline.
+    def _fit(self, format: str, *, search: bool) -> CatalogFit:
+        skills = self.model_invocable()
+        budget = self._catalog_budget
+        if budget is None:
+            if format == "xml":
+                text = render_available_skills_xml(skills, include_location=False)
+            else:
+                text = render_skill_catalog(skills, heading=_MARKDOWN_HEADING)
+            return CatalogFit(text, tuple(info.name for info in skills), (), ())
+        # The whole prompt stays within the budget: instructions, a blank line, the catalog.
+        room = max(0, budget - len(self._instructions(search)) - 2)
+        return fit_catalog(
+            skills,
+            max_chars=room,
+            format="xml" if format == "xml" else "markdown",
+            include_location=False,
+            heading=_MARKDOWN_HEADING,
+        )
+
+    def catalog_fit(self, format: CatalogFormat = "xml") -> CatalogFit:
+        """Return the catalog part of :meth:`catalog_prompt` with its report (SPEC §22.1).
+
+        Without a ``catalog_budget`` every model-invocable skill is included and nothing is
+        shortened. With one, the :func:`~agent_skills.catalog.fit_catalog` report: which skills
+        were listed, shortened and omitted (the omitted ones are still activatable, and found by
+        ``search_skills`` when the session offers it).
 
         Args:
             format: ``"xml"`` or ``"markdown"``.
 
         Returns:
-            The text, or ``""`` when there is no model-invocable skill.
+            A :class:`~agent_skills.catalog.CatalogFit`; its ``text`` is the catalog without the
+            instructions.
 
         Raises:
             SkillError: ``invalid_input`` ``{format}`` for another format.
@@ -423,14 +569,83 @@ class SkillSession:
                 f"catalog format must be 'xml' or 'markdown', got {format!r}",
                 {"format": repr(format)},
             )
-        skills = self.model_invocable()
-        if not skills:
+        return self._fit(format, search=self._offers_search)
+
+    def catalog_prompt(self, format: CatalogFormat = "xml") -> str:
+        """Return the system-prompt text that introduces the skills (SPEC §13-§14, §22.1-§22.2).
+
+        Short instructions on activating skills, a blank line, then the catalog of the
+        model-invocable skills: the ``<available_skills>`` block for ``"xml"`` (without
+        ``<location>``: a skill's files become readable only once it is activated, so the
+        catalog advertises no path the session would refuse), or a ``## Available skills``
+        markdown list for ``"markdown"``. Ends with a newline.
+
+        With a ``catalog_budget`` the whole text is at most that many characters: the catalog is
+        fitted by :func:`~agent_skills.catalog.fit_catalog` (descriptions shortened, then skills
+        omitted and named in a closing note), and when the session offers ``search_skills`` the
+        instructions say how to use it. :meth:`catalog_fit` reports what was left out.
+
+        Args:
+            format: ``"xml"`` or ``"markdown"``.
+
+        Returns:
+            The text, or ``""`` when there is no model-invocable skill (or the budget cannot
+            hold even the instructions and the note).
+
+        Raises:
+            SkillError: ``invalid_input`` ``{format}`` for another format.
+        """
+        fit = self.catalog_fit(format)
+        if not fit.text:
             return ""
-        if format == "xml":
-            catalog = render_available_skills_xml(skills, include_location=False)
+        return self._instructions(self._offers_search) + "\n\n" + fit.text
+
+    # -- search --------------------------------------------------------------------------------
+
+    def search_skills(self, query: str, limit: int | None = None) -> list[SkillInfo]:
+        """Rank the model-invocable skills for ``query`` by BM25 (SPEC §22.2).
+
+        Over name, description and category, with SQLite FTS5 (``porter`` stemming,
+        ``unicode61`` words); a skill matches when any word of the query is in it. The index is
+        built on first use and again after each :meth:`AgentSkills.refresh`. Works whether or
+        not the session offers the ``search_skills`` tool.
+
+        Args:
+            query: Words describing the task.
+            limit: The most results, 1 to 50; ``None`` for 10.
+
+        Returns:
+            The matching skills, best first (a new list; empty when none matches).
+
+        Raises:
+            SkillError: ``invalid_input`` ``{type}`` for a non-``str`` query, ``{query}`` for one
+                without any word, ``{limit}`` for a limit that is not an int from 1 to 50;
+                ``io_error`` when this Python's SQLite lacks FTS5.
+        """
+        _require_str(query, "query")
+        if limit is None:
+            limit = DEFAULT_SEARCH_LIMIT
+        if (
+            not isinstance(limit, int)
+            or isinstance(limit, bool)
+            or not 1 <= limit <= MAX_SEARCH_LIMIT
+        ):
+            raise _invalid(
+                f"limit must be an integer from 1 to {MAX_SEARCH_LIMIT}, or null",
+                {"limit": repr(limit)},
+            )
+        if not query_terms(query):
+            raise _invalid("the query has no word to search for", {"query": query})
+        registry = self._skills.registry
+        with self._lock:
+            cached = self._index
+        if cached is not None and cached[0] is registry:
+            index = cached[1]
         else:
-            catalog = render_skill_catalog(skills, heading=_MARKDOWN_HEADING)
-        return _INSTRUCTIONS + "\n\n" + catalog
+            index = SkillSearchIndex([info for info in registry.list() if info.model_invocable])
+            with self._lock:
+                self._index = (registry, index)
+        return index.search(query, limit)
 
     # -- tools ---------------------------------------------------------------------------------
 
@@ -523,7 +738,7 @@ class SkillSession:
     # -- tier 2: activation --------------------------------------------------------------------
 
     def activate(self, name: str) -> Activation:
-        """Activate a model-invocable skill (SPEC §14; Agent Skills client guide, step 4).
+        """Activate a model-invocable skill (SPEC §14, §22.3-§22.4; Agent Skills client guide).
 
         The first activation returns::
 
@@ -535,16 +750,21 @@ class SkillSession:
 
             <skill_resources>
             <file>references/guide.md</file>
+            <truncated total="240"/>
             </skill_resources>
             </skill_content>
 
-        with no trailing newline. ``BODY`` is the body verbatim (trailing whitespace removed);
-        the name, the directory and each ``rel`` are XML-escaped (the name as an attribute);
-        resources are those of SPEC §9, listed, never read (an empty list keeps the two tags).
-        The skill's real directory joins the session's read allowlist. A later activation in
-        the same session returns ``already_active=True`` and a one-line notice instead, unless a
-        refresh has since moved the name to another directory: then the new directory replaces
-        the old one in the allowlist and the full content is returned again.
+        with no trailing newline. ``BODY`` is the body of the manifest as it is now (read at
+        this moment, confined to the skill, and parsed again: SPEC §22.4), trailing whitespace
+        removed; the name, the directory and each ``rel`` are XML-escaped (the name as an
+        attribute). The files are those of SPEC §9, listed, never read: at most
+        ``max_listed_resources`` of them, then ``<truncated total="N"/>`` with the number of
+        files found (an empty list keeps the two tags); every file stays readable by
+        :meth:`read_resource`. The skill's real directory joins the session's read allowlist.
+        A later activation in the same session returns ``already_active=True`` and a one-line
+        notice instead, unless a refresh has since moved the name to another directory: then
+        the new directory replaces the old one in the allowlist and the full content is
+        returned again.
 
         Args:
             name: The skill's name.
@@ -554,28 +774,37 @@ class SkillSession:
 
         Raises:
             SkillError: ``invalid_input`` for a non-``str`` name; ``not_found`` ``{name}`` for an
-                unknown or non-model-invocable skill.
+                unknown or non-model-invocable skill; ``invalid_skill`` ``{name, path}`` when
+                the manifest no longer parses (the catalog keeps the skill until a refresh);
+                the read's errors (``not_found`` when the manifest was deleted, ``io_error``,
+                ``too_large``) as :func:`current_body`.
         """
         _require_str(name, "skill name")
-        content = self._skills.load_skill(name)
-        if content is None or not content.model_invocable:
+        found = self._skills.registry.lookup(name)
+        if found is None or not found.info.model_invocable:
             raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
-        skill_dir = Path(os.path.abspath(content.dir))
+        skill_dir = Path(os.path.abspath(found.info.dir))
         real_dir = real_path(os.fspath(skill_dir))
         with self._lock:
-            # After a refresh the name may lead to another directory: that is a new activation,
-            # and it replaces the old directory in the allowlist.
+            # After a refresh the name may lead to another directory: that is a new activation.
             already = self._active.get(name) == real_dir
-            if not already:
-                self._active.pop(name, None)
-                self._active[name] = real_dir
+        if not already:
+            body = current_body(self._skills, name)
+            content = self._skills.load_skill(name)
+            rels = [r.rel for r in content.resources] if content is not None else []
+            with self._lock:
+                already = self._active.get(name) == real_dir  # a concurrent activation won
+                if not already:
+                    self._active.pop(name, None)
+                    self._active[name] = real_dir
+                    self._shown[name] = skill_dir
         if already:
             notice = (
                 f"Skill '{name}' is already active in this conversation; "
                 "follow the instructions it returned earlier."
             )
             return Activation(name, notice, skill_dir, True)
-        text = _skill_content(name, content.body, skill_dir, (r.rel for r in content.resources))
+        text = _skill_content(name, body, skill_dir, rels, self._max_listed)
         return Activation(name, text, skill_dir, False)
 
     # -- tier 3: files -------------------------------------------------------------------------
@@ -681,9 +910,209 @@ class SkillSession:
         """
         return [Path(root) for root in self._roots()]
 
+    # -- one dispatcher ------------------------------------------------------------------------
 
-def _skill_content(name: str, body: str, skill_dir: Path, rels: Iterable[str]) -> str:
+    def handle_tool_call(self, name: object, arguments: object = None) -> ToolResult:
+        """Answer one tool call of the model (SPEC §22.6). Never raises for the model's input.
+
+        Runs ``activate_skill`` (the activation content, or the already-active notice),
+        ``read_skill_resource`` (the file as text when it is UTF-8, else a one-line notice with
+        its size and media type) or, when the session offers it, ``search_skills`` (one
+        ``name: description`` line per match, best first, descriptions on one line and cut to
+        200 characters; a line saying so when nothing matches). Reading follows the session's
+        policy: the skill must have been activated first (``access_denied``).
+
+        A mistake of the model is a result with ``is_error=True`` whose text is
+        ``"<code>: <message>"``: an unknown tool, arguments that are not a JSON object,
+        missing, unexpected or mistyped arguments (``invalid_input``), and every
+        :class:`~agent_skills.SkillError` of the call (``not_found``, ``access_denied``,
+        ``path_escape``, ``too_large``, ...). ``limit`` may be left out (taken as null).
+
+        Args:
+            name: The tool's name as the model sent it.
+            arguments: The arguments: a mapping, or the JSON text of an object (as Chat
+                Completions and the Responses API send them); ``None`` for none.
+
+        Returns:
+            A :class:`ToolResult`.
+        """
+        try:
+            return self._dispatch(name, arguments)
+        except SkillError as err:
+            return ToolResult(f"{err.code.value}: {err.message}", True)
+
+    def _dispatch(self, name: object, arguments: object) -> ToolResult:
+        if not isinstance(name, str):
+            raise _invalid(
+                f"tool name must be a string, got {type(name).__name__}",
+                {"type": type(name).__name__},
+            )
+        args = _tool_arguments(arguments)
+        if name == ACTIVATE_TOOL_NAME:
+            _expect(args, name, "name")
+            return ToolResult(self.activate(args["name"]).content)
+        if name == READ_TOOL_NAME:
+            _expect(args, name, "name", "path")
+            skill, rel = args["name"], args["path"]
+            _require_str(rel, "path")
+            data = self.read_resource(skill, rel)
+            try:
+                return ToolResult(data.decode("utf-8"))
+            except UnicodeDecodeError:
+                return ToolResult(
+                    f"'{rel}' in skill '{skill}' is a binary file ({len(data)} bytes, "
+                    f"{_media_type(rel)}); it cannot be shown as text."
+                )
+        if name == SEARCH_TOOL_NAME and self._offers_search:
+            _expect(args, name, "query", "limit", optional=("limit",))
+            query = args["query"]
+            found = self.search_skills(query, args.get("limit"))
+            if not found:
+                return ToolResult(f"No skill matches {query!r}.")
+            lines = [f"{info.name}: {_search_line(info.description)}" for info in found]
+            return ToolResult("\n".join(lines))
+        offered = ", ".join(
+            tool for tool in _TOOLS if tool != SEARCH_TOOL_NAME or self._offers_search
+        )
+        raise _invalid(f"unknown tool {name!r}; the tools are {offered}", {"tool": name})
+
+    # -- surviving compaction --------------------------------------------------------------------
+
+    def context_summary(self) -> str:
+        """One short block naming the active skills and their directories (SPEC §22.7).
+
+        Re-inject it after compacting a conversation instead of the skills' whole bodies::
+
+            <active_skills>
+            These skills were activated earlier in this conversation; keep following their
+            instructions. ... read its manifest again with read_skill_resource.
+            <skill name="api-review" manifest="SKILL.md">/home/me/.agents/skills/api-review</skill>
+            </active_skills>
+
+        (the instructions are one line). Values are XML-escaped.
+
+        Returns:
+            The block without a trailing newline, or ``""`` when no skill is active.
+        """
+        with self._lock:
+            active = [(name, self._shown[name]) for name in self._active]
+        if not active:
+            return ""
+        lines = ["<active_skills>", _SUMMARY_INSTRUCTIONS]
+        registry = self._skills.registry
+        for name, shown in active:
+            found = registry.lookup(name)
+            manifest = found.info.path.name if found is not None else "SKILL.md"
+            lines.append(
+                f'<skill name="{escape(name, _ATTR)}" manifest="{escape(manifest, _ATTR)}">'
+                f"{escape(os.fspath(shown))}</skill>"
+            )
+        lines.append("</active_skills>")
+        return "\n".join(lines)
+
+    def to_state(self) -> dict[str, Any]:
+        """The session as a JSON-ready dict, for :meth:`from_state` in another process (§22.7).
+
+        Returns:
+            ``{"version": 1, "active": [{"name", "dir"}, ...], "project_root",
+            "max_read_bytes", "catalog_budget", "max_listed_resources"}``: the active skills in
+            activation order with their real directories, and the session's settings (paths as
+            strings, ``None`` when unset).
+        """
+        with self._lock:
+            active = [{"name": name, "dir": real} for name, real in self._active.items()]
+        root = self._project_root
+        return {
+            "version": STATE_VERSION,
+            "active": active,
+            "project_root": os.fspath(root) if root is not None else None,
+            "max_read_bytes": self._max_read_bytes,
+            "catalog_budget": self._catalog_budget,
+            "max_listed_resources": self._max_listed,
+        }
+
+    @classmethod
+    def from_state(
+        cls, skills: AgentSkills, state: Mapping[str, Any], **overrides: Any
+    ) -> SkillSession:
+        """Restore a session saved by :meth:`to_state` (SPEC §22.7).
+
+        The settings come from ``state`` unless given in ``overrides`` (the keyword arguments
+        of :class:`SkillSession`). A saved active skill is restored when a model-invocable
+        skill of that name still lives in the same real directory; the others (vanished,
+        moved, hidden from the model) are left out and named in :attr:`dropped`. Restored skills
+        are active without being activated again: their directories are readable at once.
+
+        Args:
+            skills: The skills of the new process.
+            state: A dict from :meth:`to_state` (for example after ``json.loads``).
+            **overrides: ``project_root``, ``max_read_bytes``, ``catalog_budget``,
+                ``max_listed_resources``.
+
+        Returns:
+            A new :class:`SkillSession`.
+
+        Raises:
+            SkillError: ``invalid_input`` ``{state}`` when ``state`` is not such a dict (or has
+                another ``version``); the constructor's ``invalid_input`` for bad settings.
+        """
+        active = _state_active(state)
+        settings: dict[str, Any] = {
+            key: state.get(key)
+            for key in ("project_root", "max_read_bytes", "catalog_budget", "max_listed_resources")
+            if key in state and (state.get(key) is not None or key == "catalog_budget")
+        }
+        settings.update(overrides)
+        session = cls(skills, **settings)
+        registry = skills.registry
+        dropped: list[str] = []
+        for name, real in active:
+            found = registry.lookup(name)
+            if found is not None and found.info.model_invocable:
+                shown = Path(os.path.abspath(found.info.dir))
+                try:
+                    same = real_path(os.fspath(shown)) == real
+                except SkillError:
+                    same = False
+                if same:
+                    session._active[name] = real
+                    session._shown[name] = shown
+                    continue
+            dropped.append(name)
+        session._dropped = tuple(dropped)
+        return session
+
+
+def _search_line(description: str) -> str:
+    return shorten_description(" ".join(description.split()), _SEARCH_DESCRIPTION_CHARS)
+
+
+def _state_active(state: object) -> list[tuple[str, str]]:
+    """The ``(name, real dir)`` pairs of a :meth:`SkillSession.to_state` dict."""
+    bad = _invalid("state must be a dict from SkillSession.to_state()", {"state": "invalid"})
+    if not isinstance(state, Mapping) or state.get("version") != STATE_VERSION:
+        raise bad
+    entries = state.get("active")
+    if not isinstance(entries, list | tuple):
+        raise bad
+    pairs: list[tuple[str, str]] = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            raise bad
+        name, real = entry.get("name"), entry.get("dir")
+        if not isinstance(name, str) or not isinstance(real, str):
+            raise bad
+        pairs.append((name, real))
+    return pairs
+
+
+def _skill_content(
+    name: str, body: str, skill_dir: Path, rels: Sequence[str], max_listed: int
+) -> str:
     """Build the ``<skill_content>`` block of SPEC §14 (see :meth:`SkillSession.activate`)."""
+    listed = [f"<file>{escape(rel)}</file>" for rel in rels[:max_listed]]
+    if len(rels) > max_listed:
+        listed.append(f'<truncated total="{len(rels)}"/>')
     lines = [
         f'<skill_content name="{escape(name, _ATTR)}">',
         body.rstrip(),
@@ -692,8 +1121,52 @@ def _skill_content(name: str, body: str, skill_dir: Path, rels: Iterable[str]) -
         "Relative paths in this skill resolve against the skill directory.",
         "",
         "<skill_resources>",
-        *(f"<file>{escape(rel)}</file>" for rel in rels),
+        *listed,
         "</skill_resources>",
         "</skill_content>",
     ]
     return "\n".join(lines)
+
+
+def current_body(skills: AgentSkills, name: str) -> str:
+    """Read a skill's manifest now and return its current body (SPEC §22.4).
+
+    The manifest is read through :meth:`AgentSkills.read_resource` (confined to the skill's
+    directory, race-free, at most the configured ``max_manifest_bytes``) and parsed again as
+    discovery parses it; the catalog entry is not changed (that waits for a refresh). A manifest
+    that is a link leading outside its skill (SPEC §20.3) is not re-read here: its body is the
+    one discovered.
+
+    Args:
+        skills: The skills.
+        name: A skill's name.
+
+    Returns:
+        The body.
+
+    Raises:
+        SkillError: ``not_found`` ``{name}`` for an unknown skill; ``invalid_skill``
+            ``{name, path}`` when the manifest no longer parses; the read's ``not_found``,
+            ``not_a_file``, ``io_error`` and ``too_large`` (SPEC §10).
+    """
+    _require_str(name, "skill name")
+    found = skills.registry.lookup(name)
+    if found is None:
+        raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+    config = skills.config
+    limit = getattr(config, "max_manifest_bytes", _MAX_MANIFEST_BYTES)
+    try:
+        data = skills.read_resource(name, found.info.path.name, max_bytes=limit)
+    except SkillError as err:
+        if err.code == ErrorCode.PATH_ESCAPE:
+            return found.body  # a manifest linked from outside: served as discovered
+        raise
+    try:
+        parsed = parse_skill(data, strict=config.strict, path=found.info.path)
+    except SkillError as err:
+        raise SkillError(
+            ErrorCode.INVALID_SKILL,
+            f"Skill '{name}' no longer parses: {err.message}",
+            {"name": name, "path": str(found.info.path)},
+        ) from None
+    return parsed.body

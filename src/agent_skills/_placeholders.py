@@ -1,0 +1,221 @@
+"""Arguments of user-invoked skills: placeholder substitution in a body (SPEC §22.8).
+
+A client that runs a skill as a slash command (``/review openapi.yaml strict``) substitutes the
+arguments into the body. Two dialects exist: Claude Code counts ``$N`` from 0 and knows
+``${CLAUDE_SKILL_DIR}``; OpenCode counts from 1. Prose is protected where clients are known to
+damage it: ``$0.06`` is a price, not an argument, and code (fenced blocks, inline spans) keeps
+``$ARGUMENTS`` and ``$1`` as they are, since shell snippets use them. ``${SKILL_DIR}`` is replaced
+everywhere: commands that need the skill directory sit in code blocks.
+
+Pure and linear in the length of the body: one pass to find code, one regular-expression pass
+(no backtracking over unbounded text) per piece.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Literal
+
+from ._errors import ErrorCode, SkillError
+
+__all__ = ["Dialect", "render_skill", "split_arguments"]
+
+Dialect = Literal["claude", "opencode"]
+
+# In prose: an escaped dollar, $ARGUMENTS[N], $ARGUMENTS, $N (not a price such as $0.06), and the
+# directory placeholders. In code only the directory placeholders.
+_PROSE_RE = re.compile(
+    r"\\\$"
+    r"|\$ARGUMENTS\[(?P<index>\d+)\]"
+    r"|\$ARGUMENTS(?![A-Za-z0-9_])"
+    r"|\$(?P<number>\d++)(?!\.\d)"
+    r"|\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}"
+)
+_CODE_RE = re.compile(r"\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}")
+_FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_BACKTICKS_RE = re.compile(r"`+")
+_BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
+
+
+def _invalid(message: str, fields: dict[str, object]) -> SkillError:
+    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
+
+
+def split_arguments(arguments: str | Sequence[str]) -> list[str]:
+    """Split arguments as a POSIX shell would (``shlex``); an unbalanced quote falls back to
+    splitting on whitespace. A sequence of strings is taken as it is.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{type}`` for anything else, or a sequence holding a
+            non-``str``.
+    """
+    if isinstance(arguments, str):
+        try:
+            return shlex.split(arguments)
+        except ValueError:  # "No closing quotation"
+            return arguments.split()
+    if isinstance(arguments, bytes | bytearray) or not isinstance(arguments, Sequence):
+        raise _invalid(
+            f"arguments must be a str or a sequence of str, got {type(arguments).__name__}",
+            {"type": type(arguments).__name__},
+        )
+    values = list(arguments)
+    for value in values:
+        if not isinstance(value, str):
+            raise _invalid(
+                f"arguments must be strings, got {type(value).__name__}",
+                {"type": type(value).__name__},
+            )
+    return values
+
+
+def _pieces(body: str) -> list[tuple[str, bool]]:
+    """Split ``body`` into ``(text, is_code)`` pieces: fenced code blocks, inline code spans.
+
+    Fences follow CommonMark: a line of three or more backticks or tildes, indented by at most
+    three spaces, closed by a line of the same character at least as long (or the end of the
+    body). A code span opens with a run of backticks and closes with the next run of the same
+    length within the paragraph; an unmatched run is plain text.
+    """
+    pieces: list[tuple[str, bool]] = []
+    prose: list[str] = []
+    fence: str | None = None
+    code: list[str] = []
+    for line in body.splitlines(keepends=True):
+        if fence is None:
+            match = _FENCE_RE.match(line)
+            if match and not (match.group(1)[0] == "`" and "`" in line[match.end() :]):
+                if prose:
+                    pieces.extend(_spans("".join(prose)))
+                    prose = []
+                fence = match.group(1)
+                code = [line]
+            else:
+                prose.append(line)
+            continue
+        code.append(line)
+        match = _FENCE_RE.match(line)
+        if (
+            match
+            and match.group(1)[0] == fence[0]
+            and len(match.group(1)) >= len(fence)
+            and not line[match.end() :].strip()
+        ):
+            pieces.append(("".join(code), True))
+            fence, code = None, []
+    if fence is not None:
+        pieces.append(("".join(code), True))
+    if prose:
+        pieces.extend(_spans("".join(prose)))
+    return pieces
+
+
+def _spans(text: str) -> list[tuple[str, bool]]:
+    """Split prose into text and inline code spans (CommonMark backtick runs)."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS_RE.finditer(text)]
+    if len(runs) < 2:
+        return [(text, False)]
+    blanks = [m.start() for m in _BLANK_LINE_RE.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    pieces: list[tuple[str, bool]] = []
+    done = 0  # text before this offset is already in pieces
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        position = bisect_right(same, index)
+        closer = same[position] if position < len(same) else None
+        if closer is not None:
+            close_start, close_end = runs[closer]
+            # A span never crosses a blank line (the paragraph ends there).
+            blank = bisect_right(blanks, start)
+            if blank < len(blanks) and blanks[blank] < close_start:
+                closer = None
+        if closer is None:
+            index += 1
+            continue
+        if start > done:
+            pieces.append((text[done:start], False))
+        pieces.append((text[start:close_end], True))
+        done = close_end
+        index = closer + 1
+    if done < len(text):
+        pieces.append((text[done:], False))
+    return pieces
+
+
+def render_skill(
+    body: str,
+    arguments: str | Sequence[str],
+    *,
+    skill_dir: str | os.PathLike[str],
+    dialect: Dialect = "claude",
+) -> str:
+    """Substitute a user-invoked skill's arguments into its body (SPEC §22.8).
+
+    - ``$ARGUMENTS``: all arguments joined by one space (``""`` with none);
+    - ``$ARGUMENTS[N]`` and ``$N``: argument N, counted from 0 (``claude``) or from 1
+      (``opencode``); ``N`` is one or more digits not followed by ``.`` and a digit, so
+      ``$0.06`` stays as it is;
+    - ``${SKILL_DIR}`` (and ``${CLAUDE_SKILL_DIR}`` in the ``claude`` dialect): ``skill_dir``,
+      everywhere, code included;
+    - ``\\$`` gives ``$``;
+    - inside fenced code blocks and inline code spans, ``$ARGUMENTS``, ``$N`` and ``\\$`` are
+      left as they are;
+    - a placeholder without a value (``$3`` with two arguments) is kept verbatim.
+
+    Args:
+        body: The skill's body.
+        arguments: A string, split like a POSIX shell (``shlex``; an unbalanced quote falls
+            back to whitespace), or a sequence of strings.
+        skill_dir: The skill's directory, as it should appear in the text.
+        dialect: ``"claude"`` or ``"opencode"``.
+
+    Returns:
+        The body with the placeholders substituted.
+
+    Raises:
+        SkillError: ``invalid_input`` for a non-``str`` body or ``skill_dir``, bad
+            ``arguments`` (see :func:`split_arguments`) or another dialect (``{dialect}``).
+    """
+    if not isinstance(body, str):
+        raise _invalid(f"body must be a str, got {type(body).__name__}", {"type": "body"})
+    if dialect not in ("claude", "opencode"):
+        raise _invalid(
+            f"dialect must be 'claude' or 'opencode', got {dialect!r}", {"dialect": repr(dialect)}
+        )
+    try:
+        directory = os.fspath(skill_dir)
+    except TypeError:
+        directory = None
+    if not isinstance(directory, str):
+        raise _invalid("skill_dir must be a str or os.PathLike[str]", {"type": "skill_dir"})
+    values = split_arguments(arguments)
+    first = 0 if dialect == "claude" else 1
+    dirs = {"SKILL_DIR"} if dialect == "opencode" else {"SKILL_DIR", "CLAUDE_SKILL_DIR"}
+
+    def prose(match: re.Match[str]) -> str:
+        text = match.group()
+        if text == "\\$":
+            return "$"
+        if match.group("dir") is not None:
+            return directory if match.group("dir") in dirs else text
+        digits = match.group("index") or match.group("number")
+        if digits is None:
+            return " ".join(values)
+        position = int(digits) - first if len(digits) < 8 else -1
+        return values[position] if 0 <= position < len(values) else text
+
+    def code(match: re.Match[str]) -> str:
+        return directory if match.group("dir") in dirs else match.group()
+
+    return "".join(
+        _CODE_RE.sub(code, text) if is_code else _PROSE_RE.sub(prose, text)
+        for text, is_code in _pieces(body)
+    )
