@@ -947,6 +947,11 @@ class SkillSession:
                 f"tool name must be a string, got {type(name).__name__}",
                 {"type": type(name).__name__},
             )
+        offered = [t for t in _TOOLS if t != SEARCH_TOOL_NAME or self._offers_search]
+        if name not in offered:
+            raise _invalid(
+                f"unknown tool {name!r}; the tools are {', '.join(offered)}", {"tool": name}
+            )
         args = _tool_arguments(arguments)
         if name == ACTIVATE_TOOL_NAME:
             _expect(args, name, "name")
@@ -963,18 +968,13 @@ class SkillSession:
                     f"'{rel}' in skill '{skill}' is a binary file ({len(data)} bytes, "
                     f"{_media_type(rel)}); it cannot be shown as text."
                 )
-        if name == SEARCH_TOOL_NAME and self._offers_search:
-            _expect(args, name, "query", "limit", optional=("limit",))
-            query = args["query"]
-            found = self.search_skills(query, args.get("limit"))
-            if not found:
-                return ToolResult(f"No skill matches {query!r}.")
-            lines = [f"{info.name}: {_search_line(info.description)}" for info in found]
-            return ToolResult("\n".join(lines))
-        offered = ", ".join(
-            tool for tool in _TOOLS if tool != SEARCH_TOOL_NAME or self._offers_search
-        )
-        raise _invalid(f"unknown tool {name!r}; the tools are {offered}", {"tool": name})
+        _expect(args, name, "query", "limit", optional=("limit",))
+        query = args["query"]
+        found = self.search_skills(query, args.get("limit"))
+        if not found:
+            return ToolResult(f"No skill matches {query!r}.")
+        lines = [f"{info.name}: {_search_line(info.description)}" for info in found]
+        return ToolResult("\n".join(lines))
 
     # -- surviving compaction --------------------------------------------------------------------
 
