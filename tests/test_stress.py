@@ -24,10 +24,17 @@ READERS = 4
 
 
 def _state(root: Path, names: frozenset[str]) -> None:
+    # A skill appears whole: it is built in a sibling folder and renamed into the root, so a reader
+    # never meets a half-written file (which would be a fault of this writer, not of the library).
+    staging = root.parent / "staging"
     for gone in (OLD | NEW) - names:
         shutil.rmtree(root / gone, ignore_errors=True)
-    for name in names - {p.name for p in root.iterdir()} if root.is_dir() else names:
-        make_skill(root, name, files={"references/r.md": f"resource of {name}"})
+    present = {p.name for p in root.iterdir()} if root.is_dir() else set()
+    root.mkdir(parents=True, exist_ok=True)
+    for name in names - present:
+        shutil.rmtree(staging, ignore_errors=True)
+        make_skill(staging, name, files={"references/r.md": f"resource of {name}"})
+        (staging / name).rename(root / name)
 
 
 def test_readers_always_see_a_whole_snapshot(tmp_path: Path) -> None:
