@@ -443,3 +443,77 @@ def test_strict_invalid_skill_message_names_the_manifest_and_the_line(tmp_path: 
     assert err.fields == {"path": str(manifest), "line": 4, "column": 1}
     assert str(err).startswith(f"{manifest}: invalid YAML frontmatter: ")
     assert str(err).endswith("(line 4, column 1)")
+
+
+# -- explicit per-candidate results ------------------------------------------------------------
+
+
+def test_load_candidate_returns_one_result_per_fate(tmp_path: Path) -> None:
+    from agent_skills._config import SkillRoot
+    from agent_skills._registry import load_candidate
+    from agent_skills._scan import scan_root
+
+    root = tmp_path / "skills"
+    make_skill(root, "good", frontmatter={"name": "good", "description": "Fine."})
+    make_skill(root, "bad", raw="---\nname: bad\n---\n")
+    (root / "empty").mkdir()
+    _, cands = scan_root(SkillRoot(root), follow_symlinks=True)
+    results = {c.entry_name: load_candidate(c, strict=False, pool={}) for c in cands}
+    good, bad, empty = results["good"], results["bad"], results["empty"]
+    assert (good.status, good.name, good.reason, good.diagnostics) == ("loaded", "good", "", ())
+    assert good.skill is not None and good.skill.info.dir == root / "good"
+    assert (bad.status, bad.skill, bad.name) == ("invalid", None, None)
+    assert [d.kind for d in bad.diagnostics] == ["invalid_skill"]
+    assert (empty.status, empty.skill, empty.reason, empty.diagnostics) == (
+        "skipped",
+        None,
+        "no SKILL.md in directory",
+        (),
+    )
+    # The candidates are values: loading them again gives equal results.
+    assert (
+        load_candidate(cands[0], strict=False, pool={}).status
+        == results[cands[0].entry_name].status
+    )
+    with pytest.raises(AttributeError):
+        cands[0].skip_reason = "x"  # type: ignore[misc]
+
+
+def test_gc_is_paused_only_during_scans_and_restored_as_it_was(tmp_path: Path) -> None:
+    import gc
+    import threading
+
+    from agent_skills._registry import _gc_paused
+
+    make_skill(tmp_path / "skills", "a")
+    assert gc.isenabled()
+    seen: list[bool] = []
+    with _gc_paused():
+        seen.append(gc.isenabled())
+        with _gc_paused():  # nested (another scan on another thread) keeps it off
+            seen.append(gc.isenabled())
+        seen.append(gc.isenabled())
+    assert seen == [False, False, False]
+    assert gc.isenabled()
+    # Scans on several threads, overlapping in any order: the collector ends enabled.
+    barrier = threading.Barrier(4)
+
+    def scan() -> None:
+        barrier.wait()
+        for _ in range(5):
+            agent_skills.create_agent_skills([tmp_path / "skills"])
+
+    threads = [threading.Thread(target=scan) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=30)
+    assert gc.isenabled()
+    # A collector the host disabled stays disabled.
+    gc.disable()
+    try:
+        with _gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -12,6 +12,7 @@ import errno
 import gc
 import os
 import stat
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 # The data model lives in ``_model``; its names stay importable from here.
 __all__ = [
+    "CandidateResult",
     "ResolvedSkill",
     "ShadowedSkill",
     "SkillContent",
@@ -58,6 +60,7 @@ __all__ = [
     "SkillRegistry",
     "discover_skills",
     "freeze",
+    "load_candidate",
     "merge_skills",
     "thaw",
 ]
@@ -128,15 +131,26 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
     )
 
 
-@dataclass(slots=True)
-class _Slot:
-    """A candidate's report entry while the scan is in progress."""
+@dataclass(frozen=True, slots=True)
+class CandidateResult:
+    """What became of one candidate entry of a root (SPEC §7.4), with what was found on the way.
+
+    Attributes:
+        cand: The candidate, as the scan built it.
+        status: ``loaded``, ``invalid``, ``skipped``, ``duplicate`` or an exclusion status
+            (``untrusted``); ``loaded`` turns into ``shadowed`` only when the report is finished.
+        skill: The skill, for ``loaded`` only.
+        name: The frontmatter name when known.
+        reason: Why it was not loaded (empty for ``loaded``).
+        diagnostics: This candidate's diagnostics, in the order they were found.
+    """
 
     cand: Candidate
     status: EntryStatus
+    skill: ResolvedSkill | None = None
     name: str | None = None
     reason: str = ""
-    group: int = -1
+    diagnostics: tuple[Diagnostic, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,21 +299,34 @@ def _located(err: SkillError) -> str:
     return f"{err.message} ({where})"
 
 
+_gc_lock = threading.Lock()
+_gc_scans = 0  # scans in progress in this process
+_gc_resume = False  # whether the collector was enabled when the first of them began
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a scan allocates its many small objects.
+    """Pause the cyclic garbage collector while scans allocate their many small objects.
 
     A scan makes no reference cycles that need collecting, and on large stores the collector's
     repeated passes over a growing heap cost as much as a tenth of the scan (SPEC §18). Reference
-    counting still frees everything; the collector resumes, as it was, when the scan ends.
+    counting still frees everything. The pause covers only the scanning loop, and scans on
+    several threads share it: the collector is disabled when the first one begins and restored,
+    as it was then, when the last one ends, so no interleaving leaves it off.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    global _gc_scans, _gc_resume
+    with _gc_lock:
+        if _gc_scans == 0:
+            _gc_resume = gc.isenabled()
+            gc.disable()
+        _gc_scans += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _gc_lock:
+            _gc_scans -= 1
+            if _gc_scans == 0 and _gc_resume:
+                gc.enable()
 
 
 def discover_skills(config: SkillConfig) -> SkillRegistry:
@@ -318,24 +345,28 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
             manifest, ``invalid_skill`` (``fields`` include ``path``) and ``duplicate_skill``
             (``fields`` ``{name, paths}``).
     """
-    diags: list[Diagnostic] = []
     notes: list[RootNote] = []
-    slots: list[_Slot] = []
-    groups: list[list[ResolvedSkill]] = []
+    per_root: list[list[CandidateResult]] = []
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
     with _gc_paused():
         gate = _Gate(config)
-        for gi, root in enumerate(config.roots):
+        for root in config.roots:
             note, cands = scan_root(root, follow_symlinks=config.follow_symlinks)
             notes.append(note)
-            groups.append(_resolve_root(cands, config.strict, gi, slots, diags, pool, gate))
+            per_root.append(_resolve_root(cands, strict=config.strict, pool=pool, gate=gate))
+    groups = [
+        [r.skill for r in results if r.skill is not None and r.status == EntryStatus.LOADED]
+        for results in per_root
+    ]
     merged = merge_skills(groups)
     approvals = {
         s.info.name: gate.approvals[s.info.dir] for s in merged if s.info.dir in gate.approvals
     }
     by_name = {s.info.name: s for s in merged}
     winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
-    entries = _finish_report(slots, by_name, winning_group, diags)
+    entries, shadow_notes = _report_entries(per_root, by_name, winning_group)
+    diags = [d for results in per_root for r in results for d in r.diagnostics]
+    diags.extend(shadow_notes)
     report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
     return SkillRegistry(
@@ -372,125 +403,161 @@ class _Gate:
 
 
 def _resolve_root(
-    cands: list[Candidate],
+    cands: Sequence[Candidate],
+    *,
     strict: bool,
-    gi: int,
-    slots: list[_Slot],
-    diags: list[Diagnostic],
     pool: dict[str, str],
     gate: _Gate | None = None,
-) -> list[ResolvedSkill]:
-    group: list[ResolvedSkill] = []
+) -> list[CandidateResult]:
+    """One result per candidate of one root, in scan order: each loaded, then admitted (SPEC §7.2).
+
+    Raises:
+        SkillError: Only with ``strict``, as :func:`discover_skills` documents.
+    """
     kept: dict[str, Candidate] = {}
+    results: list[CandidateResult] = []
     for cand in cands:
-        diags.extend(cand.diagnostics)
-        if cand.skip_reason is not None:
-            slots.append(_Slot(cand, EntryStatus.SKIPPED, reason=cand.skip_reason))
-            continue
-        if cand.error is not None:
-            if strict:
-                raise cand.error
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.IO_ERROR,
-                    f"skipping {cand.manifest}: {cand.error.message}",
-                    cand.manifest,
-                )
-            )
-            slots.append(_Slot(cand, EntryStatus.INVALID, reason=cand.error.message))
-            continue
-        assert cand.data is not None and cand.manifest is not None
-        result = parse_manifest(cand.data, strict=strict, path=cand.location)
-        err = result.error
-        if err is not None:
-            if strict:
-                # SPEC §19: a strict invalid_skill error names the manifest in its message too.
-                raise err.with_fields(message=f"{cand.manifest}: {_located(err)}") from None
-            diags.extend(result.diagnostics)
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.INVALID_SKILL,
-                    f"skipping {cand.manifest}: {_located(err)}",
-                    cand.manifest,
-                )
-            )
-            slots.append(_Slot(cand, EntryStatus.INVALID, reason=_located(err)))
-            continue
-        parsed = result.parsed
-        assert parsed is not None
-        diags.extend(result.diagnostics)
-        info = _build_info(cand, parsed, pool)
-        if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.NAME_MISMATCH,
-                    f"skill name '{info.name}' does not match directory '{cand.entry_name}' "
-                    f"({cand.manifest})",
-                    cand.manifest,
-                )
-            )
-        first = kept.get(info.name)
-        if first is not None:
-            paths = [str(first.dir), str(cand.dir)]
-            if strict:
-                raise SkillError(
-                    ErrorCode.DUPLICATE_SKILL,
-                    f"Duplicate skill name '{info.name}' in {cand.dir} "
-                    f"(already defined in {first.dir})",
-                    {"name": info.name, "paths": paths},
-                )
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.DUPLICATE_SKILL,
-                    f"duplicate skill '{info.name}' in {cand.dir} ignored "
-                    f"(already defined in {first.dir})",
-                    cand.dir,
-                )
-            )
-            slots.append(
-                _Slot(
-                    cand,
-                    EntryStatus.DUPLICATE,
-                    info.name,
-                    f"duplicate of {first.dir} in the same root",
-                )
-            )
-            continue
-        excluded = gate(cand, info) if gate is not None else None
-        if excluded is not None:
-            slots.append(_Slot(cand, excluded[0], info.name, excluded[1]))
-            continue
-        kept[info.name] = cand
-        group.append(ResolvedSkill(info, parsed.body))
-        slots.append(_Slot(cand, EntryStatus.LOADED, info.name, group=gi))
-    return group
+        result = load_candidate(cand, strict=strict, pool=pool)
+        if result.skill is not None:
+            result = _admit(result, kept, strict, gate)
+        results.append(result)
+    return results
 
 
-def _finish_report(
-    slots: list[_Slot],
+def load_candidate(cand: Candidate, *, strict: bool, pool: dict[str, str]) -> CandidateResult:
+    """Turn one scanned candidate into a skill (SPEC §5-§7): ``loaded``, ``invalid`` or ``skipped``.
+
+    Args:
+        cand: The candidate from ``scan_root``.
+        strict: Raise instead of returning ``invalid``.
+        pool: The scan's shared strings (see :func:`freeze`).
+
+    Returns:
+        A :class:`CandidateResult`; a ``loaded`` one holds the skill (duplicates are decided per
+        root, by the caller).
+
+    Raises:
+        SkillError: Only with ``strict``: the manifest's read error, or ``invalid_skill`` whose
+            message names the manifest (SPEC §19).
+    """
+    found = list(cand.diagnostics)
+    if cand.skip_reason is not None:
+        return CandidateResult(
+            cand, EntryStatus.SKIPPED, reason=cand.skip_reason, diagnostics=tuple(found)
+        )
+    if cand.error is not None:
+        if strict:
+            raise cand.error
+        found.append(
+            Diagnostic(
+                DiagnosticKind.IO_ERROR,
+                f"skipping {cand.manifest}: {cand.error.message}",
+                cand.manifest,
+            )
+        )
+        return CandidateResult(
+            cand, EntryStatus.INVALID, reason=cand.error.message, diagnostics=tuple(found)
+        )
+    assert cand.data is not None and cand.manifest is not None
+    result = parse_manifest(cand.data, strict=strict, path=cand.location)
+    found.extend(result.diagnostics)
+    err = result.error
+    if err is not None:
+        if strict:
+            # SPEC §19: a strict invalid_skill error names the manifest in its message too.
+            raise err.with_fields(message=f"{cand.manifest}: {_located(err)}") from None
+        found.append(
+            Diagnostic(
+                DiagnosticKind.INVALID_SKILL,
+                f"skipping {cand.manifest}: {_located(err)}",
+                cand.manifest,
+            )
+        )
+        return CandidateResult(
+            cand, EntryStatus.INVALID, reason=_located(err), diagnostics=tuple(found)
+        )
+    parsed = result.parsed
+    assert parsed is not None
+    info = _build_info(cand, parsed, pool)
+    if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
+        found.append(
+            Diagnostic(
+                DiagnosticKind.NAME_MISMATCH,
+                f"skill name '{info.name}' does not match directory '{cand.entry_name}' "
+                f"({cand.manifest})",
+                cand.manifest,
+            )
+        )
+    skill = ResolvedSkill(info, parsed.body)
+    return CandidateResult(cand, EntryStatus.LOADED, skill, info.name, diagnostics=tuple(found))
+
+
+def _admit(
+    result: CandidateResult, kept: dict[str, Candidate], strict: bool, gate: _Gate | None
+) -> CandidateResult:
+    """Keep a loaded skill unless its name is already taken in the root or the gate excludes it.
+
+    ``kept`` (name -> first candidate of this root) is updated for a kept skill.
+    """
+    cand, skill = result.cand, result.skill
+    assert skill is not None
+    info = skill.info
+    first = kept.get(info.name)
+    if first is not None:
+        paths = [str(first.dir), str(cand.dir)]
+        if strict:
+            raise SkillError(
+                ErrorCode.DUPLICATE_SKILL,
+                f"Duplicate skill name '{info.name}' in {cand.dir} "
+                f"(already defined in {first.dir})",
+                {"name": info.name, "paths": paths},
+            )
+        duplicate = Diagnostic(
+            DiagnosticKind.DUPLICATE_SKILL,
+            f"duplicate skill '{info.name}' in {cand.dir} ignored (already defined in {first.dir})",
+            cand.dir,
+        )
+        return CandidateResult(
+            cand,
+            EntryStatus.DUPLICATE,
+            None,
+            info.name,
+            f"duplicate of {first.dir} in the same root",
+            (*result.diagnostics, duplicate),
+        )
+    excluded = gate(cand, info) if gate is not None else None
+    if excluded is not None:
+        return CandidateResult(cand, excluded[0], None, info.name, excluded[1], result.diagnostics)
+    kept[info.name] = cand
+    return result
+
+
+def _report_entries(
+    per_root: Sequence[Sequence[CandidateResult]],
     by_name: Mapping[str, ResolvedSkill],
     winning_group: Mapping[str, int],
-    diags: list[Diagnostic],
-) -> list[ReportEntry]:
+) -> tuple[list[ReportEntry], list[Diagnostic]]:
+    """The report entry of every candidate, and the ``shadowed`` notes (SPEC §7.3-§7.4)."""
     entries: list[ReportEntry] = []
-    for slot in slots:
-        cand = slot.cand
-        status, reason, by = slot.status, slot.reason, None
-        if status == EntryStatus.LOADED and slot.name is not None:
-            winner = by_name[slot.name].info
-            if winning_group[slot.name] != slot.group and cand.dir == winner.dir:
+    notes: list[Diagnostic] = []
+    for gi, results in enumerate(per_root):
+        for result in results:
+            cand, name = result.cand, result.name
+            status, reason, by = result.status, result.reason, None
+            if status == EntryStatus.LOADED and name is not None and winning_group[name] != gi:
+                winner = by_name[name].info
                 status, by = EntryStatus.SHADOWED, winner.dir
-                reason = f"same directory as the winner {winner.dir} (its root is listed again)"
-            elif winning_group[slot.name] != slot.group:
-                status, by = EntryStatus.SHADOWED, winner.dir
-                reason = f"overridden by {winner.dir} ({winner.scope}, {winner.source or '-'})"
-                diags.append(
-                    Diagnostic(
-                        DiagnosticKind.SHADOWED,
-                        f"skill '{slot.name}' in {cand.dir} is overridden by {winner.dir}",
-                        cand.dir,
-                        "info",
+                if cand.dir == winner.dir:
+                    reason = f"same directory as the winner {winner.dir} (its root is listed again)"
+                else:
+                    reason = f"overridden by {winner.dir} ({winner.scope}, {winner.source or '-'})"
+                    notes.append(
+                        Diagnostic(
+                            DiagnosticKind.SHADOWED,
+                            f"skill '{name}' in {cand.dir} is overridden by {winner.dir}",
+                            cand.dir,
+                            "info",
+                        )
                     )
-                )
-        entries.append(ReportEntry(cand.root.path, cand.dir, status, slot.name, reason, by))
-    return entries
+            entries.append(ReportEntry(cand.root.path, cand.dir, status, name, reason, by))
+    return entries, notes

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ._config import SkillRoot
@@ -32,9 +32,9 @@ MANIFEST_NAME = "SKILL.md"
 _MANIFEST_LOWER = MANIFEST_NAME.lower()
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
-    """One directory-or-symlink child of a root and what the scan found in it.
+    """One directory-or-symlink child of a root and what the scan found in it (built whole).
 
     Attributes:
         root: The configured root.
@@ -57,7 +57,7 @@ class Candidate:
     data: bytes | None = None
     error: SkillError | None = None
     skip_reason: str | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: tuple[Diagnostic, ...] = ()
 
 
 def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
@@ -209,33 +209,44 @@ def scan_root(root: SkillRoot, *, follow_symlinks: bool) -> tuple[RootNote, list
             continue
         if not (is_link or is_dir):
             continue
-        cand = Candidate(root, entry.name, root.path / entry.name)
-        out.append(cand)
-        if is_link:
-            if not follow_symlinks:
-                cand.skip_reason = "symlink not followed (follow_symlinks=False)"
-                continue
-            try:
-                target = os.stat(entry.path)
-            except OSError:
-                cand.skip_reason = "dangling symlink"
-                cand.diagnostics.append(
-                    Diagnostic(
-                        DiagnosticKind.DANGLING_SYMLINK,
-                        f"skipping dangling symlink {cand.dir}",
-                        cand.dir,
-                    )
-                )
-                continue
-            if not stat.S_ISDIR(target.st_mode):
-                cand.skip_reason = "symlink to a file, not a directory"
-                continue
-        lookup = find_manifest(entry.path, follow_symlinks=follow_symlinks)
-        cand.diagnostics.extend(lookup.diagnostics)
-        if lookup.name is None:
-            cand.skip_reason = lookup.skip_reason
-            continue
-        cand.manifest = cand.dir / lookup.name
-        cand.location = lookup.path
-        cand.data, cand.error = _read_manifest(lookup.path, cand.manifest)
+        out.append(_candidate(root, entry, is_link, follow_symlinks))
     return note, out
+
+
+def _candidate(
+    root: SkillRoot, entry: os.DirEntry[str], is_link: bool, follow_symlinks: bool
+) -> Candidate:
+    """What one directory-or-symlink child of ``root`` holds (SPEC §4)."""
+    path = root.path / entry.name
+    if is_link:
+        if not follow_symlinks:
+            return Candidate(
+                root, entry.name, path, skip_reason="symlink not followed (follow_symlinks=False)"
+            )
+        try:
+            target = os.stat(entry.path)
+        except OSError:
+            diag = Diagnostic(
+                DiagnosticKind.DANGLING_SYMLINK, f"skipping dangling symlink {path}", path
+            )
+            return Candidate(
+                root, entry.name, path, skip_reason="dangling symlink", diagnostics=(diag,)
+            )
+        if not stat.S_ISDIR(target.st_mode):
+            return Candidate(
+                root, entry.name, path, skip_reason="symlink to a file, not a directory"
+            )
+    lookup = find_manifest(entry.path, follow_symlinks=follow_symlinks)
+    if lookup.name is None:
+        return Candidate(
+            root,
+            entry.name,
+            path,
+            skip_reason=lookup.skip_reason,
+            diagnostics=lookup.diagnostics,
+        )
+    manifest = path / lookup.name
+    data, error = _read_manifest(lookup.path, manifest)
+    return Candidate(
+        root, entry.name, path, manifest, lookup.path, data, error, None, lookup.diagnostics
+    )
