@@ -72,6 +72,8 @@ from .agent import (
     DEFAULT_MAX_READ_BYTES,
     READ_TOOL_NAME,
     SkillSession,
+    current_body,
+    render_skill,
     tool_definition,
 )
 from .validate import Severity, check_frontmatter
@@ -82,6 +84,7 @@ __all__ = [
     "MAX_SKILL_FILES",
     "MAX_TOOL_READ_BYTES",
     "PAGE_SIZE",
+    "PROMPT_ARGUMENT",
     "RESOURCE_TEMPLATE",
     "SkillServer",
     "build_server",
@@ -94,6 +97,8 @@ logger = logging.getLogger("agent_skills")
 
 #: Identifier of the MCP Skills extension (SEP-2640), the key under ``capabilities.extensions``.
 EXTENSION_ID = "io.modelcontextprotocol/skills"
+#: The one argument every prompt takes: the text typed after the skill's name (SPEC §22.8).
+PROMPT_ARGUMENT = "arguments"
 #: Most entries on one page of ``skills/list``, ``resources/list`` and ``prompts/list``.
 PAGE_SIZE = 100
 #: Most files (``SKILL.md`` included) of a published skill (MCP Skills extension limit).
@@ -721,22 +726,44 @@ class SkillServer:
     ) -> types.ListPromptsResult:
         users = [info for info in self._skills.list_skills() if info.user_invocable]
         page, next_cursor = _page("prompts", users, params.cursor if params else None)
+        argument = types.PromptArgument(
+            name=PROMPT_ARGUMENT,
+            description=(
+                "What to pass to the skill, as typed after its name: split like a shell "
+                "command line and substituted for $ARGUMENTS, $0, $1, ... in its instructions."
+            ),
+            required=False,
+        )
         return types.ListPromptsResult(
-            prompts=[types.Prompt(name=info.name, description=info.description) for info in page],
+            prompts=[
+                types.Prompt(name=info.name, description=info.description, arguments=[argument])
+                for info in page
+            ],
             next_cursor=next_cursor,
         )
 
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        content = self._skills.load_skill(params.name)
-        if content is None or not content.user_invocable:
+        """One user message: the body as it is now, with the prompt's arguments (SPEC §22.4,
+        §22.8; the ``claude`` dialect)."""
+        skills = self._skills
+        found = skills.registry.lookup(params.name)
+        if found is None or not found.info.user_invocable:
             raise _invalid_params(f"unknown prompt {params.name!r}")
+        info = found.info
+        arguments = (params.arguments or {}).get(PROMPT_ARGUMENT, "")
+        try:
+            body = await _in_thread(lambda: current_body(skills, info.name))
+            text = render_skill(body, arguments, skill_dir=str(info.dir.absolute()))
+        except SkillError as err:
+            raise MCPError(
+                code=types.INTERNAL_ERROR,
+                message=f"prompt {params.name!r} cannot be built: {err.code.value}: {err.message}",
+            ) from None
         return types.GetPromptResult(
-            description=content.description,
-            messages=[
-                types.PromptMessage(role="user", content=types.TextContent(text=content.body))
-            ],
+            description=info.description,
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
         )
 
 

@@ -1,0 +1,108 @@
+"""SPEC §22.4 and §22.8 over MCP: ``prompts/get`` takes ``arguments`` and serves the current body;
+``activate_skill`` serves the current body with the bounded listing."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio
+import mcp_types as types
+from mcp import Client
+
+from agent_skills import create_agent_skills
+from agent_skills.mcp import PROMPT_ARGUMENT, build_server
+from conftest import make_skill
+from mcp_support import error_of
+
+BODY = (
+    "Review $0 with level $1 (all: $ARGUMENTS); it costs $0.06.\n"
+    "Run `check $0` then:\n"
+    "```sh\n${CLAUDE_SKILL_DIR}/scripts/run.sh $ARGUMENTS\n```\n"
+)
+
+
+def _run(root: Path, body: Callable[[Client], Awaitable[None]], mode: str = "legacy") -> None:
+    server = build_server(create_agent_skills([root]))
+
+    async def go() -> None:
+        async with Client(server, mode=mode, cache=None) as client:
+            await body(client)
+
+    anyio.run(go)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    make_skill(
+        root, "review", body=BODY, files={f"references/r{i:03d}.md": "r" for i in range(105)}
+    )
+    return root
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_prompt_declares_and_applies_arguments(root: Path, mode: str) -> None:
+    skill_dir = (root / "review").absolute()
+
+    async def body(client: Client) -> None:
+        listed = (await client.list_prompts()).prompts
+        assert [(a.name, a.required) for a in listed[0].arguments or []] == [
+            (PROMPT_ARGUMENT, False)
+        ]
+        got = await client.get_prompt("review", {"arguments": 'api.yaml "very strict"'})
+        assert [(m.role, m.content) for m in got.messages] == [
+            (
+                "user",
+                types.TextContent(
+                    text=(
+                        "Review api.yaml with level very strict (all: api.yaml very strict); "
+                        "it costs $0.06.\n"
+                        "Run `check $0` then:\n"
+                        f"```sh\n{skill_dir}/scripts/run.sh $ARGUMENTS\n```"
+                    )
+                ),
+            )
+        ]
+        bare = await client.get_prompt("review")
+        assert isinstance(bare.messages[0].content, types.TextContent)
+        assert bare.messages[0].content.text.startswith("Review $0 with level $1 (all: );")
+
+    _run(root, body, mode)
+
+
+def test_prompt_and_activation_serve_the_current_body(root: Path) -> None:
+    server_root = root
+
+    async def body(client: Client) -> None:
+        make_skill(server_root, "review", body="Edited: $ARGUMENTS")
+        got = await client.get_prompt("review", {"arguments": "x"})
+        assert got.messages[0].content == types.TextContent(text="Edited: x")
+        result = await client.call_tool("activate_skill", {"name": "review"})
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert text.startswith('<skill_content name="review">\nEdited: $ARGUMENTS\n')
+        assert text.count("<file>") == 100
+        assert '<truncated total="105"/>' in text
+        (server_root / "review" / "SKILL.md").write_text("broken", encoding="utf-8")
+        code, message = await error_of(client.get_prompt("review"))
+        assert code == -32603
+        assert message.startswith("prompt 'review' cannot be built: invalid_skill: ")
+        failed = await client.call_tool("activate_skill", {"name": "review"})
+        assert failed.is_error is True
+        assert failed.content[0].text.startswith("invalid_skill: ")  # type: ignore[union-attr]
+
+    _run(root, body)
+
+
+def test_prompt_arguments_any_value(root: Path) -> None:
+    async def body(client: Client) -> None:
+        got = await client.get_prompt("review", {"arguments": "'unbalanced", "other": "x"})
+        text: Any = got.messages[0].content
+        assert text.text.startswith("Review 'unbalanced with level $1 (all: 'unbalanced);")
+
+    _run(root, body)
