@@ -40,6 +40,7 @@ from ._schema import normalize_tools
 if _TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
     from ._trust import TrustStore
+    from ._watch import SkillChanges, SkillWatcher
 
 __version__ = "0.1.0"
 
@@ -54,6 +55,10 @@ def __getattr__(name: str) -> _Any:
         from ._trust import TrustStore
 
         return TrustStore
+    if name in ("SkillChanges", "SkillWatcher"):  # SPEC §23.1; watchfiles loads on start
+        from . import _watch
+
+        return getattr(_watch, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -76,6 +81,7 @@ __all__ = [
     "ResolvedSkill",
     "RootNote",
     "ShadowedSkill",
+    "SkillChanges",
     "SkillConfig",
     "SkillContent",
     "SkillError",
@@ -84,6 +90,7 @@ __all__ = [
     "SkillRegistry",
     "SkillResource",
     "SkillRoot",
+    "SkillWatcher",
     "StartupError",
     "TrustStore",
     "__version__",

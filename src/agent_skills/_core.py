@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -26,6 +26,7 @@ from ._registry import SkillRegistry, discover_skills
 
 if TYPE_CHECKING:
     from ._trust import TrustStore
+    from ._watch import SkillChanges, SkillWatcher
 
 __all__ = ["AgentSkills", "create_agent_skills"]
 
@@ -207,6 +208,36 @@ class AgentSkills:
         """
         with self._refresh_lock:
             self._registry = discover_skills(self._config)
+
+    def watch(
+        self,
+        on_change: Callable[[SkillChanges], object] | None = None,
+        *,
+        debounce_ms: int = 200,
+    ) -> SkillWatcher:
+        """Refresh whenever the roots change, and say what changed (SPEC §23.1).
+
+        Watches the configured roots (a root that does not exist yet through its nearest
+        existing ancestor, without recursion) with ``watchfiles`` and calls :meth:`refresh`
+        once changes have settled for ``debounce_ms``. After each refresh that changed something
+        it calls ``on_change(SkillChanges(added, removed, changed))`` on the watcher's thread;
+        changes to files that are not listed resources (hidden files, ``node_modules``) call
+        nothing.
+
+        Args:
+            on_change: A callable taking a :class:`~agent_skills.SkillChanges`, or ``None``.
+            debounce_ms: Quiet period before a refresh, in milliseconds (positive).
+
+        Returns:
+            A running :class:`~agent_skills.SkillWatcher` (a context manager with ``stop()``).
+
+        Raises:
+            StartupError: ``watchfiles`` is missing (install the ``watch`` extra) or
+                ``debounce_ms`` is not a positive ``int``.
+        """
+        from ._watch import SkillWatcher
+
+        return SkillWatcher(self, on_change, debounce_ms=debounce_ms)
 
     def report(self) -> DiscoveryReport:
         """Return the discovery report of the current snapshot (SPEC §7.4)."""

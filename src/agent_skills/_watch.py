@@ -1,0 +1,245 @@
+"""Watching skill roots: refresh after changes settle, report what changed (SPEC §23.1).
+
+Built on ``watchfiles`` (the optional ``watch`` extra), imported only when a watcher starts. A
+:class:`SkillWatcher` watches every existing root recursively and, for a root that does not exist
+yet, its nearest existing ancestor without recursion (so a ``.agents/skills`` created later is
+picked up without watching a whole home directory). Events under hidden names, ``node_modules``
+or ``__pycache__`` are ignored; any other event, once no new one arrived for ``debounce_ms``,
+triggers :meth:`AgentSkills.refresh` (an atomic swap, SPEC §12). What changed is computed from
+digests: the skill digest of SPEC §23.3 (manifest bytes, the set, sizes and contents of listed
+files) of every skill under a changed path, compared with the digest taken before.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._errors import SkillError, StartupError
+from ._model import sort_key
+from ._trust import digest_skill_dir
+
+if TYPE_CHECKING:
+    from ._core import AgentSkills
+
+__all__ = ["DEFAULT_DEBOUNCE_MS", "SkillChanges", "SkillWatcher"]
+
+logger = logging.getLogger("agent_skills")
+
+#: How long changes must settle before a refresh, in milliseconds (SPEC §23.1).
+DEFAULT_DEBOUNCE_MS = 200
+WATCH_HINT = "install clarvis-agent-skills[watch]"
+# Directory names whose changes never concern a skill (SPEC §9 leaves them out).
+_IGNORED_DIRS = frozenset({"node_modules", "__pycache__"})
+# Longest a burst of changes is grouped before a refresh happens anyway, in milliseconds.
+_MAX_GROUPING_MS = 5_000
+# How often the thread looks at the stop flag, in milliseconds.
+_TICK_MS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class SkillChanges:
+    """What one refresh changed (SPEC §23.1): skill names, each tuple sorted as SPEC §8.
+
+    Attributes:
+        added: Names served now and not before.
+        removed: Names served before and not now.
+        changed: Names served before and now whose manifest bytes, or the set, sizes or digests
+            of whose listed files, differ (or which now come from another directory).
+    """
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+def _sorted(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(names, key=sort_key))
+
+
+def _ignored(path: str, roots: Iterable[str]) -> bool:
+    """Whether an event path lies under a hidden name, ``node_modules`` or ``__pycache__``."""
+    for root in roots:
+        if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+            parts = path[len(root) :].split(os.sep)
+            return any(p.startswith(".") or p in _IGNORED_DIRS for p in parts if p)
+    return False
+
+
+def _nearest_existing(path: str) -> str:
+    current = path
+    while not os.path.isdir(current):
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return current
+
+
+class SkillWatcher:
+    """Refreshes an :class:`~agent_skills.AgentSkills` when its roots change (SPEC §23.1).
+
+    Get one from :meth:`AgentSkills.watch`; it is already watching when returned. Use it as a
+    context manager, or call :meth:`stop`. ``on_change`` runs on the watcher's thread, after the
+    refresh, only for refreshes that changed something; an exception it raises is logged.
+
+    Args:
+        skills: The skills to keep fresh.
+        on_change: Called with the :class:`SkillChanges` of each refresh that changed something.
+        debounce_ms: How long changes must settle before the refresh, in milliseconds.
+
+    Raises:
+        StartupError: ``watchfiles`` is not installed (the ``watch`` extra), or ``debounce_ms``
+            is not a positive ``int``.
+    """
+
+    def __init__(
+        self,
+        skills: AgentSkills,
+        on_change: Callable[[SkillChanges], object] | None = None,
+        *,
+        debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+    ) -> None:
+        if not isinstance(debounce_ms, int) or isinstance(debounce_ms, bool) or debounce_ms < 1:
+            raise StartupError("debounce_ms must be a positive int (milliseconds)")
+        try:
+            from watchfiles._rust_notify import RustNotify
+        except ImportError as exc:
+            raise StartupError(
+                f"watching skills needs 'watchfiles' ({exc}): {WATCH_HINT}"
+            ) from None
+        self._notify_cls: Any = RustNotify
+        self._skills = skills
+        self._on_change = on_change
+        self._debounce_ms = debounce_ms
+        self._stop = threading.Event()
+        self._roots = [os.fspath(root.path) for root in skills.config.roots]
+        self._digests: dict[Path, str | None] = {}
+        self._refreshes = 0
+        self._notifiers = self._watch_set()
+        for info in skills.list_skills():
+            self._digests[info.dir] = self._digest(info.dir)
+        self._thread = threading.Thread(target=self._run, name="agent-skills-watch", daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> SkillWatcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        """Whether the watcher thread is alive."""
+        return self._thread.is_alive()
+
+    @property
+    def refreshes(self) -> int:
+        """How many refreshes the watcher has run so far."""
+        return self._refreshes
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        """Stop watching and wait (at most ``timeout`` seconds) for the thread to end."""
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _watch_set(self) -> list[tuple[Any, bool]]:
+        """Notifiers: existing roots recursively, missing roots' nearest ancestors shallowly."""
+        existing = sorted({r for r in self._roots if os.path.isdir(r)})
+        awaited = sorted(
+            {_nearest_existing(r) for r in self._roots if not os.path.isdir(r)} - set(existing)
+        )
+        notifiers: list[tuple[Any, bool]] = []
+        for paths, recursive in ((existing, True), (awaited, False)):
+            if paths:
+                notifier = self._notify_cls(paths, False, False, 0, recursive, True)
+                notifiers.append((notifier, recursive))
+        return notifiers
+
+    def _digest(self, skill_dir: Path) -> str | None:
+        try:
+            digest, _ = digest_skill_dir(
+                skill_dir,
+                follow_symlinks=self._skills.config.follow_symlinks,
+                max_resources=self._skills.config.max_resources,
+            )
+        except SkillError:
+            return None
+        return digest
+
+    def _run(self) -> None:
+        step = self._debounce_ms
+        while not self._stop.is_set():
+            paths: set[str] = set()
+            rebuild = False
+            for notifier, recursive in self._notifiers:
+                # Only the first notifier waits; the others are looked at in passing.
+                wait = _TICK_MS if notifier is self._notifiers[0][0] else 1
+                result = notifier.watch(_MAX_GROUPING_MS, step, wait, self._stop)
+                if isinstance(result, set):
+                    for _, path in result:
+                        if path in self._roots:
+                            rebuild = True  # a root itself appeared or went away
+                            paths.add(path)
+                        elif recursive:
+                            if not _ignored(path, self._roots):
+                                paths.add(path)
+                        elif any(r == path or r.startswith(path + os.sep) for r in self._roots):
+                            rebuild = True
+                            paths.add(path)
+            if not self._notifiers and self._stop.wait(_TICK_MS / 1000):
+                break
+            if self._stop.is_set():
+                break
+            if rebuild:
+                self._notifiers = self._watch_set()
+            if paths:
+                self._refresh(paths)
+
+    def _refresh(self, paths: set[str]) -> None:
+        skills = self._skills
+        before = {info.name: info for info in skills.list_skills()}
+        try:
+            skills.refresh()
+        except SkillError as err:  # strict mode: the previous snapshot stays
+            logger.warning("refresh after a change failed, keeping the previous skills: %s", err)
+            return
+        finally:
+            self._refreshes += 1
+        after = {info.name: info for info in skills.list_skills()}
+        touched = [Path(p) for p in paths]
+        changed: list[str] = []
+        digests: dict[Path, str | None] = {}
+        for name, info in after.items():
+            old = before.get(name)
+            hit = any(p == info.dir or info.dir in p.parents for p in touched)
+            if hit or info.dir not in self._digests:
+                digests[info.dir] = self._digest(info.dir)
+            else:
+                digests[info.dir] = self._digests[info.dir]
+            if old is None:
+                continue
+            if old.dir != info.dir or self._digests.get(old.dir) != digests[info.dir]:
+                changed.append(name)
+        self._digests = digests
+        changes = SkillChanges(
+            added=_sorted(after.keys() - before.keys()),
+            removed=_sorted(before.keys() - after.keys()),
+            changed=_sorted(changed),
+        )
+        if changes and self._on_change is not None:
+            try:
+                self._on_change(changes)
+            except Exception:
+                logger.exception("the on_change callback of a skill watcher failed")
