@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import agent_skills
 from agent_skills import (
     Diagnostic,
     DiagnosticKind,
@@ -158,3 +159,20 @@ def test_warn_messages_fixture_captures(tmp_path: Path, warn_messages: list[str]
     create_agent_skills([tmp_path / "r"], cwd=tmp_path, home=tmp_path)
     assert len(warn_messages) == 1
     assert "repaired (line 3)" in warn_messages[0]
+
+
+def test_severity_and_root_status_are_enums_and_accept_their_words(tmp_path: Path) -> None:
+    from agent_skills._diagnostics import DiagnosticSeverity, RootStatus
+
+    d = Diagnostic(DiagnosticKind.SHADOWED, "m", None, "info")  # type: ignore[arg-type]
+    assert d.severity is DiagnosticSeverity.INFO and d.severity == "info"
+    assert Diagnostic("io_error", "m").kind is DiagnosticKind.IO_ERROR  # type: ignore[arg-type]
+    assert Diagnostic(DiagnosticKind.IO_ERROR, "m").severity is DiagnosticSeverity.WARNING
+    assert d.to_dict() == {"kind": "shadowed", "message": "m", "path": None, "severity": "info"}
+    with pytest.raises(ValueError):
+        Diagnostic(DiagnosticKind.IO_ERROR, "m", None, "error")  # type: ignore[arg-type]
+    assert [s.value for s in RootStatus] == ["ok", "missing", "not_a_directory", "unreadable"]
+    skills = agent_skills.create_agent_skills([tmp_path / "absent"])
+    (note,) = skills.report().roots
+    assert note.status is RootStatus.MISSING
+    assert note.to_dict()["status"] == "missing"

@@ -13,22 +13,36 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 __all__ = [
     "Diagnostic",
     "DiagnosticKind",
+    "DiagnosticSeverity",
     "DiscoveryReport",
     "EntryStatus",
     "ReportEntry",
     "RootNote",
+    "RootStatus",
     "emit",
     "set_warn_sink",
 ]
 
 logger = logging.getLogger("agent_skills")
 
-Severity = Literal["warning", "info"]
+
+class DiagnosticSeverity(StrEnum):
+    """How much a :class:`Diagnostic` matters (SPEC §7.4-§7.6): ``warning`` is logged at WARNING
+    and passed to the warn sink, ``info`` is logged at INFO only. A ``str`` enum, so
+    ``d.severity == "warning"`` holds. (Validation problems have their own scale,
+    ``agent_skills.validate.Severity``: error or warning.)"""
+
+    WARNING = "warning"
+    INFO = "info"
+
+
+#: Former name of :class:`DiagnosticSeverity`.
+Severity = DiagnosticSeverity
 
 
 class DiagnosticKind(StrEnum):
@@ -61,13 +75,21 @@ class Diagnostic:
         kind: A :class:`DiagnosticKind` value (a ``str``).
         message: Human-readable text naming the path involved; never file contents.
         path: The file or directory concerned, or ``None``.
-        severity: ``"warning"`` or ``"info"``.
+        severity: A :class:`DiagnosticSeverity` (``"warning"`` or ``"info"`` are accepted and
+            stored as members).
     """
 
     kind: DiagnosticKind
     message: str
     path: Path | None = None
-    severity: Severity = "warning"
+    severity: DiagnosticSeverity = DiagnosticSeverity.WARNING
+
+    def __post_init__(self) -> None:
+        # Plain strings are accepted for both enums; the stored values are always members.
+        if type(self.kind) is not DiagnosticKind:
+            object.__setattr__(self, "kind", DiagnosticKind(self.kind))
+        if type(self.severity) is not DiagnosticSeverity:
+            object.__setattr__(self, "severity", DiagnosticSeverity(self.severity))
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready ``{"kind", "message", "path", "severity"}``."""
@@ -75,7 +97,7 @@ class Diagnostic:
             "kind": self.kind.value,
             "message": self.message,
             "path": str(self.path) if self.path is not None else None,
-            "severity": self.severity,
+            "severity": self.severity.value,
         }
 
 
@@ -122,23 +144,36 @@ class ReportEntry:
         }
 
 
+class RootStatus(StrEnum):
+    """What the scan found at one configured root (SPEC §4, §7.4)."""
+
+    OK = "ok"
+    MISSING = "missing"
+    NOT_A_DIRECTORY = "not_a_directory"
+    UNREADABLE = "unreadable"
+
+
 @dataclass(frozen=True, slots=True)
 class RootNote:
     """Per-root state found by the scan: ``ok``, ``missing``, ``not_a_directory`` or ``unreadable``.
 
     Attributes:
         root: The configured root path.
-        status: One of the four words above.
+        status: A :class:`RootStatus` (one of the four words above; a plain word is accepted).
         message: Detail for anything but ``ok``.
     """
 
     root: Path
-    status: Literal["ok", "missing", "not_a_directory", "unreadable"]
+    status: RootStatus
     message: str = ""
+
+    def __post_init__(self) -> None:
+        if type(self.status) is not RootStatus:
+            object.__setattr__(self, "status", RootStatus(self.status))
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready mapping of the note."""
-        return {"root": str(self.root), "status": self.status, "message": self.message}
+        return {"root": str(self.root), "status": self.status.value, "message": self.message}
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +225,7 @@ def emit(diagnostics: Iterable[Diagnostic]) -> None:
     """Log each diagnostic and pass warnings to the sink (SPEC §7.6)."""
     sink = _warn_sink
     for diag in diagnostics:
-        if diag.severity == "warning":
+        if diag.severity is DiagnosticSeverity.WARNING:
             logger.warning("%s", diag.message)
             if sink is not None:
                 try:

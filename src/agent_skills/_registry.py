@@ -25,6 +25,7 @@ from ._confine import open_confined, resolve_resource_path
 from ._diagnostics import (
     Diagnostic,
     DiagnosticKind,
+    DiagnosticSeverity,
     DiscoveryReport,
     EntryStatus,
     ReportEntry,
@@ -556,7 +557,7 @@ def _report_entries(
                             DiagnosticKind.SHADOWED,
                             f"skill '{name}' in {cand.dir} is overridden by {winner.dir}",
                             cand.dir,
-                            "info",
+                            DiagnosticSeverity.INFO,
                         )
                     )
             entries.append(ReportEntry(cand.root.path, cand.dir, status, name, reason, by))

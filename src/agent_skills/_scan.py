@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._config import SkillRoot
-from ._diagnostics import Diagnostic, DiagnosticKind, RootNote
+from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._errors import SkillError, fs_error
 from ._model import sort_key
 
@@ -66,15 +66,15 @@ def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
         with os.scandir(path) as it:
             entries = list(it)
     except FileNotFoundError:
-        return RootNote(root.path, "missing", "root does not exist"), []
+        return RootNote(root.path, RootStatus.MISSING, "root does not exist"), []
     except NotADirectoryError:
-        return RootNote(root.path, "not_a_directory", "root is not a directory"), []
+        return RootNote(root.path, RootStatus.NOT_A_DIRECTORY, "root is not a directory"), []
     except OSError as exc:
-        return RootNote(root.path, "unreadable", fs_error(exc, path).message), []
+        return RootNote(root.path, RootStatus.UNREADABLE, fs_error(exc, path).message), []
     except ValueError as exc:  # NUL in a configured path
-        return RootNote(root.path, "unreadable", str(exc)), []
+        return RootNote(root.path, RootStatus.UNREADABLE, str(exc)), []
     entries.sort(key=lambda e: sort_key(e.name))
-    return RootNote(root.path, "ok"), entries
+    return RootNote(root.path, RootStatus.OK), entries
 
 
 def is_manifest_name(name: str) -> bool:

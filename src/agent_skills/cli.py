@@ -27,6 +27,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -59,7 +60,7 @@ else:
 from . import catalog as _catalog
 from ._config import SkillRoot
 from ._core import AgentSkills, create_agent_skills
-from ._diagnostics import DiscoveryReport, set_warn_sink
+from ._diagnostics import DiscoveryReport, EntryStatus, RootStatus, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
 from ._presets import clarvis_skill_roots, standard_skill_roots
 from ._scan import is_manifest_name
@@ -85,6 +86,14 @@ class _Fail(Exception):
         self.exit_code = exit_code
 
 
+class CliErrorCode(StrEnum):
+    """Codes of CLI failures that are not a :class:`SkillError` (SPEC §16, §21.11)."""
+
+    USAGE_ERROR = "usage_error"
+    STARTUP_ERROR = "startup_error"
+    INTERNAL_ERROR = "internal_error"
+
+
 def _fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
     raise _Fail(code, message, exit_code)
 
@@ -104,13 +113,13 @@ class _Group(click.Group):
             _echo_error(exc.code.value, exc.message)
             ctx.exit(1)
         except StartupError as exc:
-            _echo_error("startup_error", str(exc))
+            _echo_error(CliErrorCode.STARTUP_ERROR, str(exc))
             ctx.exit(2)
         except BrokenPipeError:
             _silence_stdout()
             ctx.exit(1)
         except Exception as exc:
-            _echo_error("internal_error", f"{type(exc).__name__}: {exc}")
+            _echo_error(CliErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
             ctx.exit(1)
 
 
@@ -245,7 +254,7 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
     # is missing is most likely a typo, so say so (preset roots are often absent, and stay quiet).
     explicit = {Path(os.path.abspath(r)) for r in options["roots"]}
     for note in skills.report().roots:
-        if note.status != "ok" and note.root in explicit and warnings:
+        if note.status != RootStatus.OK and note.root in explicit and warnings:
             click.echo(f"warning: --root {note.root}: {note.message}", err=True)
     return skills
 
@@ -540,18 +549,19 @@ def _print_report(report: DiscoveryReport) -> None:
         table.add_column("PATH", overflow="fold")
         table.add_column("DETAIL", overflow="fold")
         styles = {
-            "loaded": "green",
-            "shadowed": "yellow",
-            "duplicate": "yellow",
-            "invalid": "red",
-            "skipped": "dim",
+            EntryStatus.LOADED: "green",
+            EntryStatus.SHADOWED: "yellow",
+            EntryStatus.DUPLICATE: "yellow",
+            EntryStatus.INVALID: "red",
+            EntryStatus.SKIPPED: "dim",
+            EntryStatus.UNTRUSTED: "yellow",
         }
         for e in report.entries:
             detail = e.reason
             if e.shadowed_by is not None:
                 detail = f"shadowed by {e.shadowed_by}"
             table.add_row(
-                Text(e.status.value, style=styles.get(e.status.value, "")),
+                Text(e.status.value, style=styles.get(e.status, "")),
                 _text(e.name or "-"),
                 _text(e.path),
                 _text(detail),
@@ -572,8 +582,14 @@ def _print_report(report: DiscoveryReport) -> None:
         for d in report.diagnostics:
             parts.append(Text(f"{d.severity}: {d.kind.value}: {d.message}"))
     counts = {
-        s: len(report.by_status(s))
-        for s in ("loaded", "shadowed", "duplicate", "invalid", "skipped")
+        s.value: len(report.by_status(s))
+        for s in (
+            EntryStatus.LOADED,
+            EntryStatus.SHADOWED,
+            EntryStatus.DUPLICATE,
+            EntryStatus.INVALID,
+            EntryStatus.SKIPPED,
+        )
     }
     summary = ", ".join(f"{n} {s}" for s, n in counts.items())
     parts.append(Text(f"\n{summary}"))
@@ -734,7 +750,7 @@ def _install_root(
         roots = client_skill_roots(client, workspace=workspace, home=config.home)
         chosen = [r for r in roots if r.scope == lib_scope]
         if not chosen:
-            _fail("usage_error", f"client {client!r} has no {scope} skill root", 2)
+            _fail(CliErrorCode.USAGE_ERROR, f"client {client!r} has no {scope} skill root", 2)
         return chosen[-1]
     base = config.home if lib_scope == "user" else workspace
     return SkillRoot(base / ".agents" / "skills", lib_scope, "agents")  # type: ignore[arg-type]
@@ -1037,6 +1053,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 1
     except Exception as exc:  # a failure outside any command (argument parsing)
-        _echo_error("internal_error", f"{type(exc).__name__}: {exc}")
+        _echo_error(CliErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
         return 1
     return rv if isinstance(rv, int) else 0

@@ -63,7 +63,7 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import AgentSkills, SkillError, __version__
+from . import AgentSkills, ErrorCode, SkillError, __version__
 from ._digest import file_digest
 from ._manifest import load_frontmatter_yaml, split_frontmatter
 from ._scan import MANIFEST_NAME
@@ -303,7 +303,7 @@ def _publish(skills: AgentSkills, name: str) -> _ServedSkill:
         try:
             data = skills.read_resource(name, rel, max_bytes=budget)
         except SkillError as err:
-            if err.code == "too_large":
+            if err.code == ErrorCode.TOO_LARGE:
                 raise _Unpublishable(f"its files total more than {MAX_SKILL_BYTES} bytes") from None
             raise _Unpublishable(f"{rel} cannot be read: {err.code}: {err}") from None
         budget -= len(data)
@@ -652,9 +652,9 @@ class SkillServer:
                 lambda: skills.read_resource(skill.name, served.rel, max_bytes=served.size)
             )
         except SkillError as err:
-            if err.code == "not_found":
+            if err.code == ErrorCode.NOT_FOUND:
                 raise _invalid_params(f"unknown resource {params.uri!r}") from None
-            if err.code != "too_large":
+            if err.code != ErrorCode.TOO_LARGE:
                 raise MCPError(
                     code=types.INTERNAL_ERROR,
                     message=f"{served.uri} cannot be read: {err.code.value}: {err.message}",

@@ -80,7 +80,7 @@ from typing import Any, Literal, TypeAlias
 from . import _scan
 from ._args import coerce_choice, coerce_path
 from ._confine import resolve_resource_path
-from ._errors import SkillError
+from ._errors import ErrorCode, SkillError
 from ._manifest import load_frontmatter_yaml, split_frontmatter, yaml_kind
 from ._scan import MANIFEST_NAME
 from ._schema import name_key
@@ -768,7 +768,7 @@ def _check_reference(skill_dir: Path, target: str, kind: str, line: int) -> Prob
     try:
         resolved = resolve_resource_path(skill_dir, target)
     except SkillError as err:
-        if err.code == "path_escape":
+        if err.code == ErrorCode.PATH_ESCAPE:
             return _warning(
                 ProblemCode.REFERENCE_ESCAPE,
                 f"{what} '{target}' leads outside the skill directory; hosts serve only the "
