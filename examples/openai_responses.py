@@ -1,0 +1,119 @@
+"""An agent loop on the OpenAI Responses API, with a catalog budget and skill search.
+
+The session is built with ``catalog_budget``: the catalog in the instructions lists what fits and
+names the rest, and the session offers a third tool, ``search_skills``, so the model finds the
+skills that were left out. Tools come from ``session.tools("openai_responses")`` (strict
+function tools); every ``function_call`` item is answered with ``session.handle_tool_call(name,
+arguments)`` (the arguments are the JSON text the API sends) as a ``function_call_output`` item.
+
+With ``OPENAI_API_KEY`` set it talks to the API (``pip install openai``); without it, it replays
+``transcripts/openai_responses.json``, the API's responses to this task recorded in order::
+
+    python examples/openai_responses.py
+    OPENAI_API_KEY=... python examples/openai_responses.py --record /tmp/new.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import openai
+from openai.types.responses import FunctionToolParam, Response, ResponseInputParam
+
+try:
+    from agent_skills import create_agent_skills
+    from agent_skills.agent import SkillSession
+except ImportError:  # running from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from agent_skills import create_agent_skills
+    from agent_skills.agent import SkillSession
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _replay import TRANSCRIPTS, Recorder, Transcript, check_request
+
+SKILLS = Path(__file__).resolve().parent / "skills"
+TRANSCRIPT = TRANSCRIPTS / "openai_responses.json"
+CATALOG_BUDGET = 1200  # characters: too small for the five example skills, so search is offered
+MAX_TURNS = 8
+
+
+class ReplayResponses:
+    """Stands in for ``client.responses``: checks each request, returns the recorded reply."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self._transcript = transcript
+
+    def create(self, **request: Any) -> Response:
+        check_request(list[FunctionToolParam], request["tools"])
+        check_request(ResponseInputParam, request["input"])
+        return Response.model_validate(self._transcript.next_response())
+
+
+class ReplayClient:
+    """An object with the ``responses.create`` of ``openai.OpenAI``, offline."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.responses = ReplayResponses(transcript)
+
+
+def run(client: Any, model: str, task: str, recorder: Recorder | None = None) -> int:
+    """Run the loop on ``task`` and print the transcript. Returns the exit status."""
+    session = SkillSession(create_agent_skills([SKILLS]), catalog_budget=CATALOG_BUDGET)
+    instructions = "You are a careful engineering assistant.\n\n" + session.catalog_prompt()
+    fit = session.catalog_fit()
+    tools = session.tools("openai_responses")
+    items: list[dict[str, Any]] = [{"role": "user", "content": task}]
+    print(f"catalog: {len(session.catalog_prompt())} of {CATALOG_BUDGET} characters")
+    print(f"listed: {', '.join(fit.included)}; not listed: {', '.join(fit.omitted)}")
+    print(f"tools: {', '.join(tool['name'] for tool in tools)}")
+    print(f"user: {task}")
+    for _turn in range(MAX_TURNS):
+        reply = client.responses.create(
+            model=model, instructions=instructions, tools=tools, input=items
+        )
+        if recorder is not None:
+            recorder.add(reply)
+        calls = [item for item in reply.output if item.type == "function_call"]
+        items.extend(item.model_dump(exclude_none=True) for item in reply.output)
+        for call in calls:
+            result = session.handle_tool_call(call.name, call.arguments)
+            status = "error" if result.is_error else f"{len(result.text)} characters"
+            print(f"tool {call.name}({call.arguments}) -> {status}")
+            if call.name == "search_skills":
+                for line in result.text.splitlines():
+                    print(f"    | {line[:90]}")
+            items.append(
+                {"type": "function_call_output", "call_id": call.call_id, "output": result.text}
+            )
+        if not calls:
+            print(f"assistant: {reply.output_text.strip()}")
+            print(f"active skills: {', '.join(session.active_skills()) or '-'}")
+            return 0
+    print(f"stopped after {MAX_TURNS} turns")
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--transcript", type=Path, default=TRANSCRIPT, help="replay this file")
+    parser.add_argument("--record", type=Path, help="with an API key: write the responses here")
+    parser.add_argument("--model", help="model name (default: the transcript's)")
+    args = parser.parse_args(argv)
+    transcript = Transcript(args.transcript)
+    model = args.model or transcript.model
+    if os.environ.get("OPENAI_API_KEY"):
+        recorder = Recorder(transcript.api, model, transcript.task) if args.record else None
+        status = run(openai.OpenAI(), model, transcript.task, recorder)
+        if recorder is not None and args.record is not None:
+            recorder.write(args.record)
+        return status
+    print(f"(no OPENAI_API_KEY: replaying {transcript.path.name})")
+    return run(ReplayClient(transcript), model, transcript.task)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
