@@ -71,6 +71,7 @@ class SkillConfig:
         max_resources: Cap on the resources listed per skill (SPEC §9).
         trust: The :class:`~agent_skills.TrustStore` gating workspace-scope skills, or ``None``
             to trust every root (SPEC §23.3).
+        index: The on-disk index of parsed manifests, or ``None`` for none (SPEC §26).
     """
 
     home: Path
@@ -80,6 +81,7 @@ class SkillConfig:
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS
     max_resources: int = DEFAULT_MAX_RESOURCES
     trust: TrustStore | None = None
+    index: Path | None = None
 
 
 def _fspath(value: object, what: str) -> str:
@@ -202,6 +204,7 @@ def resolve_config(
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS,
     max_resources: int = DEFAULT_MAX_RESOURCES,
     trust: TrustStore | None = None,
+    index: str | os.PathLike[str] | None = None,
 ) -> SkillConfig:
     """Validate and normalise a configuration (SPEC §2).
 
@@ -217,6 +220,9 @@ def resolve_config(
         follow_symlinks: See :class:`SkillConfig`.
         max_resources: Positive cap on resources per skill.
         trust: A :class:`~agent_skills.TrustStore`, or ``None`` (SPEC §23.3).
+        index: A file for the on-disk index of parsed manifests (SPEC §26), resolved like the
+            workspace (against ``cwd``, ``~`` expanded); it need not exist (it is written at the
+            end of each scan). ``None``: no index.
 
     Returns:
         The immutable :class:`SkillConfig`.
@@ -264,4 +270,7 @@ def resolve_config(
         follow_symlinks=follow_symlinks,
         max_resources=max_resources,
         trust=trust,
+        index=None
+        if index is None
+        else Path(resolve_against(cwd_s, _fspath(index, "index"), home_s)),
     )

@@ -267,6 +267,7 @@ def create_agent_skills(
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS,
     max_resources: int = DEFAULT_MAX_RESOURCES,
     trust: TrustStore | None = None,
+    index: str | os.PathLike[str] | None = None,
 ) -> AgentSkills:
     """Resolve the configuration and scan the roots once (SPEC §1-§2).
 
@@ -275,6 +276,9 @@ def create_agent_skills(
         workspace, cwd, home, strict, follow_symlinks, max_resources: See ``resolve_config``.
         trust: A :class:`~agent_skills.TrustStore` gating workspace-scope skills (SPEC §23.3);
             ``None`` trusts every root.
+        index: A file for the on-disk index of parsed manifests (SPEC §26): discovery reuses the
+            entries whose manifest and directory are unchanged and rewrites the file atomically;
+            the result is the same as without it. See ``resolve_config``.
 
     Returns:
         An :class:`AgentSkills`.
@@ -292,5 +296,6 @@ def create_agent_skills(
         follow_symlinks=follow_symlinks,
         max_resources=max_resources,
         trust=trust,
+        index=index,
     )
     return AgentSkills(config)

@@ -65,6 +65,7 @@ class DiagnosticKind(StrEnum):
     SCAN_TRUNCATED = "scan_truncated"
     ARCHIVE_LINK = "archive_link"
     INVALID_ARCHIVE = "invalid_archive"
+    INDEX_IGNORED = "index_ignored"
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ from ._scan import Candidate, scan_root
 from ._schema import name_key, normalize_tools
 
 if TYPE_CHECKING:
+    from ._index import ManifestIndex
     from ._trust import Approval
 
 # The data model lives in ``_model``; its names stay importable from here.
@@ -330,6 +331,20 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
+def _open_index(config: SkillConfig) -> ManifestIndex | None:
+    """Load the on-disk index of ``config`` (SPEC §26), keyed by what parsing depends on."""
+    if config.index is None:
+        return None
+    from ._index import ManifestIndex
+
+    settings = {
+        "strict": config.strict,
+        "follow_symlinks": config.follow_symlinks,
+        "max_manifest_bytes": getattr(config, "max_manifest_bytes", None),
+    }
+    return ManifestIndex(config.index, settings)
+
+
 def discover_skills(config: SkillConfig) -> SkillRegistry:
     """Scan every root of ``config`` and build a :class:`SkillRegistry` (SPEC §4-§7).
 
@@ -349,12 +364,18 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     notes: list[RootNote] = []
     per_root: list[list[CandidateResult]] = []
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
+    index = _open_index(config)
+    index_notes: list[Diagnostic] = []
     with _gc_paused():
         gate = _Gate(config)
         for root in config.roots:
-            note, cands = scan_root(root, follow_symlinks=config.follow_symlinks)
+            note, cands = scan_root(root, follow_symlinks=config.follow_symlinks, index=index)
             notes.append(note)
-            per_root.append(_resolve_root(cands, strict=config.strict, pool=pool, gate=gate))
+            per_root.append(
+                _resolve_root(cands, strict=config.strict, pool=pool, gate=gate, index=index)
+            )
+        if index is not None:
+            index_notes = [*index.diagnostics, *index.save()]
     groups = [
         [r.skill for r in results if r.skill is not None and r.status == EntryStatus.LOADED]
         for results in per_root
@@ -368,6 +389,7 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     entries, shadow_notes = _report_entries(per_root, by_name, winning_group)
     diags = [d for results in per_root for r in results for d in r.diagnostics]
     diags.extend(shadow_notes)
+    diags.extend(index_notes)
     report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
     return SkillRegistry(
@@ -409,6 +431,7 @@ def _resolve_root(
     strict: bool,
     pool: dict[str, str],
     gate: _Gate | None = None,
+    index: ManifestIndex | None = None,
 ) -> list[CandidateResult]:
     """One result per candidate of one root, in scan order: each loaded, then admitted (SPEC §7.2).
 
@@ -418,20 +441,24 @@ def _resolve_root(
     kept: dict[str, Candidate] = {}
     results: list[CandidateResult] = []
     for cand in cands:
-        result = load_candidate(cand, strict=strict, pool=pool)
+        result = load_candidate(cand, strict=strict, pool=pool, index=index)
         if result.skill is not None:
             result = _admit(result, kept, strict, gate)
         results.append(result)
     return results
 
 
-def load_candidate(cand: Candidate, *, strict: bool, pool: dict[str, str]) -> CandidateResult:
+def load_candidate(
+    cand: Candidate, *, strict: bool, pool: dict[str, str], index: ManifestIndex | None = None
+) -> CandidateResult:
     """Turn one scanned candidate into a skill (SPEC §5-§7): ``loaded``, ``invalid`` or ``skipped``.
 
     Args:
         cand: The candidate from ``scan_root``.
         strict: Raise instead of returning ``invalid``.
         pool: The scan's shared strings (see :func:`freeze`).
+        index: The on-disk index (SPEC §26): a candidate it answered carries the parse outcome
+            (``cached``); a parsed one with a ``stamp`` is recorded in it.
 
     Returns:
         A :class:`CandidateResult`; a ``loaded`` one holds the skill (duplicates are decided per
@@ -459,8 +486,19 @@ def load_candidate(cand: Candidate, *, strict: bool, pool: dict[str, str]) -> Ca
         return CandidateResult(
             cand, EntryStatus.INVALID, reason=cand.error.message, diagnostics=tuple(found)
         )
-    assert cand.data is not None and cand.manifest is not None
-    result = parse_manifest(cand.data, strict=strict, path=cand.location)
+    assert cand.manifest is not None
+    result = cand.cached
+    if result is None:
+        assert cand.data is not None
+        result = parse_manifest(cand.data, strict=strict, path=cand.location)
+        if index is not None and cand.stamp is not None:
+            index.record(
+                os.path.dirname(cand.location),
+                cand.stamp,
+                cand.manifest.name,
+                cand.diagnostics,
+                result,
+            )
     found.extend(result.diagnostics)
     err = result.error
     if err is not None:

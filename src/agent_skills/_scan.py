@@ -11,11 +11,16 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._config import SkillRoot
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._errors import SkillError, fs_error
 from ._model import sort_key
+
+if TYPE_CHECKING:
+    from ._index import ManifestIndex
+    from ._manifest import ManifestResult
 
 __all__ = [
     "MANIFEST_NAME",
@@ -47,6 +52,11 @@ class Candidate:
         error: The ``fs_error`` of a failed manifest read.
         skip_reason: Why the entry is not a skill candidate (``None`` when it is one).
         diagnostics: Problems found for this entry.
+        cached: The parse outcome the on-disk index holds for this directory (then ``data`` is
+            ``None``: the manifest was not read), SPEC §26.
+        stamp: For the index, what a miss recorded: whether the entry is a link, then the
+            directory's and the manifest's ``os.stat_result``, taken before the manifest was read;
+            ``None`` when the directory cannot be kept in the index.
     """
 
     root: SkillRoot
@@ -58,6 +68,8 @@ class Candidate:
     error: SkillError | None = None
     skip_reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    cached: ManifestResult | None = None
+    stamp: tuple[bool, os.stat_result, os.stat_result] | None = None
 
 
 def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
@@ -92,12 +104,15 @@ class ManifestLookup:
         skip_reason: Why there is no manifest (``None`` when ``name`` is set).
         diagnostics: ``io_error`` (directory unreadable), ``dangling_symlink`` (a variant that is
             a dangling link), ``manifest_case`` (the chosen name is not exactly ``SKILL.md``).
+        linked: Whether a variant is a symlink: what it leads to can change while the directory
+            does not, so the on-disk index does not keep such a directory (SPEC §26).
     """
 
     name: str | None
     path: str = ""
     skip_reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    linked: bool = False
 
 
 def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> ManifestLookup:
@@ -130,9 +145,11 @@ def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> Mani
     usable: list[str] = []
     unfollowed: list[str] = []
     dangling: list[str] = []
+    linked = False
     for entry in variants:
         try:
             if entry.is_symlink():
+                linked = True
                 if not follow_symlinks:
                     unfollowed.append(entry.name)
                     continue
@@ -161,7 +178,7 @@ def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> Mani
             reason = f"manifest {dangling[0]} is a dangling symlink"
         else:
             reason = f"no {MANIFEST_NAME} in directory"
-        return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags))
+        return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags), linked=linked)
     chosen = MANIFEST_NAME if MANIFEST_NAME in usable else usable[0]
     path = os.path.join(dir_text, chosen)
     if chosen != MANIFEST_NAME:
@@ -172,27 +189,35 @@ def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> Mani
                 Path(path),
             )
         )
-    return ManifestLookup(chosen, path, None, tuple(diags))
+    return ManifestLookup(chosen, path, None, tuple(diags), linked)
 
 
 def _entry_key(entry: os.DirEntry[str]) -> tuple[str, str]:
     return sort_key(entry.name)
 
 
-def _read_manifest(path: str, where: Path) -> tuple[bytes | None, SkillError | None]:
+def _read_manifest(
+    path: str, where: Path
+) -> tuple[bytes | None, SkillError | None, os.stat_result | None]:
+    """Read a manifest: ``(data, error, stat)``; the ``fstat`` is taken before the first byte."""
     try:
         with open(path, "rb") as fh:
-            return fh.read(), None
+            st = os.fstat(fh.fileno())
+            return fh.read(), None, st
     except OSError as exc:
-        return None, fs_error(exc, where)
+        return None, fs_error(exc, where), None
 
 
-def scan_root(root: SkillRoot, *, follow_symlinks: bool) -> tuple[RootNote, list[Candidate]]:
+def scan_root(
+    root: SkillRoot, *, follow_symlinks: bool, index: ManifestIndex | None = None
+) -> tuple[RootNote, list[Candidate]]:
     """Scan one root for skill candidates (SPEC §4).
 
     Args:
         root: The root to list; a root path that is a symlink is followed.
         follow_symlinks: Whether symlinked child directories and manifests are used.
+        index: The on-disk index (SPEC §26): a directory it holds a valid entry for is neither
+            listed nor read (its candidate carries ``cached``); the others carry a ``stamp``.
 
     Returns:
         ``(note, candidates)``: the root's :class:`RootNote` and one :class:`Candidate` per child
@@ -209,12 +234,16 @@ def scan_root(root: SkillRoot, *, follow_symlinks: bool) -> tuple[RootNote, list
             continue
         if not (is_link or is_dir):
             continue
-        out.append(_candidate(root, entry, is_link, follow_symlinks))
+        out.append(_candidate(root, entry, is_link, follow_symlinks, index))
     return note, out
 
 
 def _candidate(
-    root: SkillRoot, entry: os.DirEntry[str], is_link: bool, follow_symlinks: bool
+    root: SkillRoot,
+    entry: os.DirEntry[str],
+    is_link: bool,
+    follow_symlinks: bool,
+    index: ManifestIndex | None = None,
 ) -> Candidate:
     """What one directory-or-symlink child of ``root`` holds (SPEC §4)."""
     path = root.path / entry.name
@@ -236,6 +265,21 @@ def _candidate(
             return Candidate(
                 root, entry.name, path, skip_reason="symlink to a file, not a directory"
             )
+    dir_stat = None
+    if index is not None:
+        hit = index.lookup(entry.path, is_link)
+        if hit is not None:
+            location = os.path.join(entry.path, hit.manifest_name)
+            return Candidate(
+                root,
+                entry.name,
+                path,
+                path / hit.manifest_name,
+                location,
+                diagnostics=hit.scan_diagnostics,
+                cached=hit.result,
+            )
+        dir_stat = index.stat_dir(entry.path, is_link)
     lookup = find_manifest(entry.path, follow_symlinks=follow_symlinks)
     if lookup.name is None:
         return Candidate(
@@ -246,7 +290,19 @@ def _candidate(
             diagnostics=lookup.diagnostics,
         )
     manifest = path / lookup.name
-    data, error = _read_manifest(lookup.path, manifest)
+    data, error, manifest_stat = _read_manifest(lookup.path, manifest)
+    stamp = None
+    if dir_stat is not None and manifest_stat is not None and not lookup.linked:
+        stamp = (is_link, dir_stat, manifest_stat)
     return Candidate(
-        root, entry.name, path, manifest, lookup.path, data, error, None, lookup.diagnostics
+        root,
+        entry.name,
+        path,
+        manifest,
+        lookup.path,
+        data,
+        error,
+        None,
+        lookup.diagnostics,
+        stamp=stamp,
     )

@@ -71,6 +71,8 @@ _FLAG_WORDS = {
 
 # Beyond Unicode letters and digits, the characters a loadable name may hold (SPEC §21.5).
 _NAME_PUNCTUATION = frozenset("-._")
+# The same rule for an ASCII name, as one linear-time match (discovery's hot path, SPEC §26).
+_ASCII_NAME_RE = re.compile(r"[A-Za-z0-9._-]+")
 
 #: Message of a name holding a character that is neither a letter, a digit nor ``-._``.
 BAD_NAME_CHARS = "name must only contain letters, digits, '.', '_' and '-'"
@@ -130,8 +132,7 @@ def name_problem(name: str) -> str | None:
     if not text.strip("."):
         return DOTS_NAME
     if text.isascii():
-        ok = all(c.isalnum() or c in _NAME_PUNCTUATION for c in text)
-        return None if ok else BAD_NAME_CHARS
+        return None if _ASCII_NAME_RE.fullmatch(text) else BAD_NAME_CHARS
     upper = False
     for c in text:
         if c in _NAME_PUNCTUATION or (c.isascii() and c.isalnum()):

@@ -196,10 +196,21 @@ def _root_options(fn: _F) -> _F:
             is_flag=True,
             help="Ignore symlinked skill directories and files.",
         ),
+        _index_option,
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
+
+
+# SPEC §26: an on-disk index of parsed manifests, reused while they are unchanged.
+_index_option = click.option(
+    "--index",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Index file of parsed manifests: reused while they are unchanged, rewritten after "
+    "each scan (faster starts on large stores; results are the same).",
+)
 
 
 def _json_option(fn: _F) -> _F:
@@ -249,6 +260,7 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
             workspace=workspace,
             strict=options["strict"],
             follow_symlinks=not options["no_follow_symlinks"],
+            index=options.get("index"),
         )
     # The library is silent about missing roots (SPEC §4); a root typed on the command line that
     # is missing is most likely a typo, so say so (preset roots are often absent, and stay quiet).
@@ -265,7 +277,7 @@ def _with_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
     def decorate(fn: _F) -> _F:
         @functools.wraps(fn)
         def wrapper(**kwargs: Any) -> Any:
-            keys = ("preset", "workspace", "roots", "strict", "no_follow_symlinks")
+            keys = ("preset", "workspace", "roots", "strict", "no_follow_symlinks", "index")
             options = {k: kwargs.pop(k) for k in keys}
             skills = _open_skills(options, warnings=warnings)
             with _warnings_to_stderr(warnings):

@@ -1,0 +1,404 @@
+"""SPEC §26: the on-disk index of parsed manifests.
+
+Discovery with an index must give exactly what discovery without one gives, whatever happened to
+the tree in between; a warm index reads no manifest; racy entries are read again; a damaged or
+foreign index file is ignored with a diagnostic and rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import agent_skills._index as index_mod
+import agent_skills._scan as scan_mod
+from agent_skills import AgentSkills, DiagnosticKind, StartupError, create_agent_skills
+from agent_skills._index import MAGIC
+
+# Past one tick of the coarsest file-timestamp clock (HZ = 100): a change made after this pause
+# gets a ctime different from the one the index stored.
+TICK = 0.03
+
+
+def _write_skill(root: Path, name: str, description: str = "does things", **extra: str) -> Path:
+    d = root / name
+    d.mkdir(parents=True, exist_ok=True)
+    lines = [
+        f"name: {name}",
+        f"description: {description}",
+        *(f"{k}: {v}" for k, v in extra.items()),
+    ]
+    (d / "SKILL.md").write_text("---\n" + "\n".join(lines) + "\n---\n# " + name + "\nbody\n")
+    return d
+
+
+def _view(skills: AgentSkills) -> dict[str, Any]:
+    """Everything discovery reports, but the index's own diagnostics."""
+    return {
+        "infos": [s.to_dict() for s in skills.list_skills()],
+        "metadata": [dict(s.metadata) for s in skills.list_skills()],
+        "bodies": [s.body for s in skills.registry.skills],
+        "entries": [e.to_dict() for e in skills.report().entries],
+        "diagnostics": [
+            d.to_dict() for d in skills.diagnostics if d.kind != DiagnosticKind.INDEX_IGNORED
+        ],
+    }
+
+
+def _index_notes(skills: AgentSkills) -> list[str]:
+    return [d.message for d in skills.diagnostics if d.kind == DiagnosticKind.INDEX_IGNORED]
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The manifests discovery reads from disk."""
+    seen: list[str] = []
+    real = scan_mod._read_manifest
+
+    def counting(path: str, where: Path) -> Any:
+        seen.append(path)
+        return real(path, where)
+
+    monkeypatch.setattr(scan_mod, "_read_manifest", counting)
+    return seen
+
+
+@pytest.fixture
+def no_racy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Treat files written before a scan as settled (the tests wait a tick before changing any)."""
+    monkeypatch.setattr(index_mod, "RACY_WINDOW_NS", 0)
+
+
+def test_warm_index_reads_no_manifest_and_gives_the_same_result(
+    tmp_path: Path, reads: list[str], no_racy: None
+) -> None:
+    root = tmp_path / "skills"
+    for i in range(5):
+        _write_skill(root, f"skill-{i}", f"skill number {i}", license="MIT")
+    (root / "skill-1" / "SKILL.md").write_text("---\nname: skill-1\ndescription: [unclosed\n---\n")
+    _write_skill(root, "Odd").joinpath("SKILL.md").rename(root / "Odd" / "skill.md")
+    idx = tmp_path / "index"
+    cold = create_agent_skills([root], index=idx)
+    assert len(reads) == 6 and idx.is_file()
+    reads.clear()
+    warm = create_agent_skills([root], index=idx)
+    assert reads == []
+    plain = create_agent_skills([root])
+    assert _view(warm) == _view(cold) == _view(plain)
+    assert {d.kind for d in warm.diagnostics} >= {"invalid_skill", "manifest_case"}
+    assert _index_notes(warm) == []
+
+
+def test_unchanged_tree_does_not_rewrite_the_index(tmp_path: Path, no_racy: None) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    before = os.stat(idx)
+    time.sleep(TICK)
+    create_agent_skills([root], index=idx)
+    after = os.stat(idx)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_rewrite_is_atomic_and_leaves_no_temporary_file(tmp_path: Path, no_racy: None) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "cache" / "index"  # the parent is created
+    create_agent_skills([root], index=idx)
+    first = os.stat(idx).st_ino
+    time.sleep(TICK)
+    _write_skill(root, "b")
+    create_agent_skills([root], index=idx)
+    assert os.stat(idx).st_ino != first  # replaced by rename, never rewritten in place
+    assert sorted(p.name for p in idx.parent.iterdir()) == ["index"]
+    assert idx.read_bytes().startswith(MAGIC)
+    assert oct(os.stat(idx).st_mode & 0o777) == oct(0o600)
+
+
+def test_racy_entries_are_marked_and_read_again(tmp_path: Path, reads: list[str]) -> None:
+    root = tmp_path / "skills"
+    manifest = _write_skill(root, "a", "old text") / "SKILL.md"
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)  # the manifest is seconds old at most: racy
+    data = idx.read_bytes()
+    head_len = int(data[len(MAGIC) :].split(b" ")[0])
+    start = data.index(b"\n", len(MAGIC)) + 1
+    entries = json.loads(data[start : start + head_len])["entries"]
+    assert [e[4] for e in entries.values()] == [True]
+    # Same size, same mtime: only the racy mark can tell the index this changed.
+    st = os.stat(manifest)
+    manifest.write_text(manifest.read_text().replace("old text", "new text"))
+    os.utime(manifest, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(manifest).st_size == st.st_size
+    reads.clear()
+    again = create_agent_skills([root], index=idx)
+    assert reads == [str(manifest)]
+    assert again.list_skills()[0].description == "new text"
+
+
+def test_entry_stamped_after_the_scan_started_is_racy(
+    tmp_path: Path, reads: list[str], no_racy: None
+) -> None:
+    root = tmp_path / "skills"
+    manifest = _write_skill(root, "a") / "SKILL.md"
+    future = time.time_ns() + 3600 * 10**9  # a clock ahead, or a change during the scan
+    os.utime(manifest, ns=(future, future))
+    idx = tmp_path / "index"
+    for _ in range(2):
+        reads.clear()
+        create_agent_skills([root], index=idx)
+        assert reads == [str(manifest)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not an index at all\n",
+        b"\x00\xff" * 100,
+        MAGIC + b"12 0\n{}",
+        MAGIC + b"2 0\n{}",
+        MAGIC + b"x y\n",
+        MAGIC + b'17 0\n{"entries": []}',
+        MAGIC + b"9 0\n[1, 2, 3]",
+    ],
+)
+def test_corrupt_or_foreign_index_is_ignored_with_a_diagnostic_and_rewritten(
+    tmp_path: Path, content: bytes
+) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    idx.write_bytes(content)
+    skills = create_agent_skills([root], index=idx)
+    assert [s.name for s in skills.list_skills()] == ["a"]
+    notes = _index_notes(skills)
+    assert len(notes) == 1 and notes[0].startswith(f"ignoring the index {idx}: ")
+    assert idx.read_bytes().startswith(MAGIC)
+    assert _index_notes(create_agent_skills([root], index=idx)) == []
+    assert _view(skills) == _view(create_agent_skills([root]))
+
+
+def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: None) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    _write_skill(root, "b")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    data = idx.read_bytes()
+    start = data.index(b"\n", len(MAGIC)) + 1
+    head_len = int(data[len(MAGIC) : start - 1].split(b" ")[0])
+    header = json.loads(data[start : start + head_len])
+    key = next(k for k in header["entries"] if k.endswith("/a"))
+    header["entries"][key][2] = 42  # the manifest name is not a string
+    head = json.dumps(header).encode()
+    blob = data[start + head_len :]
+    idx.write_bytes(MAGIC + f"{len(head)} {len(blob)}\n".encode() + head + blob)
+    skills = create_agent_skills([root], index=idx)
+    assert [s.name for s in skills.list_skills()] == ["a", "b"]
+    assert any("damaged entry" in n for n in _index_notes(skills))
+
+
+def test_index_path_that_is_a_directory_or_a_fifo_never_blocks(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    skills = create_agent_skills([root], index=folder)
+    assert [s.name for s in skills.list_skills()] == ["a"]
+    notes = _index_notes(skills)
+    assert any("not a regular file" in n for n in notes)
+    assert any("was not written" in n for n in notes)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    skills = create_agent_skills([root], index=fifo)
+    assert [s.name for s in skills.list_skills()] == ["a"]
+    assert fifo.is_file()  # replaced by a real index
+
+
+def test_other_settings_rebuild_the_index_without_a_diagnostic(
+    tmp_path: Path, reads: list[str], no_racy: None
+) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a", version="1")  # a number: dropped leniently, an error in strict mode
+    idx = tmp_path / "index"
+    lenient = create_agent_skills([root], index=idx)
+    assert [d.kind for d in lenient.diagnostics] == ["invalid_field"]
+    reads.clear()
+    with pytest.raises(Exception, match="version"):
+        create_agent_skills([root], index=idx, strict=True)
+    assert len(reads) == 1  # not answered from the lenient entry
+    again = create_agent_skills([root], index=idx)
+    assert _index_notes(again) == [] and [d.kind for d in again.diagnostics] == ["invalid_field"]
+
+
+def test_index_path_is_resolved_against_cwd_and_home(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    skills = create_agent_skills([root], index="rel.idx", cwd=tmp_path)
+    assert skills.config.index == tmp_path / "rel.idx"
+    assert (tmp_path / "rel.idx").is_file()
+    home = create_agent_skills([root], index="~/h.idx", home=tmp_path)
+    assert home.config.index == tmp_path / "h.idx"
+    assert create_agent_skills([root]).config.index is None
+    with pytest.raises(StartupError, match="index"):
+        create_agent_skills([root], index=3)  # type: ignore[arg-type]
+
+
+def test_a_change_only_the_directory_shows_is_seen(tmp_path: Path, no_racy: None) -> None:
+    # The variant stays byte for byte as it was: only the directory's stamp tells the index that
+    # an exact SKILL.md now wins (SPEC §4).
+    root = tmp_path / "skills"
+    d = root / "a"
+    d.mkdir(parents=True)
+    (d / "skill.md").write_text("---\nname: a\ndescription: the variant\n---\n")
+    idx = tmp_path / "index"
+    assert create_agent_skills([root], index=idx).list_skills()[0].description == "the variant"
+    time.sleep(TICK)
+    (d / "SKILL.md").write_text("---\nname: a\ndescription: the exact one\n---\n")
+    skills = create_agent_skills([root], index=idx)
+    assert skills.list_skills()[0].description == "the exact one"
+    assert _view(skills) == _view(create_agent_skills([root]))
+
+
+def test_refresh_uses_the_index(tmp_path: Path, reads: list[str], no_racy: None) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    skills = create_agent_skills([root], index=tmp_path / "index")
+    reads.clear()
+    skills.refresh()
+    assert reads == []
+    time.sleep(TICK)
+    _write_skill(root, "a", "changed")
+    skills.refresh()
+    assert reads == [str(root / "a" / "SKILL.md")]
+    assert skills.list_skills()[0].description == "changed"
+
+
+# --- the property: any sequence of changes between indexed scans ----------------------------------
+
+NAMES = ["alpha", "beta", "gamma", "delta"]
+_mutation = st.tuples(
+    st.sampled_from(
+        [
+            "rewrite_same_size_and_mtime",
+            "rewrite",
+            "rename",
+            "replace_dir_by_link",
+            "replace_manifest_by_link",
+            "delete_skill",
+            "delete_manifest",
+            "add",
+            "add_case_variant",
+            "add_exact_beside_variant",
+            "break_yaml",
+        ]
+    ),
+    st.sampled_from(NAMES),
+    st.sampled_from(NAMES),
+)
+
+
+def _mutate(root: Path, spare: Path, kind: str, name: str, other: str) -> None:
+    d = root / name
+    manifest = d / "SKILL.md"
+    if kind == "add":
+        _write_skill(root, name if not d.exists() else name + "-new", "added")
+        return
+    if kind == "add_exact_beside_variant":
+        # Only the directory's listing changes what the manifest is: the variant stays as it was.
+        if (d / "skill.md").is_file() and not manifest.exists():
+            manifest.write_text(f"---\nname: {name}\ndescription: exact wins\n---\n")
+        return
+    if not d.is_dir() or d.is_symlink() or not manifest.is_file() or manifest.is_symlink():
+        return
+    if kind == "rewrite_same_size_and_mtime":
+        st_ = os.stat(manifest)
+        text = manifest.read_text()
+        swapped = text.replace("skill", "SKILL", 1) if "skill" in text else text.swapcase()
+        manifest.write_text(swapped)
+        os.utime(manifest, ns=(st_.st_atime_ns, st_.st_mtime_ns))
+    elif kind == "rewrite":
+        manifest.write_text(manifest.read_text() + "more body\n")
+    elif kind == "rename":
+        target = root / (other if not (root / other).exists() else name + "-moved")
+        d.rename(target)
+    elif kind == "replace_dir_by_link":
+        shutil.rmtree(d)
+        linked = spare / f"linked-{name}"
+        if not linked.exists():
+            _write_skill(spare, f"linked-{name}", "through a link")
+        d.symlink_to(linked, target_is_directory=True)
+    elif kind == "replace_manifest_by_link":
+        outside = spare / f"{name}.md"
+        outside.write_text(f"---\nname: {name}\ndescription: a linked manifest\n---\n")
+        manifest.unlink()
+        manifest.symlink_to(outside)
+    elif kind == "delete_skill":
+        shutil.rmtree(d)
+    elif kind == "delete_manifest":
+        manifest.unlink()
+    elif kind == "add_case_variant":
+        (d / "skill.md").write_text(f"---\nname: {name}\ndescription: variant\n---\n")
+        manifest.unlink()
+    elif kind == "break_yaml":
+        manifest.write_text("---\nname: [\n---\n")
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(rounds=st.lists(st.lists(_mutation, min_size=1, max_size=3), min_size=1, max_size=2))
+def test_indexed_discovery_equals_discovery_without_index_after_any_changes(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    rounds: list[list[tuple[str, str, str]]],
+) -> None:
+    monkeypatch.setattr(index_mod, "RACY_WINDOW_NS", 0)
+    base = tmp_path_factory.mktemp("tree")
+    root, spare = base / "skills", base / "spare"
+    spare.mkdir()
+    for name in NAMES[:3]:
+        _write_skill(root, name, f"the {name} skill", license="MIT")
+    idx = base / "index"
+    create_agent_skills([root], index=idx)
+    for mutations in rounds:
+        time.sleep(TICK)
+        for kind, name, other in mutations:
+            _mutate(root, spare, kind, name, other)
+        indexed = create_agent_skills([root], index=idx)
+        assert _index_notes(indexed) == []
+        assert _view(indexed) == _view(create_agent_skills([root]))
+        # And the index written now answers the next scan rightly too.
+        assert _view(create_agent_skills([root], index=idx)) == _view(indexed)
+
+
+def test_cli_index_option_writes_and_reuses_the_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_skills.cli import main
+
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "cli.idx"
+    args = ["list", "--json", "--preset", "none", "--root", str(root), "--index", str(idx)]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert idx.read_bytes().startswith(MAGIC)
+    assert main(args) == 0
+    assert (
+        json.loads(capsys.readouterr().out)
+        == first
+        == [s.to_dict() for s in create_agent_skills([root]).list_skills()]
+    )
