@@ -35,6 +35,7 @@ KINDS = [
     "scan_truncated",
     "archive_link",
     "invalid_archive",
+    "index_ignored",  # SPEC §26: a damaged or foreign index file, or one that was not written
 ]
 
 
