@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
+from ._args import coerce_bool, coerce_int, coerce_path, coerce_str
 from ._errors import StartupError
 
 if TYPE_CHECKING:
@@ -84,19 +85,6 @@ class SkillConfig:
     index: Path | None = None
 
 
-def _fspath(value: object, what: str) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, os.PathLike):
-        try:
-            raw = os.fspath(cast("os.PathLike[str]", value))
-        except Exception:
-            raw = None
-        if isinstance(raw, str):
-            return raw
-    raise StartupError(f"{what} must be a str or os.PathLike[str], got {type(value).__name__}")
-
-
 def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> str:
     """Expand a leading ``~`` against ``home`` (SPEC §2).
 
@@ -111,8 +99,8 @@ def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> s
     Raises:
         StartupError: ``path`` or ``home`` is not a ``str`` or ``os.PathLike[str]``.
     """
-    text = _fspath(path, "path")
-    base = _fspath(home, "home")
+    text = coerce_path(path, "path", startup=True)
+    base = coerce_path(home, "home", startup=True)
     if text == "~":
         return base
     if text.startswith("~/"):
@@ -142,7 +130,9 @@ def resolve_against(
     expanded = expand_home(path, home)
     if os.path.isabs(expanded):
         return expanded
-    return os.path.normpath(os.path.join(os.path.abspath(_fspath(base, "base")), expanded))
+    return os.path.normpath(
+        os.path.join(os.path.abspath(coerce_path(base, "base", startup=True)), expanded)
+    )
 
 
 def resolve_workspace_dir(
@@ -163,10 +153,10 @@ def resolve_workspace_dir(
     Raises:
         StartupError: An argument is not ``None``, a ``str`` or an ``os.PathLike[str]``.
     """
-    cwd_s = os.getcwd() if cwd is None else _fspath(cwd, "cwd")
+    cwd_s = os.getcwd() if cwd is None else coerce_path(cwd, "cwd", startup=True)
     if workspace is None:
         return cwd_s
-    home_s = os.path.expanduser("~") if home is None else _fspath(home, "home")
+    home_s = os.path.expanduser("~") if home is None else coerce_path(home, "home", startup=True)
     return resolve_against(cwd_s, workspace, home_s)
 
 
@@ -185,11 +175,10 @@ def _root_from_input(item: object, workspace_dir: str, home: str) -> SkillRoot:
         source = mapping.get("source", "")
     else:
         raw_path = item
-    path = _fspath(raw_path, "root path")
+    path = coerce_path(raw_path, "root path", startup=True)
     if scope not in _SCOPES:
         raise StartupError(f"root scope must be 'user' or 'workspace', got {scope!r}")
-    if not isinstance(source, str):
-        raise StartupError(f"root source must be a str, got {type(source).__name__}")
+    source = coerce_str(source, "root source", startup=True)
     resolved = resolve_against(workspace_dir, path, home)
     return SkillRoot(Path(resolved), cast("Scope", scope), source)
 
@@ -231,12 +220,14 @@ def resolve_config(
         StartupError: Workspace missing or not a directory (checked first), empty ``roots``, a
             root that is not a path, a scope other than ``user``/``workspace``, a bad option type.
     """
-    home_s = os.path.expanduser("~") if home is None else _fspath(home, "home")
-    cwd_s = os.getcwd() if cwd is None else _fspath(cwd, "cwd")
+    home_s = os.path.expanduser("~") if home is None else coerce_path(home, "home", startup=True)
+    cwd_s = os.getcwd() if cwd is None else coerce_path(cwd, "cwd", startup=True)
     if workspace is None:
         workspace_dir = cwd_s
     else:
-        workspace_dir = resolve_against(cwd_s, _fspath(workspace, "workspace"), home_s)
+        workspace_dir = resolve_against(
+            cwd_s, coerce_path(workspace, "workspace", startup=True), home_s
+        )
         if not os.path.exists(workspace_dir):
             raise StartupError(f"Workspace does not exist: {workspace_dir}")
         if not os.path.isdir(workspace_dir):
@@ -251,11 +242,9 @@ def resolve_config(
         ) from None
     if not root_list:
         raise StartupError("create_agent_skills requires at least one root in roots")
-    for name, flag in (("strict", strict), ("follow_symlinks", follow_symlinks)):
-        if not isinstance(flag, bool):
-            raise StartupError(f"{name} must be a bool")
-    if not isinstance(max_resources, int) or isinstance(max_resources, bool) or max_resources < 1:
-        raise StartupError("max_resources must be a positive int")
+    coerce_bool(strict, "strict", startup=True)
+    coerce_bool(follow_symlinks, "follow_symlinks", startup=True)
+    coerce_int(max_resources, "max_resources", minimum=1, startup=True)
     if trust is not None:
         from ._trust import TrustStore
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from ._args import coerce_byte_limit, coerce_name
 from ._config import (
     DEFAULT_FOLLOW_SYMLINKS,
     DEFAULT_MAX_RESOURCES,
@@ -90,13 +91,7 @@ class AgentSkills:
         Raises:
             SkillError: ``invalid_input`` when ``name`` is not a ``str``.
         """
-        if not isinstance(name, str):
-            raise SkillError(
-                ErrorCode.INVALID_INPUT,
-                f"skill name must be a str, got {type(name).__name__}",
-                {"type": type(name).__name__},
-            )
-        return self._registry.get(name)
+        return self._registry.get(coerce_name(name))
 
     def resource_path(self, name: str, rel: str | os.PathLike[str]) -> Path:
         """Resolve a resource to a confined path to a regular file (SPEC §10).
@@ -146,15 +141,7 @@ class AgentSkills:
                 when the file is larger than ``max_bytes``; ``invalid_input`` for a negative or
                 non-int ``max_bytes``.
         """
-        if max_bytes is not None and (
-            not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0
-        ):
-            raise SkillError(
-                ErrorCode.INVALID_INPUT,
-                "max_bytes must be a non-negative int or None",
-                {"max_bytes": repr(max_bytes)},
-            )
-        return self._read(self._registry, name, rel, max_bytes)
+        return self._read(self._registry, name, rel, coerce_byte_limit(max_bytes))
 
     def _read(
         self,

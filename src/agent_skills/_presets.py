@@ -16,7 +16,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
-from ._config import SkillRoot, _fspath, resolve_workspace_dir
+from ._args import coerce_path
+from ._config import SkillRoot, resolve_workspace_dir
 from ._errors import StartupError
 
 __all__ = [
@@ -159,11 +160,11 @@ def preset_workspace(
     Raises:
         StartupError: An argument is not ``None``, a ``str`` or an ``os.PathLike[str]``.
     """
-    cwd_s = os.getcwd() if cwd is None else _fspath(cwd, "cwd")
+    cwd_s = os.getcwd() if cwd is None else coerce_path(cwd, "cwd", startup=True)
     if workspace is not None:
         return resolve_workspace_dir(workspace, cwd_s, home)
     if home is not None:
-        _fspath(home, "home")
+        coerce_path(home, "home", startup=True)
     found = _git_root(cwd_s)
     return found if found is not None else os.path.abspath(cwd_s)
 
@@ -264,8 +265,10 @@ def client_skill_roots(
         raise StartupError(f"unknown client {client!r}: expected one of {', '.join(CLIENTS)}")
     if client == "clarvis":
         return clarvis_skill_roots(workspace=workspace, cwd=cwd, home=home)
-    home_p = Path(os.path.expanduser("~") if home is None else _fspath(home, "home"))
-    cwd_s = os.getcwd() if cwd is None else _fspath(cwd, "cwd")
+    home_p = Path(
+        os.path.expanduser("~") if home is None else coerce_path(home, "home", startup=True)
+    )
+    cwd_s = os.getcwd() if cwd is None else coerce_path(cwd, "cwd", startup=True)
     ws = preset_workspace(workspace, cwd_s, home_p)
     if client != AUTO:
         return _unique(_expand(CLIENT_LAYOUTS[client], home_p, ws, cwd_s, chain_ws=True))
@@ -307,7 +310,9 @@ def standard_skill_roots(
     """
     if not isinstance(client, str) or not client or "/" in client or "\0" in client:
         raise StartupError(f"client must be a non-empty folder name, got {client!r}")
-    home_p = Path(os.path.expanduser("~") if home is None else _fspath(home, "home"))
+    home_p = Path(
+        os.path.expanduser("~") if home is None else coerce_path(home, "home", startup=True)
+    )
     ws = Path(preset_workspace(workspace, cwd, home_p))
     return [
         SkillRoot(home_p / ".agents" / "skills", "user", "agents"),

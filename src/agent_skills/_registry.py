@@ -20,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, TYPE_CHECKING
 
+from ._args import coerce_name
 from ._config import SkillConfig
 from ._confine import open_confined, resolve_resource_path
 from ._diagnostics import (
@@ -220,12 +221,7 @@ class SkillRegistry:
         )
 
     def _require(self, name: object) -> ResolvedSkill:
-        if not isinstance(name, str):
-            raise SkillError(
-                ErrorCode.INVALID_INPUT,
-                f"skill name must be a str, got {type(name).__name__}",
-                {"type": type(name).__name__},
-            )
+        name = coerce_name(name)
         skill = self._by_name.get(name)
         if skill is None:
             raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})

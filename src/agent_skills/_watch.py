@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._args import coerce_int
 from ._errors import SkillError, StartupError
 from ._model import sort_key
 from ._trust import digest_skill_dir
@@ -108,8 +109,7 @@ class SkillWatcher:
         *,
         debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     ) -> None:
-        if not isinstance(debounce_ms, int) or isinstance(debounce_ms, bool) or debounce_ms < 1:
-            raise StartupError("debounce_ms must be a positive int (milliseconds)")
+        coerce_int(debounce_ms, "debounce_ms", minimum=1, startup=True)  # milliseconds
         try:
             from watchfiles._rust_notify import RustNotify
         except ImportError as exc:

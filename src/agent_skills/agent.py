@@ -26,6 +26,7 @@ from html import escape as _html_escape
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
 from ._confine import is_within, real_path
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
@@ -197,19 +198,6 @@ def _invalid(message: str, fields: dict[str, Any]) -> SkillError:
     return SkillError(ErrorCode.INVALID_INPUT, message, fields)
 
 
-def _require_str(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise _invalid(
-            f"{what} must be a str, got {type(value).__name__}", {"type": type(value).__name__}
-        )
-    return value
-
-
-def _check_count(value: object, what: str) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise _invalid(f"{what} must be a non-negative int", {what: repr(value)})
-
-
 def _tool_arguments(arguments: object) -> dict[str, Any]:
     """The arguments of a tool call as a dict: a mapping, or a JSON object as text."""
     if isinstance(arguments, str | bytes | bytearray):
@@ -247,25 +235,6 @@ def _media_type(rel: str) -> str:
     import mimetypes  # only for binary files: keeps the import of this module light
 
     return mimetypes.guess_type(rel, strict=False)[0] or "application/octet-stream"
-
-
-def _path_text(value: object, what: str) -> str:
-    """Return ``value`` as a ``str`` path, or raise ``invalid_input`` (never ``TypeError``)."""
-    if isinstance(value, os.PathLike):
-        try:
-            value = os.fspath(value)
-        except Exception as exc:
-            raise _invalid(f"{what} is unusable: {exc}", {"type": type(value).__name__}) from None
-    if not isinstance(value, str):
-        raise _invalid(
-            f"{what} must be a str or os.PathLike[str], got {type(value).__name__}",
-            {"type": type(value).__name__},
-        )
-    if value == "":
-        raise _invalid(f"{what} must not be empty", {"path": value})
-    if "\x00" in value:
-        raise _invalid(f"{what} must not contain NUL", {"path": value})
-    return value
 
 
 def _string(description: str, enum: list[str] | None = None) -> dict[str, Any]:
@@ -448,17 +417,17 @@ class SkillSession:
                 f"skills must be an AgentSkills, got {type(skills).__name__}",
                 {"type": type(skills).__name__},
             )
-        _check_count(max_read_bytes, "max_read_bytes")
-        _check_count(max_listed_resources, "max_listed_resources")
+        coerce_int(max_read_bytes, "max_read_bytes")
+        coerce_int(max_listed_resources, "max_listed_resources")
         if catalog_budget is not None:
-            _check_count(catalog_budget, "catalog_budget")
+            coerce_int(catalog_budget, "catalog_budget")
         self._skills = skills
         self._max_read_bytes = max_read_bytes
         self._catalog_budget = catalog_budget
         self._max_listed = max_listed_resources
         self._project_root: Path | None = None
         if project_root is not None:
-            root = _path_text(project_root, "project_root")
+            root = coerce_path(project_root, "project_root", usable=True)
             self._project_root = Path(real_path(os.path.abspath(root)))
         self._lock = threading.Lock()
         # name -> real skill directory, in activation order; and the directory shown for it
@@ -622,18 +591,12 @@ class SkillSession:
                 without any word, ``{limit}`` for a limit that is not an int from 1 to 50;
                 ``io_error`` when this Python's SQLite lacks FTS5.
         """
-        _require_str(query, "query")
+        coerce_str(query, "query")
+        limit = coerce_optional_int(
+            limit, "limit", none="null", minimum=1, maximum=MAX_SEARCH_LIMIT
+        )
         if limit is None:
             limit = DEFAULT_SEARCH_LIMIT
-        if (
-            not isinstance(limit, int)
-            or isinstance(limit, bool)
-            or not 1 <= limit <= MAX_SEARCH_LIMIT
-        ):
-            raise _invalid(
-                f"limit must be an integer from 1 to {MAX_SEARCH_LIMIT}, or null",
-                {"limit": repr(limit)},
-            )
         if not query_terms(query):
             raise _invalid("the query has no word to search for", {"query": query})
         registry = self._skills.registry
@@ -779,7 +742,7 @@ class SkillSession:
                 the read's errors (``not_found`` when the manifest was deleted, ``io_error``,
                 ``too_large``) as :func:`current_body`.
         """
-        _require_str(name, "skill name")
+        coerce_str(name, "skill name")
         found = self._skills.registry.lookup(name)
         if found is None or not found.info.model_invocable:
             raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
@@ -829,7 +792,7 @@ class SkillSession:
                 ``path_escape``, ``not_found``, ``not_a_file``, ``io_error``, and ``too_large``
                 ``{name, rel, size, max_bytes}`` above ``max_read_bytes``.
         """
-        _require_str(name, "skill name")
+        coerce_str(name, "skill name")
         with self._lock:
             real_dir = self._active.get(name)
         current = self._skills.registry.lookup(name)
@@ -873,7 +836,7 @@ class SkillSession:
             SkillError: ``invalid_input`` for a non-path, an empty path or one holding NUL;
                 ``access_denied`` ``{path}`` (the path as given) otherwise.
         """
-        text = _path_text(path, "path")
+        text = coerce_path(path, "path", usable=True)
         denied = SkillError(
             ErrorCode.ACCESS_DENIED,
             f"Access denied: {text} is outside the readable roots",
@@ -959,7 +922,7 @@ class SkillSession:
         if name == READ_TOOL_NAME:
             _expect(args, name, "name", "path")
             skill, rel = args["name"], args["path"]
-            _require_str(rel, "path")
+            coerce_str(rel, "path")
             data = self.read_resource(skill, rel)
             try:
                 return ToolResult(data.decode("utf-8"))
@@ -1149,7 +1112,7 @@ def current_body(skills: AgentSkills, name: str) -> str:
             ``{name, path}`` when the manifest no longer parses; the read's ``not_found``,
             ``not_a_file``, ``io_error`` and ``too_large`` (SPEC §10).
     """
-    _require_str(name, "skill name")
+    coerce_str(name, "skill name")
     found = skills.registry.lookup(name)
     if found is None:
         raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})

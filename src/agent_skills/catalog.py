@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html import escape as _html_escape
 from typing import Literal
 
+from ._args import coerce_int
 from ._errors import ErrorCode, SkillError
 from ._model import SkillInfo
 
@@ -239,12 +240,6 @@ def _layout(format: str, heading: str) -> _Layout:
 
 def _invalid(message: str, fields: dict[str, object]) -> SkillError:
     return SkillError(ErrorCode.INVALID_INPUT, message, fields)
-
-
-def _check_int(value: object, what: str, minimum: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise _invalid(f"{what} must be an int of at least {minimum}", {what: repr(value)})
-    return value
 
 
 def _priorities(
@@ -509,8 +504,8 @@ def fit_catalog(
             ``SkillInfo``, or a ``priority`` that raises or returns something other than a
             number (``{name}``).
     """
-    _check_int(max_chars, "max_chars", 0)
-    _check_int(max_description_chars, "max_description_chars", 1)
+    coerce_int(max_chars, "max_chars")
+    coerce_int(max_description_chars, "max_description_chars", minimum=1)
     if format not in ("xml", "markdown", "json"):
         raise _invalid(
             f"catalog format must be 'xml', 'markdown' or 'json', got {format!r}",
