@@ -261,5 +261,5 @@ def resolve_config(
         trust=trust,
         index=None
         if index is None
-        else Path(resolve_against(cwd_s, _fspath(index, "index"), home_s)),
+        else Path(resolve_against(cwd_s, coerce_path(index, "index", startup=True), home_s)),
     )
