@@ -512,19 +512,31 @@ def test_serve_calls_the_mcp_module(
 ) -> None:
     calls: list[tuple[str, Any, dict[str, Any]]] = []
     fake = types.ModuleType("agent_skills.mcp")
-    fake.run_stdio = lambda skills: calls.append(("stdio", skills, {}))  # type: ignore[attr-defined]
+    fake.run_stdio = lambda skills, **kw: calls.append(("stdio", skills, kw))  # type: ignore[attr-defined]
     fake.run_http = lambda skills, **kw: calls.append(("http", skills, kw))  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "agent_skills.mcp", fake)
     assert run("serve", *roots(tree)).exit_code == 0
+    assert run("serve", "--watch", *roots(tree)).exit_code == 0
     assert run("serve", "--http", "--port", "8765", *roots(tree)).exit_code == 0
     assert run("serve", "--http", *roots(tree)).exit_code == 0
+    assert (
+        run("serve", "--http", "--stateless", "--host", "0.0.0.0", "--watch", *roots(tree))
+    ).exit_code == 0
+    http = {"host": "127.0.0.1", "stateless": False, "watch": False}
     assert [(c[0], c[2]) for c in calls] == [
-        ("stdio", {}),
-        ("http", {"host": "127.0.0.1", "port": 8765}),
-        ("http", {"host": "127.0.0.1", "port": 8000}),
+        ("stdio", {"watch": False}),
+        ("stdio", {"watch": True}),
+        ("http", {**http, "port": 8765}),
+        ("http", {**http, "port": 8000}),
+        ("http", {"host": "0.0.0.0", "port": 8000, "stateless": True, "watch": True}),
     ]
     assert [i.name for i in calls[0][1].list_skills()] == ["alpha", "hidden", "shared"]
     assert run("serve", "--port", "0", *roots(tree)).exit_code == 2
+    for args in (["--stateless"], ["--host", "0.0.0.0"]):
+        refused = run("serve", *args, *roots(tree))
+        assert refused.exit_code == 2
+        assert last_error(refused) == "usage_error: --stateless and --host apply to --http only"
+    assert len(calls) == 5
 
 
 # --- errors, help, entry points -------------------------------------------------------------

@@ -59,6 +59,7 @@ else:
 
 from . import catalog as _catalog
 from ._config import SkillRoot
+from ._confine import is_within
 from ._core import AgentSkills, create_agent_skills
 from ._diagnostics import DiscoveryReport, EntryStatus, RootStatus, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
@@ -200,7 +201,39 @@ def _root_options(fn: _F) -> _F:
     ]
     for option in reversed(options):
         fn = option(fn)
-    return fn
+    return _trust_store_option(fn)
+
+
+_TRUST_STORE = "agent_skills.trust_store"
+
+
+def _trust_store_option(fn: _F) -> _F:
+    """``--trust-store FILE`` (SPEC §23.4), kept in the click context for :func:`_open_skills`."""
+
+    def remember(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+        if value is not None:
+            ctx.meta[_TRUST_STORE] = value
+
+    return click.option(
+        "--trust-store",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        expose_value=False,
+        callback=remember,
+        help="Serve project (workspace) skills only as approved in this trust store "
+        "(see `agent-skills trust`) [default: no store, everything trusted].",
+    )(fn)
+
+
+def _trust_store() -> Any:
+    """The :class:`TrustStore` of ``--trust-store``, or ``None``."""
+    ctx = click.get_current_context(silent=True)
+    path = ctx.meta.get(_TRUST_STORE) if ctx is not None else None
+    if path is None:
+        return None
+    from ._trust import TrustStore
+
+    return TrustStore(os.path.expanduser(path))
 
 
 # SPEC §26: an on-disk index of parsed manifests, reused while they are unchanged.
@@ -261,6 +294,7 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
             strict=options["strict"],
             follow_symlinks=not options["no_follow_symlinks"],
             index=options.get("index"),
+            trust=_trust_store(),
         )
     # The library is silent about missing roots (SPEC §4); a root typed on the command line that
     # is missing is most likely a typo, so say so (preset roots are often absent, and stay quiet).
@@ -691,19 +725,41 @@ def _lint_line(skill_dir: Path, problem: Problem) -> str:
     type=click.IntRange(1, 65535),
     default=8000,
     show_default=True,
-    help="HTTP port on 127.0.0.1 (with --http).",
+    help="HTTP port (with --http).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind (with --http); 0.0.0.0 serves every interface.",
+)
+@click.option(
+    "--stateless",
+    is_flag=True,
+    help="With --http: no sessions, so replicas behind any load balancer need no affinity.",
+)
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Refresh when skills change and notify clients (needs the 'watch' extra).",
 )
 @_with_skills()
-def serve_command(skills: AgentSkills, use_http: bool, port: int) -> None:
-    """Serve the skills over MCP (stdio, or HTTP at http://127.0.0.1:PORT/mcp).
+def serve_command(
+    skills: AgentSkills, use_http: bool, port: int, host: str, stateless: bool, watch: bool
+) -> None:
+    """Serve the skills over MCP (stdio, or HTTP at http://HOST:PORT/mcp).
 
-    Needs the optional MCP dependency: pip install 'clarvis-agent-skills[mcp]'.
+    Over HTTP, GET /healthz answers {"status": "ok", "skills": N}. Needs the optional MCP
+    dependency: pip install 'clarvis-agent-skills[mcp]'.
 
     \b
     Examples:
-      agent-skills serve
+      agent-skills serve --watch
       agent-skills serve --http --port 8765 --root ./skills
+      agent-skills serve --http --stateless --host 0.0.0.0 --watch --preset none --root /srv/skills
     """
+    if (stateless or host != "127.0.0.1") and not use_http:
+        _fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
     try:
         mcp_server = importlib.import_module("agent_skills.mcp")
     except ImportError as exc:
@@ -712,9 +768,109 @@ def serve_command(skills: AgentSkills, use_http: bool, port: int) -> None:
             f"the MCP server needs the 'mcp' package ({exc}): {MCP_HINT}",
         )
     if use_http:
-        mcp_server.run_http(skills, host="127.0.0.1", port=port)
+        mcp_server.run_http(skills, host=host, port=port, stateless=stateless, watch=watch)
     else:
-        mcp_server.run_stdio(skills)
+        mcp_server.run_stdio(skills, watch=watch)
+
+
+# ---------------------------------------------------------------------------------------------
+# Trust (SPEC §23.3-§23.4)
+
+
+_APPROVABLE = (EntryStatus.LOADED, EntryStatus.SHADOWED, EntryStatus.UNTRUSTED)
+
+
+@cli.command("trust")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--store",
+    "store_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The trust store file [default: the --trust-store value].",
+)
+@click.option("--list", "list_only", is_flag=True, help="List the approvals in the store.")
+@click.option("--revoke", is_flag=True, help="Revoke the approvals under PATH instead.")
+@_json_option
+@_with_skills()
+def trust_command(
+    skills: AgentSkills,
+    paths: tuple[Path, ...],
+    store_path: Path | None,
+    list_only: bool,
+    revoke: bool,
+    as_json: bool,
+) -> None:
+    """Approve the project skills under PATH as they are now (default: the whole workspace).
+
+    An approval is bound to the skill's digest (its SKILL.md and every listed file): any later
+    change takes the skill out again until it is approved anew. Hosts pass the store with
+    --trust-store (or TrustStore in Python); user skills are always trusted.
+
+    \b
+    Examples:
+      agent-skills trust --store ~/.config/agent-skills/trust.json
+      agent-skills trust .agents/skills/pdf-tools --store trust.json
+      agent-skills trust --list --store trust.json
+      agent-skills trust --revoke .agents/skills/pdf-tools --store trust.json
+    """
+    from ._trust import TrustStore
+
+    store = TrustStore(os.path.expanduser(store_path)) if store_path is not None else None
+    store = store if store is not None else _trust_store()
+    if store is None:
+        _fail(
+            CliErrorCode.USAGE_ERROR,
+            "name the trust store with --store FILE",
+            2,
+        )
+    if list_only:
+        approvals = sorted(store.approved().items())
+        if as_json:
+            _emit_json([{"dir": str(d), "digest": digest} for d, digest in approvals])
+        else:
+            for directory, digest in approvals:
+                click.echo(_safe(f"{digest}  {directory}"))
+        return
+    bases = [os.path.realpath(p) for p in paths] or [os.path.realpath(skills.config.workspace_dir)]
+    done: list[dict[str, str]] = []
+    if revoke:
+        for directory in sorted(store.approved()):
+            if any(is_within(os.fspath(directory), base) for base in bases):
+                store.revoke(directory)
+                done.append({"dir": str(directory), "status": "revoked"})
+    else:
+        seen: set[str] = set()
+        for entry in skills.report().entries:
+            scope = next((r.scope for r in skills.config.roots if r.path == entry.root), None)
+            if scope != "workspace" or entry.name is None:
+                continue
+            if entry.status not in (
+                EntryStatus.LOADED,
+                EntryStatus.SHADOWED,
+                EntryStatus.UNTRUSTED,
+            ):
+                continue
+            real = os.path.realpath(entry.path)
+            if real in seen or not any(is_within(real, base) for base in bases):
+                continue
+            seen.add(real)
+            follow = skills.config.follow_symlinks
+            digest = store.approve(
+                real, follow_symlinks=follow, max_resources=skills.config.max_resources
+            )
+            done.append({"name": entry.name, "dir": real, "digest": digest, "status": "approved"})
+    if as_json:
+        _emit_json(done)
+        return
+    for item in done:
+        if item["status"] == "approved":
+            click.echo(_safe(f"approved {item['name']} {item['digest']} {item['dir']}"))
+        else:
+            click.echo(_safe(f"revoked {item['dir']}"))
+    if not done:
+        what = "approval" if revoke else "project skill"
+        click.echo(f"no {what} under {', '.join(bases)}", err=True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,18 +40,20 @@ import mimetypes
 import sys
 import unicodedata
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
+from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
@@ -77,6 +79,12 @@ from .agent import (
     tool_definition,
 )
 from .validate import Severity, check_frontmatter
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from starlette.applications import Starlette
+
+    from ._watch import SkillChanges, SkillWatcher
 
 __all__ = [
     "EXTENSION_ID",
@@ -107,6 +115,16 @@ MAX_SKILL_FILES = 512
 MAX_SKILL_BYTES = 16 * 1024 * 1024
 #: Largest file ``read_skill_resource`` returns, in bytes (the SPEC §14 default read cap).
 MAX_TOOL_READ_BYTES = DEFAULT_MAX_READ_BYTES
+# The notifications sent after a change (SPEC §23.2).
+_LIST_CHANGED = (
+    "notifications/resources/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/tools/list_changed",
+)
+#: Most streamable HTTP sessions open at once (SPEC §24.4).
+MAX_SESSIONS = 1000
+#: Seconds an HTTP session may stay idle before it is closed (SPEC §24.4: 30 minutes).
+SESSION_IDLE_TIMEOUT = 30 * 60.0
 #: The URI template of every published file (SPEC §24.1, RFC 6570 reserved expansion).
 RESOURCE_TEMPLATE = "skill://{name}/{+path}"
 
@@ -452,6 +470,58 @@ async def _in_thread(fn: Callable[[], _T]) -> _T:
     return await anyio.to_thread.run_sync(fn)
 
 
+def _session_manager_class() -> type[StreamableHTTPSessionManager]:
+    """The SDK's session manager, closing the session idle longest when full (SPEC §24.4).
+
+    Built on first use, so that stdio serving never imports the HTTP stack.
+    """
+    from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from starlette.datastructures import Headers
+
+    class _SessionManager(StreamableHTTPSessionManager):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._last_used: dict[str, float] = {}
+
+        def _admit_session(self, requestor: Any) -> Any:
+            transport = super()._admit_session(requestor)
+            if transport is not None and transport.mcp_session_id is not None:
+                self._last_used[transport.mcp_session_id] = anyio.current_time()
+            return transport
+
+        async def _handle_stateful_request(self, scope: Any, receive: Any, send: Any) -> None:
+            session_id = Headers(scope=scope).get(MCP_SESSION_ID_HEADER)
+            if (
+                session_id is None
+                and self.max_sessions is not None
+                and len(self._server_instances) >= self.max_sessions
+            ):
+                await self._close_oldest_idle()
+            if session_id in self._server_instances:
+                self._last_used[session_id] = anyio.current_time()
+            try:
+                await super()._handle_stateful_request(scope, receive, send)
+            finally:
+                if session_id in self._server_instances:
+                    self._last_used[session_id] = anyio.current_time()
+                for gone in self._last_used.keys() - self._server_instances.keys():
+                    del self._last_used[gone]
+
+        async def _close_oldest_idle(self) -> None:
+            idle = [
+                (self._last_used.get(sid, 0.0), sid)
+                for sid, transport in self._server_instances.items()
+                if getattr(transport, "_requests_in_flight", 0) == 0
+            ]
+            if idle:
+                _, sid = min(idle)
+                logger.info("closing idle MCP session %s: %d sessions open", sid, len(idle))
+                await self._discard_session(sid, self._server_instances[sid])
+
+    return _SessionManager
+
+
 class _Server(Server[Any]):
     """The SDK's low-level server, declaring ``listChanged`` when the skills are watched."""
 
@@ -499,8 +569,8 @@ class SkillServer:
         self._skills = skills
         self._catalog = _build_catalog(skills)
         self._list_changed = list_changed
-        # Handshake-era connections, told about changes on their own session.
-        self._sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()
+        # Handshake-era connections, told about changes on their own channel.
+        self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         # 2026-07-28 connections listen for changes through subscriptions/listen.
         self._bus = InMemorySubscriptionBus()
         self.server: Server[Any] = self._build()
@@ -524,15 +594,116 @@ class SkillServer:
         Handshake-era clients get them on their session; 2026-07-28 clients on their
         ``subscriptions/listen`` streams. A client that went away is skipped.
         """
-        for session in list(self._sessions):
+        for connection in list(self._connections):
             try:
-                await session.send_resource_list_changed()
-                await session.send_prompt_list_changed()
-                await session.send_tool_list_changed()
+                for method in _LIST_CHANGED:
+                    await connection.outbound.notify(method, None)
             except Exception:  # a closed connection must not stop the others
-                self._sessions.discard(session)
+                self._connections.discard(connection)
         for event in (ResourcesListChanged(), PromptsListChanged(), ToolsListChanged()):
             await self._bus.publish(event)
+
+    def watch(self, *, debounce_ms: int = 200) -> SkillWatcher:
+        """Watch the skills' roots; after each change rebuild and notify (SPEC §23.1-§23.2).
+
+        Call it from the event loop that runs the server: the notifications are sent on it.
+
+        Returns:
+            The running :class:`~agent_skills.SkillWatcher`; stop it when the server ends.
+
+        Raises:
+            StartupError: ``watchfiles`` is missing (the ``watch`` extra).
+        """
+        token = anyio.lowlevel.current_token()
+
+        def changed(changes: SkillChanges) -> None:
+            self.rebuild()
+            logger.info(
+                "skills changed: added %s, removed %s, changed %s",
+                list(changes.added),
+                list(changes.removed),
+                list(changes.changed),
+            )
+            anyio.from_thread.run(self.announce_changes, token=token)
+
+        return self._skills.watch(changed, debounce_ms=debounce_ms)
+
+    def http_app(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        stateless: bool = False,
+        watch: bool = False,
+        debounce_ms: int = 200,
+        max_sessions: int = MAX_SESSIONS,
+        session_idle_timeout: float = SESSION_IDLE_TIMEOUT,
+    ) -> Starlette:
+        """The streamable HTTP application: ``/mcp`` and ``GET /healthz`` (SPEC §24.4).
+
+        With sessions (the default), at most ``max_sessions`` are open at once: opening one
+        more closes the session idle longest (one with no request in flight); a session idle
+        for ``session_idle_timeout`` seconds is closed. With ``stateless``, every request is
+        served on its own (streamable HTTP stateless mode): replicas behind any load balancer
+        need no affinity, and with ``watch`` clients see a change on their next request.
+        ``GET /healthz`` answers 200 ``{"status": "ok", "skills": N}``.
+
+        Args:
+            host: The address the server binds; for loopback addresses requests must carry a
+                loopback ``Host`` and ``Origin`` (DNS rebinding protection).
+            stateless: Serve without sessions.
+            watch: Watch the roots while the application runs (SPEC §23.2).
+            debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
+            max_sessions: Most sessions open at once.
+            session_idle_timeout: Seconds a session may stay idle.
+
+        Returns:
+            A Starlette application (run it with any ASGI server).
+        """
+        import contextlib
+
+        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+        from mcp.server.transport_security import TransportSecuritySettings
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse
+        from starlette.routing import Route
+
+        security = None
+        if host in ("127.0.0.1", "localhost", "::1"):
+            security = TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+                allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+            )
+        manager = _session_manager_class()(
+            self.server,
+            stateless=stateless,
+            security_settings=security,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
+        )
+        skills = self._skills
+
+        async def healthz(request: Request) -> JSONResponse:
+            return JSONResponse({"status": "ok", "skills": len(skills)})
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            watcher = self.watch(debounce_ms=debounce_ms) if watch else None
+            try:
+                async with manager.run():
+                    yield
+            finally:
+                if watcher is not None:
+                    watcher.stop()
+
+        return Starlette(
+            routes=[
+                Route("/mcp", endpoint=StreamableHTTPASGIApp(manager)),
+                Route("/healthz", endpoint=healthz, methods=["GET"]),
+            ],
+            lifespan=lifespan,
+        )
 
     # -- the server --------------------------------------------------------------------------
 
@@ -570,7 +741,10 @@ class SkillServer:
         has no ``capabilities.extensions``; this puts the declaration back so those hosts see it.
         """
         if self._list_changed and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._sessions.add(ctx.session)
+            # The connection outlives the per-request session object; it is what notifies.
+            connection = getattr(ctx.session, "_connection", None)
+            if connection is not None:
+                self._connections.add(connection)
         result = await call_next(ctx)
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.get("capabilities")
@@ -779,33 +953,67 @@ def build_server(skills: AgentSkills) -> Server[Any]:
     return SkillServer(skills).server
 
 
-def run_stdio(skills: AgentSkills | SkillServer) -> None:
-    """Serve over stdio until the client closes stdin (SPEC §17)."""
-    served = skills if isinstance(skills, SkillServer) else SkillServer(skills)
+def run_stdio(
+    skills: AgentSkills | SkillServer, *, watch: bool = False, debounce_ms: int = 200
+) -> None:
+    """Serve over stdio until the client closes stdin (SPEC §17).
+
+    Args:
+        skills: The skills (or the server) to serve.
+        watch: Refresh on changes and notify the client (SPEC §23.2).
+        debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
+
+    Raises:
+        StartupError: ``watch`` without the ``watch`` extra.
+    """
+    served = _served(skills, watch)
     server = served.server
 
     async def serve() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        watcher = served.watch(debounce_ms=debounce_ms) if watch else None
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            if watcher is not None:
+                watcher.stop()
 
     anyio.run(serve)
 
 
 def run_http(
-    skills: AgentSkills | SkillServer, *, host: str = "127.0.0.1", port: int = 8000
+    skills: AgentSkills | SkillServer,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    stateless: bool = False,
+    watch: bool = False,
+    debounce_ms: int = 200,
 ) -> None:
-    """Serve over streamable HTTP at ``http://<host>:<port>/mcp`` (SPEC §17).
+    """Serve over streamable HTTP at ``http://<host>:<port>/mcp`` (SPEC §17, §24.4).
 
     Args:
         skills: The skills (or the server) to serve.
         host: Interface to bind; the default keeps the server local.
         port: TCP port.
+        stateless: Serve without sessions (see :meth:`SkillServer.http_app`).
+        watch: Refresh on changes and notify session clients (SPEC §23.2).
+        debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
+
+    Raises:
+        StartupError: ``watch`` without the ``watch`` extra.
     """
     import uvicorn
 
-    served = skills if isinstance(skills, SkillServer) else SkillServer(skills)
-    app = served.server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    served = _served(skills, watch)
+    app = served.http_app(host=host, stateless=stateless, watch=watch, debounce_ms=debounce_ms)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _served(skills: AgentSkills | SkillServer, watch: bool) -> SkillServer:
+    if isinstance(skills, SkillServer):
+        return skills
+    return SkillServer(skills, list_changed=watch)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
