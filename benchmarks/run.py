@@ -1,4 +1,4 @@
-"""Discovery and serving benchmarks against the floor and a peer (SPEC §18).
+"""Discovery and serving benchmarks against the floor and a peer (SPEC §26, which amends §18).
 
 Usage::
 
@@ -12,16 +12,21 @@ median of several repeats:
 
 * the **floor**: ``os.scandir`` of the root + reading each ``SKILL.md`` + ``yaml.CSafeLoader`` on
   its frontmatter, i.e. what any loader must at least do;
-* ``create_agent_skills`` (discovery), ``list_skills``, ``load_skill`` of every skill,
+* ``create_agent_skills`` (discovery) without an index, with a warm on-disk index and with a cold
+  one (no index file: discovery writes it), interleaved with the floor repeat by repeat;
+* ``list_skills``, ``load_skill`` of every skill,
   ``resource_path`` and ``read_resource`` per call, and the three renderers of
   ``agent_skills.catalog``;
 * the same tree through the peer ``skills-ref`` (``read_properties`` of every skill directory and
   ``to_prompt``), when it is installed.
 
-Fresh subprocesses measure ``import agent_skills`` (median) and memory: the bytes retained per
+Fresh subprocesses (``benchmarks/processes.py``) measure the first discovery call of a process
+against the floor's first call, the whole ``agent-skills list --json`` process against the floor's
+whole process, and ``agent-skills serve`` up to its ``initialize`` answer against a minimal server
+on the same SDK; others measure ``import agent_skills`` (median) and memory: the bytes retained per
 skill beyond the body text (``tracemalloc``) and the peak RSS (``resource.getrusage``).
 
-Targets (SPEC §18) are shown next to the numbers; a missed target is reported, never an error:
+Targets (SPEC §26) are shown next to the numbers; a missed target is reported, never an error:
 the exit status is 0 whenever the measurements ran.
 """
 
@@ -36,6 +41,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -44,7 +50,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import processes
 import yaml
+from floor import floor_discovery
 from skilltree import TreeInfo, cached_tree
 
 import agent_skills
@@ -143,20 +151,6 @@ def warm_cache(root: Path) -> int:
     return total
 
 
-def floor_discovery(root: Path) -> list[Any]:
-    """The floor: list the root, read each ``SKILL.md``, parse its frontmatter with C YAML."""
-    out = []
-    with os.scandir(root) as it:
-        for entry in it:
-            if not entry.is_dir():
-                continue
-            with open(os.path.join(entry.path, "SKILL.md"), "rb") as fh:
-                text = fh.read().decode("utf-8")
-            end = text.find("\n---", 3)
-            out.append(yaml.load(text[4 : end + 1], Loader=yaml.CSafeLoader))
-    return out
-
-
 def _peer() -> Any | None:
     try:
         import skills_ref  # type: ignore[import-untyped]
@@ -175,14 +169,50 @@ def bench_tree(tree: TreeInfo, repeats: int, peer_repeats: int) -> list[Row]:
     def discover() -> agent_skills.AgentSkills:
         return agent_skills.create_agent_skills([root])
 
-    floor, t = _paired_medians([lambda: floor_discovery(root), discover], repeats)
+    with tempfile.TemporaryDirectory(prefix="agent-skills-index-") as tmp:
+        warm_index = Path(tmp) / "warm"
+        cold_index = Path(tmp) / "cold"
+
+        def discover_warm() -> agent_skills.AgentSkills:
+            return agent_skills.create_agent_skills([root], index=warm_index)
+
+        def discover_cold() -> agent_skills.AgentSkills:
+            cold_index.unlink(missing_ok=True)
+            return agent_skills.create_agent_skills([root], index=cold_index)
+
+        fns = [lambda: floor_discovery(root), discover, discover_warm, discover_cold]
+        floor, t, t_warm, t_cold = _paired_medians(fns, repeats)
+        same = _view(discover_warm()) == _view(discover())
     rows.append(Row(n, "floor: scandir + read + CSafeLoader", floor, n, "skill", 1.0))
     ratio = t / floor
-    target = "≤ 1.5× floor" if n >= 1000 else ""
     rows.append(
         Row(
-            n, "create_agent_skills", t, n, "skill", ratio, target, ratio <= 1.5 if target else None
+            n,
+            "create_agent_skills (warm calls)",
+            t,
+            n,
+            "skill",
+            ratio,
+            "≤ 1.25× floor",
+            ratio <= 1.25,
         )
+    )
+    ratio = t_warm / floor
+    target = "≤ 0.25× floor" if n >= 10_000 else ""
+    rows.append(
+        Row(
+            n,
+            "create_agent_skills, warm index",
+            t_warm,
+            n,
+            "skill",
+            ratio,
+            target + ("" if same else " (results DIFFER)"),
+            (ratio <= 0.25 and same) if target else (None if same else False),
+        )
+    )
+    rows.append(
+        Row(n, "create_agent_skills, cold index (writes it)", t_cold, n, "skill", t_cold / floor)
     )
     skills = discover()
     assert len(skills) == n, (len(skills), n)
@@ -237,7 +267,122 @@ def bench_tree(tree: TreeInfo, repeats: int, peer_repeats: int) -> list[Row]:
     return rows
 
 
+def _view(skills: agent_skills.AgentSkills) -> Any:
+    """What discovery reports, to check that the index changes nothing."""
+    return (
+        [s.to_dict() for s in skills.list_skills()],
+        [s.body for s in skills.registry.skills],
+        skills.report().to_dict()["entries"],
+        [d.to_dict() for d in skills.diagnostics if d.kind != "index_ignored"],
+    )
+
+
 # --- subprocess measurements -------------------------------------------------------------------
+
+
+def bench_processes(
+    tree: TreeInfo, samples: int, index_dir: Path, *, with_index: bool = True
+) -> list[Row]:
+    """First call and whole CLI process against the floor's, in fresh interpreters (SPEC §26)."""
+    n = tree.n
+    rows: list[Row] = []
+    fc = processes.first_call(tree.root, samples)
+    ratio = fc["first"] / fc["floor_first"]
+    rows.append(
+        Row(
+            n, "process: floor's first call (after import yaml)", fc["floor_first"], n, "skill", 1.0
+        )
+    )
+    rows.append(
+        Row(
+            n,
+            "process: first create_agent_skills (its imports included)",
+            fc["first"],
+            n,
+            "skill",
+            ratio,
+            "≤ 1.25× floor's first",
+            ratio <= 1.25,
+        )
+    )
+    rows.append(
+        Row(
+            n,
+            "process: second create_agent_skills",
+            fc["warm"],
+            n,
+            "skill",
+            fc["warm"] / fc["floor_warm"],
+        )
+    )
+    cli = processes.cli_process(tree.root, samples)
+    ratio = cli["cli"] / cli["floor"]
+    target = "≤ 1.5× floor's process" if n == 1000 else ""
+    rows.append(Row(n, "process: floor.py ROOT (whole process)", cli["floor"], n, "skill", 1.0))
+    rows.append(
+        Row(
+            n,
+            "process: agent-skills list --json (whole process)",
+            cli["cli"],
+            n,
+            "skill",
+            ratio,
+            target,
+            ratio <= 1.5 if target else None,
+        )
+    )
+    if with_index:
+        index = index_dir / f"cli-{n}.idx"
+        warm = processes.cli_process(tree.root, samples, ("--index", str(index)))
+        rows.append(
+            Row(
+                n,
+                "process: agent-skills list --json --index (warm, whole process)",
+                warm["cli"],
+                n,
+                "skill",
+                warm["cli"] / warm["floor"],
+            )
+        )
+    for row in rows:
+        row.repeats = samples
+    return rows
+
+
+def bench_serve(samples: int) -> list[Row]:
+    """``agent-skills serve`` until it answers ``initialize``, against a minimal server (§26)."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        print("mcp is not installed: the server rows are left out", flush=True)
+        return []
+    out = processes.serve_startup(samples)
+    ratio = out["serve"] / out["minimal"]
+    return [
+        Row(
+            0,
+            "minimal stdio server on the mcp SDK: start to initialize",
+            out["minimal"],
+            1,
+            "call",
+            1.0,
+            "",
+            None,
+            samples,
+        ),
+        Row(
+            0,
+            "agent-skills serve (examples): start to initialize",
+            out["serve"],
+            1,
+            "call",
+            ratio,
+            "≤ 1.25× minimal",
+            ratio <= 1.25,
+            samples,
+        ),
+    ]
+
 
 _IMPORT_SNIPPET = (
     "import time; t = time.perf_counter(); import agent_skills; print(time.perf_counter() - t)"
@@ -413,14 +558,15 @@ def render(rows: list[Row], trees: list[TreeInfo]) -> str:
                 f"| {r.n:,} | {r.label.split(': ', 1)[1]} | {value} | {r.target} | {status} |"
             )
     lines.append("")
-    lines.append("| measurement | median | target | |")
-    lines.append("|---|---:|---|---|")
+    lines.append("| measurement | median | × its floor | target | |")
+    lines.append("|---|---:|---:|---|---|")
     for r in rows:
         if r.n == 0:
             status = "" if r.ok is None else ("ok" if r.ok else "MISSED")
+            ratio = f"{r.ratio:.2f}" if r.ratio is not None else "—"
             lines.append(
-                f"| {r.label} (median of {r.repeats}) | {_fmt_time(r.median)} | {r.target} | "
-                f"{status} |"
+                f"| {r.label} (median of {r.repeats}) | {_fmt_time(r.median)} | {ratio} | "
+                f"{r.target} | {status} |"
             )
     lines.append("")
     lines.append("Cost per skill as N grows (µs per skill; linear growth keeps a row flat):")
@@ -482,10 +628,14 @@ def main(argv: list[str] | None = None) -> int:
         repeats = args.repeats or (5 if args.quick else {100: 15, 1000: 9}.get(n, 5))
         peer_repeats = 0 if args.no_peer else (3 if n <= 1000 else 1)
         rows.extend(bench_tree(tree, repeats, peer_repeats))
+        samples = 3 if args.quick else (7 if n <= 1000 else 5)
+        with tempfile.TemporaryDirectory(prefix="agent-skills-cli-index-") as tmp:
+            rows.extend(bench_processes(tree, samples, Path(tmp), with_index=not args.quick))
         rows.extend(memory[n])
         print(f"N = {n:,} done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     small = cached_tree(100).root
     rows.extend(bench_import(5 if args.quick else 11, small))
+    rows.extend(bench_serve(2 if args.quick else 7))
     print()
     print(render(rows, trees))
     if args.json:
