@@ -17,6 +17,9 @@ median of several repeats:
 * ``list_skills``, ``load_skill`` of every skill,
   ``resource_path`` and ``read_resource`` per call, and the three renderers of
   ``agent_skills.catalog``;
+* context economy (SPEC §22): ``fit_catalog`` into 8 000 characters in each format, a budgeted
+  ``SkillSession``, the search index, ``search_skills`` and ``handle_tool_call`` per call, and
+  the same search with ``bm25s`` for comparison when it is installed;
 * the same tree through the peer ``skills-ref`` (``read_properties`` of every skill directory and
   ``to_prompt``), when it is installed.
 
@@ -275,6 +278,119 @@ def _view(skills: agent_skills.AgentSkills) -> Any:
         skills.report().to_dict()["entries"],
         [d.to_dict() for d in skills.diagnostics if d.kind != "index_ignored"],
     )
+
+
+# --- context economy (SPEC §22, §26) -------------------------------------------------------------
+
+CONTEXT_BUDGET = 8000  # characters: Codex's catalog budget
+CONTEXT_QUERIES = (
+    "review an openapi spec",
+    "extract tables from pdf files",
+    "write release notes",
+    "deploy kubernetes cluster",
+    "profile a csv file",
+)
+
+
+def _bm25s_rows(n: int, infos: list[Any], repeats: int) -> list[Row]:
+    """The same search with ``bm25s`` (when installed), to compare with SQLite FTS5."""
+    try:
+        import bm25s
+    except ImportError:
+        return []
+    corpus = [f"{i.name} {i.description} {getattr(i, 'category', '')}" for i in infos]
+
+    def build() -> Any:
+        retriever = bm25s.BM25()
+        retriever.index(
+            bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False
+        )
+        return retriever
+
+    retriever = build()
+    t_build = _median_time(build, max(1, repeats // 2))
+
+    def query() -> None:
+        for q in CONTEXT_QUERIES:
+            tokens = bm25s.tokenize([q], stopwords="en", show_progress=False)
+            retriever.retrieve(tokens, k=10, show_progress=False)
+
+    t_query = _median_time(query, repeats) / len(CONTEXT_QUERIES)
+    return [
+        Row(n, "search: bm25s index build (comparison)", t_build, n, "skill"),
+        Row(n, "search: bm25s query (comparison)", t_query, 1, "call"),
+    ]
+
+
+def bench_context(tree: TreeInfo, repeats: int) -> list[Row]:
+    """fit_catalog, search_skills and handle_tool_call on one tree (SPEC §22, §26)."""
+    from agent_skills._search import SkillSearchIndex
+    from agent_skills.agent import SkillSession
+
+    n = tree.n
+    skills = agent_skills.create_agent_skills([tree.root])
+    infos = skills.list_skills()
+    target = "< 50 ms/call"
+    rows: list[Row] = []
+    for fmt in ("xml", "markdown", "json"):
+        t = _median_time(
+            lambda fmt=fmt: catalog.fit_catalog(infos, max_chars=CONTEXT_BUDGET, format=fmt),
+            repeats,
+        )
+        rows.append(
+            Row(
+                n,
+                f"fit_catalog: {fmt}, {CONTEXT_BUDGET:,} chars",
+                t,
+                1,
+                "call",
+                None,
+                target,
+                t < 0.05,
+            )
+        )
+    fit = catalog.fit_catalog(infos, max_chars=CONTEXT_BUDGET)
+    print(
+        f"N = {n:,}: fit_catalog at {CONTEXT_BUDGET:,} characters lists {len(fit.included):,}, "
+        f"omits {len(fit.omitted):,} (text {len(fit.text):,} characters)",
+        file=sys.stderr,
+        flush=True,
+    )
+    t = _median_time(lambda: SkillSession(skills, catalog_budget=CONTEXT_BUDGET), repeats)
+    rows.append(Row(n, "SkillSession(catalog_budget=8 000)", t, 1, "call"))
+    t = _median_time(lambda: SkillSearchIndex(infos), max(1, repeats // 2))
+    rows.append(Row(n, "search: FTS5 index build", t, n, "skill"))
+    session = SkillSession(skills, catalog_budget=CONTEXT_BUDGET)
+    session.search_skills("warm up")  # builds the index once
+
+    def queries() -> None:
+        for q in CONTEXT_QUERIES:
+            session.search_skills(q)
+
+    t = _median_time(queries, repeats) / len(CONTEXT_QUERIES)
+    rows.append(
+        Row(n, "search_skills (FTS5 BM25, 10 results)", t, 1, "call", None, target, t < 0.05)
+    )
+    rows.extend(_bm25s_rows(n, infos, repeats))
+
+    def dispatch_search() -> None:
+        for q in CONTEXT_QUERIES:
+            session.handle_tool_call("search_skills", {"query": q, "limit": None})
+
+    t = _median_time(dispatch_search, repeats) / len(CONTEXT_QUERIES)
+    rows.append(Row(n, "handle_tool_call: search_skills", t, 1, "call", None, target, t < 0.05))
+    names = [i.name for i in infos[:: max(1, n // 50)]]
+
+    def dispatch_activate() -> None:
+        fresh = SkillSession(skills)
+        for name in names:
+            fresh.handle_tool_call("activate_skill", {"name": name})
+
+    t = _median_time(dispatch_activate, max(1, repeats // 2)) / len(names)
+    rows.append(Row(n, "handle_tool_call: activate_skill", t, 1, "call", None, target, t < 0.05))
+    for row in rows:
+        row.repeats = repeats
+    return rows
 
 
 # --- subprocess measurements -------------------------------------------------------------------
@@ -631,6 +747,7 @@ def main(argv: list[str] | None = None) -> int:
         samples = 3 if args.quick else (7 if n <= 1000 else 5)
         with tempfile.TemporaryDirectory(prefix="agent-skills-cli-index-") as tmp:
             rows.extend(bench_processes(tree, samples, Path(tmp), with_index=not args.quick))
+        rows.extend(bench_context(tree, repeats))
         rows.extend(memory[n])
         print(f"N = {n:,} done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     small = cached_tree(100).root

@@ -598,3 +598,25 @@ def test_from_state_bad_state(mixed: AgentSkills, state: Any) -> None:
     with pytest.raises(SkillError) as exc:
         SkillSession.from_state(mixed, state)
     assert (exc.value.code, exc.value.fields) == ("invalid_input", {"state": "invalid"})
+
+
+def test_query_terms() -> None:
+    from agent_skills._search import MAX_QUERY_TERMS, query_terms
+
+    assert query_terms("Profile a CSV file, a CSV!") == ["profile", "csv", "file"]
+    # A query of common words only keeps them.
+    assert query_terms("the a") == ["the", "a"]
+    assert query_terms("über-Straße") == ["über", "strasse"]
+    assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == MAX_QUERY_TERMS
+
+
+def test_search_index_is_shared_per_snapshot(tmp_path: Path) -> None:
+    from agent_skills.agent import _search_index
+
+    root = tmp_path / "skills"
+    skills = _store(root, 3)
+    first = _search_index(skills)
+    SkillSession(skills).search_skills("topic1")
+    assert _search_index(skills) is first
+    skills.refresh()
+    assert _search_index(skills) is not first

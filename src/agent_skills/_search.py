@@ -28,6 +28,44 @@ __all__ = ["MAX_QUERY_TERMS", "SkillSearchIndex", "query_terms"]
 MAX_QUERY_TERMS = 32
 """Words of a query that are searched; the rest are ignored (keeps every query cheap)."""
 
+# Words too common to tell skills apart: left out of a query that has other words, so a query
+# such as "profile a csv file" does not score every skill that says "a".
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "into",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "use",
+        "using",
+        "when",
+        "with",
+        "you",
+        "your",
+    ]
+)
 # bm25() weights of the columns name, description, category.
 _WEIGHTS = (8.0, 1.0, 2.0)
 _WORD_RE = re.compile(r"\w+")
@@ -35,13 +73,15 @@ _WORD_RE = re.compile(r"\w+")
 
 def query_terms(query: str) -> list[str]:
     """The words of ``query`` that are searched: runs of letters, digits and ``_``, casefolded,
-    each once, at most :data:`MAX_QUERY_TERMS`."""
+    each once, at most :data:`MAX_QUERY_TERMS`; common English words (``a``, ``the``, ``for``,
+    ...) are left out unless the query has no other word."""
     seen: dict[str, None] = {}
     for match in _WORD_RE.finditer(query.casefold()):
         seen.setdefault(match.group(), None)
-        if len(seen) == MAX_QUERY_TERMS:
+        if len(seen) == 4 * MAX_QUERY_TERMS:
             break
-    return list(seen)
+    words = [w for w in seen if w not in _STOPWORDS] or list(seen)
+    return words[:MAX_QUERY_TERMS]
 
 
 def _category(info: SkillInfo) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from html import escape as _html_escape
 from typing import Literal
@@ -57,8 +57,15 @@ def _xml_text(text: str) -> str:
 
 
 def _ordered(skills: Iterable[SkillInfo]) -> list[SkillInfo]:
-    # sort_key inlined: at 10 000 skills the call per skill is a third of fit_catalog's time.
-    return sorted(skills, key=lambda s: (s.name.casefold(), s.name))
+    """``skills`` sorted by ``(name.casefold(), name)`` (SPEC §8).
+
+    The keys are built by ``map``/``zip`` and compared as tuples, with no Python call per skill:
+    at 10 000 skills that is a third of :func:`fit_catalog`'s time otherwise.
+    """
+    listed = list(skills)
+    names = [s.name for s in listed]
+    keyed = sorted(zip(map(str.casefold, names), names, range(len(listed)), strict=True))
+    return [listed[i] for _, _, i in keyed]
 
 
 def _one_line(text: str) -> str:
@@ -323,6 +330,13 @@ class _Fitter:
         short = shorten_description(line, cap)
         return self.layout.entry(self.ordered[i], short, self.include_location), short != line
 
+    def _lazy_names(self, omitted: Sequence[int]) -> Iterator[str]:
+        # One at a time: of 10 000 omitted names only the few that fit are ever escaped.
+        xml = self.format == "xml"
+        for i in omitted:
+            name = self.ordered[i].name
+            yield _xml_text(name) if xml else name
+
     def _note_names(self, omitted: Sequence[int]) -> list[str]:
         names = [self.ordered[i].name for i in omitted]
         return [_xml_text(n) for n in names] if self.format == "xml" else names
@@ -351,10 +365,10 @@ class _Fitter:
         if self.format == "json":
             # One name more costs its JSON string, 6 spaces of indent and ",\n".
             size = len(_note_element([], total)) + 4
-            costs = (_json_text_length(n) + 8 for n in self._note_names(omitted))
+            costs = (_json_text_length(n) + 8 for n in self._lazy_names(omitted))
         else:
             size = len("Also available: \n") - 2
-            costs = (len(n) + 2 for n in self._note_names(omitted))
+            costs = (len(n) + 2 for n in self._lazy_names(omitted))
         best = 0
         for j, cost in enumerate(costs, 1):
             size += cost
