@@ -305,14 +305,17 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
     return skills
 
 
+#: The parameters :func:`_root_options` adds, taken out of a command's arguments by the decorators.
+_ROOT_OPTION_KEYS = ("preset", "workspace", "roots", "strict", "no_follow_symlinks", "index")
+
+
 def _with_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
     """Decorator: add root options and pass the discovered skills as ``skills``."""
 
     def decorate(fn: _F) -> _F:
         @functools.wraps(fn)
         def wrapper(**kwargs: Any) -> Any:
-            keys = ("preset", "workspace", "roots", "strict", "no_follow_symlinks", "index")
-            options = {k: kwargs.pop(k) for k in keys}
+            options = {k: kwargs.pop(k) for k in _ROOT_OPTION_KEYS}
             skills = _open_skills(options, warnings=warnings)
             with _warnings_to_stderr(warnings):
                 return fn(skills=skills, **kwargs)
@@ -893,8 +896,7 @@ def _with_package_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
         def wrapper(**kwargs: Any) -> Any:
             from ._presets import preset_workspace
 
-            keys = ("preset", "workspace", "roots", "strict", "no_follow_symlinks")
-            options = {k: kwargs.pop(k) for k in keys}
+            options = {k: kwargs.pop(k) for k in _ROOT_OPTION_KEYS}
             workspace = Path(preset_workspace(options["workspace"]))
             skills = _open_skills(options, warnings=warnings)
             with _warnings_to_stderr(warnings):

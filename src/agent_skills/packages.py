@@ -41,6 +41,7 @@ from ._errors import ErrorCode, SkillError, fs_error
 from ._manifest import parse_skill
 from ._model import sort_key
 from ._resources import list_resources
+from ._schema import name_problem
 from .validate import Severity, find_manifest, validate_skill
 
 __all__ = [
@@ -143,12 +144,9 @@ def _name_of(data: bytes, where: Path | str) -> str:
             ErrorCode.INVALID_SKILL, f"{where}: {err.message}", {"path": str(where)}
         ) from None
     name = parsed.frontmatter.get("name")
-    if (
-        not isinstance(name, str)
-        or not name
-        or name.strip(".") == ""
-        or any(c in name for c in "/\\\x00")
-    ):
+    # The name becomes a directory name; the loader's name rule (SPEC §21.5) is what makes it
+    # one (no separators, NUL or dots-only), so it is asked, not restated.
+    if not isinstance(name, str) or name_problem(name) is not None:
         raise SkillError(ErrorCode.INVALID_SKILL, f"{where}: no usable name", {"path": str(where)})
     return name
 
