@@ -33,13 +33,16 @@ import unicodedata
 import zipfile
 import zlib
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal, cast
 
-from ._diagnostics import Diagnostic, DiagnosticKind
+from ._config import SkillRoot
+from ._diagnostics import Diagnostic, DiagnosticKind, RootNote
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import sort_key
+from ._scan import Candidate
 
 __all__ = [
     "MAX_DEPTH",
@@ -50,10 +53,15 @@ __all__ = [
     "ArchiveFile",
     "ArchiveIndex",
     "ArchiveSkill",
+    "ArchivedSkill",
     "archive_kind",
     "invalid_archive",
+    "is_archive_root",
+    "member_rel",
+    "open_member",
     "read_index",
     "read_member",
+    "scan_archive",
 ]
 
 MAX_MEMBERS = 10_000
@@ -416,41 +424,12 @@ def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) ->
         SkillError: ``invalid_archive`` when the member cannot be decompressed; ``fs_error`` codes
             when the archive cannot be opened.
     """
-    member = index.files[name]
-    cap = (member.size if max_bytes is None else max_bytes) + 1
-    text = os.fspath(index.real_path)
-    try:
-        fh, st = _open_file(text)
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EINVAL):
-            raise ArchiveChanged(text) from None
-        raise fs_error(exc, text) from None
-    with fh:
-        if _pin_of(st) != index.pin:
-            raise ArchiveChanged(text)
+    cap = (index.files[name].size if max_bytes is None else max_bytes) + 1
+    with open_member(index, name) as src:
         try:
-            return _read_from(fh, index.kind, name, cap)
-        except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-            raise invalid_archive(text, f"member {name!r} cannot be read ({exc})") from None
-        except (RuntimeError, NotImplementedError, ValueError) as exc:  # encrypted, unsupported
-            raise invalid_archive(text, f"member {name!r} cannot be read ({exc})") from None
-
-
-def _read_from(fh: IO[bytes], kind: ArchiveKind, name: str, cap: int) -> bytes:
-    if kind == "zip":
-        with zipfile.ZipFile(fh) as zf:
-            for info in zf.infolist():
-                if _check_name("", info.orig_filename) == name:
-                    with zf.open(info) as src:
-                        return _read_capped(src, cap)
-    else:
-        with tarfile.open(fileobj=fh, mode="r:gz") as tf:
-            while (entry := tf.next()) is not None:
-                if entry.isreg() and _check_name("", entry.name) == name:
-                    extracted = tf.extractfile(entry)
-                    if extracted is not None:
-                        return _read_capped(extracted, cap)
-    raise zipfile.BadZipFile(f"member {name!r} is gone")
+            return _read_capped(src, cap)
+        except OSError as exc:
+            raise invalid_archive(index.path, f"member {name!r} cannot be read ({exc})") from None
 
 
 def _read_capped(src: IO[bytes], cap: int) -> bytes:
@@ -461,3 +440,247 @@ def _read_capped(src: IO[bytes], cap: int) -> bytes:
             break
         buf.write(chunk)
     return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# Archive roots in discovery (SPEC §25.1)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedSkill:
+    """How a discovered skill lives in its archive: the index read at discovery and its folder.
+
+    ``dir`` is the skill's ``SkillInfo.dir`` (``<archive path>/<top folder>``), a name only.
+    """
+
+    index: ArchiveIndex
+    skill: ArchiveSkill
+    dir: Path
+
+    @property
+    def real_dir(self) -> Path:
+        """``<real archive path>/<top folder>`` (SPEC §25.1)."""
+        return self.index.real_path / self.dir.name
+
+    def member(self, rel: str) -> str:
+        """The member name of ``rel``, a POSIX path already checked by the caller."""
+        return self.skill.member_of(rel)
+
+
+def is_archive_root(path: str | os.PathLike[str]) -> bool:
+    """Whether a root is read as an archive: an archive name that is not a directory."""
+    return archive_kind(path) is not None and not os.path.isdir(path)
+
+
+def scan_archive(
+    root: SkillRoot,
+) -> tuple[RootNote, list[Candidate], list[Diagnostic], dict[Path, ArchivedSkill]]:
+    """Scan an archive root: one candidate per top-level folder (SPEC §25.1 amends §4).
+
+    Returns:
+        ``(note, candidates, diagnostics, archived)``: the root's note; one :class:`Candidate`
+        per top-level directory (or one for an archive whose top level holds ``SKILL.md``, its
+        ``entry_name`` the frontmatter name), manifest bytes read; root-level diagnostics (an
+        ``invalid_archive`` that makes the archive contribute nothing); and, per candidate
+        ``dir``, the :class:`ArchivedSkill` to read it through. Nothing is raised.
+    """
+    try:
+        index = read_index(root.path)
+    except SkillError as err:
+        if err.code != ErrorCode.INVALID_ARCHIVE:
+            missing = err.code == ErrorCode.NOT_FOUND
+            status: Literal["missing", "unreadable"] = "missing" if missing else "unreadable"
+            return RootNote(root.path, status, err.message), [], [], {}
+        diag = Diagnostic(DiagnosticKind.INVALID_ARCHIVE, err.message, root.path)
+        return RootNote(root.path, "invalid_archive", err.message), [], [diag], {}
+    by_top = {s.top: s for s in index.skills}
+    cands: list[Candidate] = []
+    archived: dict[Path, ArchivedSkill] = {}
+    tops = [""] if "" in by_top else list(index.tops)
+    for top in tops:
+        skill = by_top.get(top)
+        entry = top or _root_skill_name(index, skill)
+        cand = Candidate(root, entry, root.path / entry)
+        cands.append(cand)
+        if skill is None:
+            cand.skip_reason = f"no {_MANIFEST} in directory"
+            continue
+        cand.manifest = cand.dir / skill.rel_of(skill.manifest)
+        cand.location = os.fspath(cand.manifest)
+        if skill.manifest.rsplit("/", 1)[-1] != _MANIFEST:
+            cand.diagnostics.append(
+                Diagnostic(
+                    DiagnosticKind.MANIFEST_CASE,
+                    f"using {cand.manifest} as the manifest of {cand.dir} (expected {_MANIFEST})",
+                    cand.manifest,
+                )
+            )
+        prefix = f"{top}/" if top else ""
+        cand.diagnostics.extend(
+            d for d in index.diagnostics if d.path is not None and _under(d.path, root.path, prefix)
+        )
+        try:
+            cand.data = read_member(index, skill.manifest)
+        except ArchiveChanged:
+            cand.error = SkillError(
+                ErrorCode.IO_ERROR,
+                f"{root.path} changed while it was read",
+                {"path": cand.location},
+            )
+        except SkillError as err:
+            cand.error = err
+        archived[cand.dir] = ArchivedSkill(index, skill, cand.dir)
+    return RootNote(root.path, "ok"), cands, [], archived
+
+
+def _under(path: Path, archive: Path, prefix: str) -> bool:
+    name = os.fspath(path)[len(os.fspath(archive)) + 1 :]
+    return name.startswith(prefix)
+
+
+def _root_skill_name(index: ArchiveIndex, skill: ArchiveSkill | None) -> str:
+    """The entry name of an archive whose top level holds the manifest: its frontmatter name."""
+    stem = index.path.name.split(".", 1)[0] or index.path.name
+    if skill is None:
+        return stem
+    try:
+        data = read_member(index, skill.manifest, 1_048_576)
+        from ._manifest import parse_skill
+
+        name = parse_skill(data).frontmatter.get("name")
+    except (SkillError, ArchiveChanged):
+        return stem
+    return name if isinstance(name, str) and name and "/" not in name else stem
+
+
+def member_rel(rel: object) -> str:
+    """Check a resource path asked of an archived skill and return its POSIX form (SPEC §10).
+
+    The lexical rules of the resolver: backslashes are separators; an empty, NUL-holding or
+    absolute path is ``invalid_input`` ``{rel}``; one that climbs out of the skill is
+    ``path_escape`` ``{rel}``. There is no filesystem to canonicalise: members are names.
+    """
+    try:
+        text = os.fspath(rel)  # type: ignore[call-overload]
+    except TypeError:
+        text = None
+    if not isinstance(text, str) or not text or "\x00" in text:
+        raise SkillError(
+            ErrorCode.INVALID_INPUT, f"invalid resource path: {rel!r}", {"rel": repr(rel)}
+        )
+    posix = text.replace("\\", "/")
+    if posix.startswith("/") or _DRIVE_RE.match(posix):
+        raise SkillError(
+            ErrorCode.INVALID_INPUT, f"resource path must be relative: {text}", {"rel": text}
+        )
+    parts: list[str] = []
+    for part in posix.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                raise SkillError(
+                    ErrorCode.PATH_ESCAPE, f"resource path escapes the skill: {text}", {"rel": text}
+                )
+            parts.pop()
+            continue
+        parts.append(part)
+    if not parts:
+        raise SkillError(ErrorCode.NOT_A_FILE, f"not a file: {text}", {"rel": text})
+    return "/".join(parts)
+
+
+class _MemberStream(io.RawIOBase):
+    """A member being read: decompresses on demand, closes the archive file with it."""
+
+    def __init__(
+        self,
+        closers: list[IO[bytes] | zipfile.ZipFile | tarfile.TarFile],
+        src: IO[bytes],
+        size: int,
+    ):
+        super().__init__()
+        self._closers = closers
+        self._src = src
+        self.size = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        try:
+            data = self._src.read(len(view))
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error) as exc:
+            raise OSError(errno.EIO, f"archive member cannot be read: {exc}") from None
+        view[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            for item in (self._src, *reversed(self._closers)):
+                with suppress(Exception):
+                    item.close()
+        super().close()
+
+
+def open_member(index: ArchiveIndex, name: str) -> IO[bytes]:
+    """Open one file member for streaming reads, from the pinned archive (SPEC §25.1).
+
+    Returns:
+        A binary stream with a ``size`` attribute (the declared size); decompression errors
+        surface as ``OSError`` (``EIO``). The caller closes it.
+
+    Raises:
+        ArchiveChanged: The archive is not the pinned file any more.
+        SkillError: ``invalid_archive`` when the member cannot be found or opened.
+    """
+    member = index.files[name]
+    text = os.fspath(index.real_path)
+    try:
+        fh, st = _open_file(text)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EINVAL):
+            raise ArchiveChanged(text) from None
+        raise fs_error(exc, text) from None
+    closers: list[IO[bytes] | zipfile.ZipFile | tarfile.TarFile] = [fh]
+    try:
+        if _pin_of(st) != index.pin:
+            raise ArchiveChanged(text)
+        src: IO[bytes] | None = None
+        if index.kind == "zip":
+            zf = zipfile.ZipFile(fh)
+            closers.append(zf)
+            for info in zf.infolist():
+                if _check_name(text, info.orig_filename) == name:
+                    src = zf.open(info)
+                    break
+        else:
+            tf = tarfile.open(fileobj=fh, mode="r:gz")  # noqa: SIM115 (closed with the stream)
+            closers.append(tf)
+            while (entry := tf.next()) is not None:
+                if entry.isreg() and _check_name(text, entry.name) == name:
+                    src = tf.extractfile(entry)
+                    break
+        if src is None:
+            raise invalid_archive(text, f"member {name!r} is gone")
+        return cast(IO[bytes], _MemberStream(closers, src, member.size))
+    except BaseException as exc:
+        for item in reversed(closers):
+            with suppress(Exception):
+                item.close()
+        if isinstance(
+            exc,
+            (
+                zipfile.BadZipFile,
+                tarfile.TarError,
+                OSError,
+                EOFError,
+                zlib.error,
+                RuntimeError,
+                NotImplementedError,
+                ValueError,
+            ),
+        ) and not isinstance(exc, ArchiveChanged):
+            raise invalid_archive(text, f"member {name!r} cannot be read ({exc})") from None
+        raise

@@ -152,15 +152,17 @@ class RootStatus(StrEnum):
     MISSING = "missing"
     NOT_A_DIRECTORY = "not_a_directory"
     UNREADABLE = "unreadable"
+    INVALID_ARCHIVE = "invalid_archive"
 
 
 @dataclass(frozen=True, slots=True)
 class RootNote:
-    """Per-root state found by the scan: ``ok``, ``missing``, ``not_a_directory`` or ``unreadable``.
+    """Per-root state found by the scan: ``ok``, ``missing``, ``not_a_directory``, ``unreadable``
+    or ``invalid_archive`` (an archive root refused whole, SPEC §25.1).
 
     Attributes:
         root: The configured root path.
-        status: A :class:`RootStatus` (one of the four words above; a plain word is accepted).
+        status: A :class:`RootStatus` (one of the words above; a plain word is accepted).
         message: Detail for anything but ``ok``.
     """
 
