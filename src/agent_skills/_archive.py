@@ -41,7 +41,8 @@ from typing import IO, Any, Literal, cast
 from ._config import SkillRoot
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import sort_key
+from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
+from ._resources import ResourceListing
 from ._scan import Candidate
 
 __all__ = [
@@ -55,9 +56,13 @@ __all__ = [
     "ArchiveSkill",
     "ArchivedSkill",
     "archive_kind",
+    "archived_listing",
+    "archived_path_error",
+    "check_pin",
     "invalid_archive",
     "is_archive_root",
     "member_rel",
+    "open_archived",
     "open_member",
     "read_index",
     "read_member",
@@ -473,7 +478,7 @@ def is_archive_root(path: str | os.PathLike[str]) -> bool:
 
 
 def scan_archive(
-    root: SkillRoot,
+    root: SkillRoot, *, max_manifest_bytes: int = 1_048_576
 ) -> tuple[RootNote, list[Candidate], list[Diagnostic], dict[Path, ArchivedSkill]]:
     """Scan an archive root: one candidate per top-level folder (SPEC §25.1 amends §4).
 
@@ -500,36 +505,64 @@ def scan_archive(
     for top in tops:
         skill = by_top.get(top)
         entry = top or _root_skill_name(index, skill)
-        cand = Candidate(root, entry, root.path / entry)
-        cands.append(cand)
+        skill_dir = root.path / entry
         if skill is None:
-            cand.skip_reason = f"no {_MANIFEST} in directory"
+            cands.append(
+                Candidate(root, entry, skill_dir, skip_reason=f"no {_MANIFEST} in directory")
+            )
             continue
-        cand.manifest = cand.dir / skill.rel_of(skill.manifest)
-        cand.location = os.fspath(cand.manifest)
+        manifest = skill_dir / skill.rel_of(skill.manifest)
+        diags: list[Diagnostic] = []
         if skill.manifest.rsplit("/", 1)[-1] != _MANIFEST:
-            cand.diagnostics.append(
+            diags.append(
                 Diagnostic(
                     DiagnosticKind.MANIFEST_CASE,
-                    f"using {cand.manifest} as the manifest of {cand.dir} (expected {_MANIFEST})",
-                    cand.manifest,
+                    f"using {manifest} as the manifest of {skill_dir} (expected {_MANIFEST})",
+                    manifest,
                 )
             )
         prefix = f"{top}/" if top else ""
-        cand.diagnostics.extend(
+        diags.extend(
             d for d in index.diagnostics if d.path is not None and _under(d.path, root.path, prefix)
         )
+        data: bytes | None = None
+        error: SkillError | None = None
         try:
-            cand.data = read_member(index, skill.manifest)
+            data = read_member(index, skill.manifest, max_manifest_bytes)
         except ArchiveChanged:
-            cand.error = SkillError(
+            error = SkillError(
                 ErrorCode.IO_ERROR,
                 f"{root.path} changed while it was read",
-                {"path": cand.location},
+                {"path": str(manifest)},
             )
         except SkillError as err:
-            cand.error = err
-        archived[cand.dir] = ArchivedSkill(index, skill, cand.dir)
+            error = err
+        if data is not None and len(data) > max_manifest_bytes:
+            data, error = (
+                None,
+                SkillError(
+                    ErrorCode.TOO_LARGE,
+                    f"{manifest} is larger than {max_manifest_bytes} bytes",
+                    {
+                        "path": str(manifest),
+                        "size": index.files[skill.manifest].size,
+                        "max_bytes": max_manifest_bytes,
+                    },
+                ),
+            )
+        cands.append(
+            Candidate(
+                root,
+                entry,
+                skill_dir,
+                manifest=manifest,
+                location=os.fspath(manifest),
+                data=data,
+                error=error,
+                diagnostics=tuple(diags),
+            )
+        )
+        archived[skill_dir] = ArchivedSkill(index, skill, skill_dir)
     return RootNote(root.path, "ok"), cands, [], archived
 
 
@@ -684,3 +717,105 @@ def open_member(index: ArchiveIndex, name: str) -> IO[bytes]:
         ) and not isinstance(exc, ArchiveChanged):
             raise invalid_archive(text, f"member {name!r} cannot be read ({exc})") from None
         raise
+
+
+def _stale(archived: ArchivedSkill, name: str) -> SkillError:
+    return SkillError(
+        ErrorCode.STALE_SKILL,
+        f"Skill '{name}' changed since discovery: its archive {archived.index.path} was "
+        "replaced or rewritten; refresh() to see it again",
+        {"name": name, "dir": os.fspath(archived.real_dir)},
+    )
+
+
+def check_pin(archived: ArchivedSkill, name: str) -> None:
+    """Raise ``stale_skill`` ``{name, dir}`` unless the archive is still the pinned file."""
+    try:
+        st = os.stat(archived.index.real_path)
+    except OSError:
+        raise _stale(archived, name) from None
+    if _pin_of(st) != archived.index.pin:
+        raise _stale(archived, name)
+
+
+def archived_listing(archived: ArchivedSkill, name: str, max_resources: int) -> ResourceListing:
+    """The resources of an archived skill, listed as SPEC §9 lists a directory's.
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}`` when the archive changed since discovery.
+    """
+    check_pin(archived, name)
+    found = archived.index.resources(archived.skill)
+    diags: list[Diagnostic] = []
+    truncated = len(found) > max_resources
+    if truncated:
+        diags.append(
+            Diagnostic(
+                DiagnosticKind.RESOURCES_TRUNCATED,
+                f"listing of {archived.dir} truncated to {max_resources} of {len(found)} files",
+                archived.dir,
+            )
+        )
+        found = found[:max_resources]
+    resources = tuple(
+        SkillResource(_resource_kind(rel), rel, archived.dir / rel, member.size)
+        for rel, member in found
+    )
+    return ResourceListing(resources, truncated, tuple(diags))
+
+
+def _resource_kind(rel: str) -> ResourceKind:
+    first = rel.split("/", 1)[0]
+    return next((kind for kind in RESOURCE_KINDS if kind == first), "other")
+
+
+def archived_path_error(archived: ArchivedSkill, name: str, rel: object) -> SkillError:
+    """``not_a_file`` ``{name, rel, archive}``: an archived file has no path (SPEC §25.1)."""
+    try:
+        rel_text = os.fspath(rel)  # type: ignore[call-overload]
+    except TypeError:
+        rel_text = repr(rel)
+    if not isinstance(rel_text, str):
+        rel_text = repr(rel_text)
+    return SkillError(
+        ErrorCode.NOT_A_FILE,
+        f"Resource '{rel_text}' of skill '{name}' lives in the archive {archived.index.path} "
+        "and has no path on disk; read it with read_resource",
+        {"name": name, "rel": rel_text, "archive": os.fspath(archived.index.path)},
+    )
+
+
+def open_archived(archived: ArchivedSkill, name: str, rel: object) -> IO[bytes]:
+    """Open a file of an archived skill from its pinned archive (SPEC §10, §25.1).
+
+    Raises:
+        SkillError: ``invalid_input`` / ``path_escape`` ``{rel, name}`` (lexical rules);
+            ``not_found`` ``{name, rel}`` for a missing member or one that is not served (links,
+            devices); ``not_a_file`` ``{name, rel}`` for a directory; ``stale_skill``
+            ``{name, dir}`` when the archive changed; ``invalid_archive`` when it cannot be read.
+    """
+    try:
+        rel_text = member_rel(rel)
+    except SkillError as err:
+        raise err.with_fields({"name": name}) from None
+    asked = os.fspath(rel)  # type: ignore[call-overload]
+    member = archived.member(rel_text)
+    index = archived.index
+    if member not in index.files:
+        check_pin(archived, name)
+        prefix = member + "/"
+        if any(n.startswith(prefix) for n in index.files) or rel_text in ("",):
+            raise SkillError(
+                ErrorCode.NOT_A_FILE,
+                f"Resource '{asked}' in skill '{name}' is not a file",
+                {"name": name, "rel": asked},
+            )
+        raise SkillError(
+            ErrorCode.NOT_FOUND,
+            f"No such resource '{asked}' in skill '{name}'",
+            {"name": name, "rel": asked},
+        )
+    try:
+        return open_member(index, member)
+    except ArchiveChanged:
+        raise _stale(archived, name) from None

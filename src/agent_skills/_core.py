@@ -168,7 +168,7 @@ class AgentSkills:
             try:
                 if max_bytes is None:
                     return fh.read()
-                size = os.fstat(fh.fileno()).st_size
+                size = _opened_size(fh)
                 data = fh.read(max_bytes + 1) if size <= max_bytes else b""
             except OSError as exc:
                 skill = registry.lookup(name)
@@ -237,11 +237,20 @@ class AgentSkills:
         """
         roots: list[Path] = []
         for info in self._registry.list():
+            if self._registry.archived(info.name) is not None:
+                continue  # SPEC §25.1: an archived skill has no directory to grant
             try:
                 roots.append(Path(real_path(os.fspath(info.dir))))
             except SkillError:
                 continue  # the directory is being replaced right now: grant nothing for it
         return roots
+
+
+def _opened_size(fh: IO[bytes]) -> int:
+    """The size of an opened resource: ``fstat`` of its descriptor, or the declared size of an
+    archive member streamed from its archive (SPEC §25.1)."""
+    size = getattr(fh, "size", None)
+    return size if isinstance(size, int) else os.fstat(fh.fileno()).st_size
 
 
 def create_agent_skills(

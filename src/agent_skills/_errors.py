@@ -19,6 +19,8 @@ Codes (what raises them; their ``fields``):
 - ``access_denied``: the agent file-access policy refused a path (SPEC §14); ``path``
   (``check_read``), or ``name``, ``rel`` (``SkillSession.read_resource`` of a skill not activated).
 
+- ``stale_skill``: a pinned skill (or its archive) changed since discovery (SPEC §20.1, §25.1);
+  ``name``, ``dir``.
 - ``invalid_archive``: an archive root or source breaking a rule of SPEC §25.1; ``path``,
   ``reason``.
 
@@ -49,6 +51,7 @@ class ErrorCode(StrEnum):
     IO_ERROR = "io_error"
     TOO_LARGE = "too_large"
     ACCESS_DENIED = "access_denied"
+    STALE_SKILL = "stale_skill"
     INVALID_ARCHIVE = "invalid_archive"
 
 

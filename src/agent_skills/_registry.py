@@ -21,6 +21,14 @@ from types import MappingProxyType
 from typing import IO, TYPE_CHECKING
 
 from ._args import coerce_name
+from ._archive import (
+    ArchivedSkill,
+    archived_listing,
+    archived_path_error,
+    is_archive_root,
+    open_archived,
+    scan_archive,
+)
 from ._config import SkillConfig
 from ._confine import open_confined, resolve_resource_path
 from ._diagnostics import (
@@ -168,6 +176,7 @@ class SkillRegistry:
     report: DiscoveryReport
     _by_name: Mapping[str, ResolvedSkill] = field(repr=False, default_factory=dict)
     _approvals: Mapping[str, Approval] = field(repr=False, default_factory=dict)
+    _archived: Mapping[str, ArchivedSkill] = field(repr=False, default_factory=dict)
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -196,20 +205,32 @@ class SkillRegistry:
         """
         return self._approvals.get(name) if isinstance(name, str) else None
 
+    def archived(self, name: str) -> ArchivedSkill | None:
+        """How the merged skill ``name`` lives in an archive root, or ``None`` (SPEC §25.1)."""
+        return self._archived.get(name) if isinstance(name, str) else None
+
     def get(self, name: str) -> SkillContent | None:
         """Load a skill: body snapshot plus resources enumerated now (SPEC §8-§9).
 
         Returns:
             The :class:`SkillContent`, or ``None`` for an unknown name (no diagnostic).
+
+        Raises:
+            SkillError: ``stale_skill`` ``{name, dir}`` for an archived skill whose archive
+                changed since discovery (SPEC §25.1).
         """
         skill = self.lookup(name)
         if skill is None:
             return None
-        listing = list_resources(
-            skill.info.dir,
-            follow_symlinks=self.config.follow_symlinks,
-            max_resources=self.config.max_resources,
-        )
+        archived = self._archived.get(name)
+        if archived is not None:
+            listing = archived_listing(archived, name, self.config.max_resources)
+        else:
+            listing = list_resources(
+                skill.info.dir,
+                follow_symlinks=self.config.follow_symlinks,
+                max_resources=self.config.max_resources,
+            )
         emit(listing.diagnostics)
         info = skill.info
         return SkillContent(
@@ -238,9 +259,14 @@ class SkillRegistry:
                 resolver's ``invalid_input`` ``{rel}`` / ``path_escape`` ``{rel, name}``;
                 ``not_found`` ``{name, rel}`` when the target cannot be reached (ENOENT, ENOTDIR,
                 ELOOP, ENAMETOOLONG); ``not_a_file`` ``{name, rel}`` for a directory or special
-                file; ``io_error`` ``{path}`` for other OS errors.
+                file; ``io_error`` ``{path}`` for other OS errors; ``not_a_file``
+                ``{name, rel, archive}`` for every path of an archived skill (SPEC §25.1: there
+                is no path to hand out).
         """
         skill = self._require(name)
+        archived = self._archived.get(name)
+        if archived is not None:
+            raise archived_path_error(archived, name, rel)
         try:
             path = resolve_resource_path(skill.info.dir, rel)
         except SkillError as err:
@@ -265,8 +291,15 @@ class SkillRegistry:
         return path
 
     def open(self, name: str, rel: str | os.PathLike[str]) -> IO[bytes]:
-        """Open a resource race-free (SPEC §10); the errors of :meth:`resource`."""
+        """Open a resource race-free (SPEC §10); the errors of :meth:`resource`.
+
+        A file of an archived skill is streamed from its pinned archive (SPEC §25.1):
+        ``stale_skill`` ``{name, dir}`` when the archive changed since discovery.
+        """
         skill = self._require(name)
+        archived = self._archived.get(name)
+        if archived is not None:
+            return open_archived(archived, name, rel)
         try:
             return open_confined(skill.info.dir, rel)
         except SkillError as err:
@@ -362,13 +395,22 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
     index = _open_index(config)
     index_notes: list[Diagnostic] = []
+    root_diags: list[Diagnostic] = []
+    archived: dict[Path, ArchivedSkill] = {}
     with _gc_paused():
         gate = _Gate(config)
         for root in config.roots:
-            note, cands = scan_root(root, follow_symlinks=config.follow_symlinks, index=index)
+            root_index = index
+            if is_archive_root(root.path):
+                note, cands, found_diags, found = scan_archive(root)
+                root_diags.extend(found_diags)
+                archived.update(found)
+                root_index = None  # the archive's pin covers its manifests (SPEC §25.1)
+            else:
+                note, cands = scan_root(root, follow_symlinks=config.follow_symlinks, index=index)
             notes.append(note)
             per_root.append(
-                _resolve_root(cands, strict=config.strict, pool=pool, gate=gate, index=index)
+                _resolve_root(cands, strict=config.strict, pool=pool, gate=gate, index=root_index)
             )
         if index is not None:
             index_notes = [*index.diagnostics, *index.save()]
@@ -383,13 +425,19 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     by_name = {s.info.name: s for s in merged}
     winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
     entries, shadow_notes = _report_entries(per_root, by_name, winning_group)
-    diags = [d for results in per_root for r in results for d in r.diagnostics]
+    diags = [*root_diags, *(d for results in per_root for r in results for d in r.diagnostics)]
     diags.extend(shadow_notes)
     diags.extend(index_notes)
     report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
+    archived_by_name = {s.info.name: archived[s.info.dir] for s in merged if s.info.dir in archived}
     return SkillRegistry(
-        config, tuple(merged), report, MappingProxyType(by_name), MappingProxyType(approvals)
+        config,
+        tuple(merged),
+        report,
+        MappingProxyType(by_name),
+        MappingProxyType(approvals),
+        MappingProxyType(archived_by_name),
     )
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
+from ._archive import archived_path_error
 from ._confine import is_within, real_path
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
@@ -845,14 +846,30 @@ class SkillSession:
             real = real_path(candidate)
         except (OSError, ValueError, SkillError):
             raise denied from None
+        self._refuse_archived(real)
         if any(is_within(real, root) for root in self._roots()):
             return Path(real)
         raise denied
 
+    def _refuse_archived(self, real: str) -> None:
+        """``not_a_file`` ``{name, rel, archive}`` for a path inside an activated archived skill:
+        its files have no path to open (SPEC §25.1)."""
+        registry = self._skills.registry
+        with self._lock:
+            active = list(self._active.items())
+        for name, real_dir in active:
+            archived = registry.archived(name)
+            if archived is not None and is_within(real, real_dir):
+                rel = os.path.relpath(real, real_dir).replace(os.sep, "/")
+                raise archived_path_error(archived, name, rel)
+
     def _roots(self) -> list[str]:
         roots = [os.fspath(self._project_root)] if self._project_root is not None else []
+        registry = self._skills.registry
         with self._lock:
-            for real_dir in self._active.values():
+            for name, real_dir in self._active.items():
+                if registry.archived(name) is not None:
+                    continue  # SPEC §25.1: no directory to grant for an archived skill
                 if real_dir not in roots:
                     roots.append(real_dir)
         return roots

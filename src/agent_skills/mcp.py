@@ -66,6 +66,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import AgentSkills, ErrorCode, SkillError, __version__
+from ._archive import member_rel
 from ._digest import file_digest
 from ._manifest import load_frontmatter_yaml, split_frontmatter
 from ._scan import MANIFEST_NAME
@@ -432,11 +433,15 @@ def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, b
             files (hidden, ignored or absent), ``invalid_input``/``path_escape`` for a bad path
             (SPEC §10), ``too_large`` above :data:`MAX_TOOL_READ_BYTES`, ``io_error``.
     """
-    target = skills.resource_path(name, path)
-    content = skills.load_skill(name)
+    if skills.registry.archived(name) is not None:
+        rel = member_rel(path)  # SPEC §25.1: archived files have no path; the rules are lexical
+        content = skills.load_skill(name)
+    else:
+        target = skills.resource_path(name, path)
+        content = skills.load_skill(name)
+        rel = target.relative_to(content.dir).as_posix() if content is not None else path
     if content is None:
         raise SkillError("not_found", f"unknown skill '{name}'", {"name": name})
-    rel = target.relative_to(content.dir).as_posix()
     listed = {content.path.name, *(resource.rel for resource in content.resources)}
     if rel not in listed:
         raise SkillError(
