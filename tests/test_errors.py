@@ -21,6 +21,7 @@ CODES = [
     "io_error",
     "too_large",
     "access_denied",
+    "stale_skill",
     "invalid_archive",
 ]
 
