@@ -20,7 +20,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, TYPE_CHECKING
 
-from ._args import coerce_name
 from ._archive import (
     ArchivedSkill,
     archived_listing,
@@ -29,6 +28,7 @@ from ._archive import (
     open_archived,
     scan_archive,
 )
+from ._args import coerce_name
 from ._config import SkillConfig
 from ._confine import open_confined, resolve_resource_path
 from ._diagnostics import (

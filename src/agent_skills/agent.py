@@ -27,8 +27,8 @@ from html import escape as _html_escape
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
 from ._archive import archived_path_error
+from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
 from ._confine import is_within, real_path
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
