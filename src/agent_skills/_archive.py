@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, cast
 
 from ._config import SkillRoot
-from ._diagnostics import Diagnostic, DiagnosticKind, RootNote
+from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
 from ._resources import ResourceListing
@@ -494,10 +494,10 @@ def scan_archive(
     except SkillError as err:
         if err.code != ErrorCode.INVALID_ARCHIVE:
             missing = err.code == ErrorCode.NOT_FOUND
-            status: Literal["missing", "unreadable"] = "missing" if missing else "unreadable"
+            status = RootStatus.MISSING if missing else RootStatus.UNREADABLE
             return RootNote(root.path, status, err.message), [], [], {}
         diag = Diagnostic(DiagnosticKind.INVALID_ARCHIVE, err.message, root.path)
-        return RootNote(root.path, "invalid_archive", err.message), [], [diag], {}
+        return RootNote(root.path, RootStatus.INVALID_ARCHIVE, err.message), [], [diag], {}
     by_top = {s.top: s for s in index.skills}
     cands: list[Candidate] = []
     archived: dict[Path, ArchivedSkill] = {}
@@ -563,7 +563,7 @@ def scan_archive(
             )
         )
         archived[skill_dir] = ArchivedSkill(index, skill, skill_dir)
-    return RootNote(root.path, "ok"), cands, [], archived
+    return RootNote(root.path, RootStatus.OK), cands, [], archived
 
 
 def _under(path: Path, archive: Path, prefix: str) -> bool:
