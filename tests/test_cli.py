@@ -32,6 +32,7 @@ INFO_KEYS = [
     "user_invocable",
     "model_invocable",
     "shadowed",
+    "category",
 ]
 
 

@@ -316,7 +316,8 @@ def test_resolver_rejects_unusable_skill_dirs(
 
 def test_unknown_skill_is_checked_first(skills: AgentSkills) -> None:
     for rel in ("references/a.md", "", "../x", None):
-        assert _all_three(skills, "nope", rel) == [("not_found", {"name": "nope"})] * 3
+        expected = ("not_found", {"name": "nope", "suggestions": []})
+        assert _all_three(skills, "nope", rel) == [expected] * 3
 
 
 @pytest.mark.parametrize(
@@ -590,10 +591,24 @@ def test_non_string_names_are_invalid_input(skills: AgentSkills, name: Any, type
     assert _all_three(skills, name, "references/a.md") == [expected] * 3
 
 
-@pytest.mark.parametrize("name", ["s\x00", "\ud800", "x" * 5000, "", "S", "s/..", "..\\s"])
-def test_odd_string_names_are_simply_unknown(skills: AgentSkills, name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "suggestions"),
+    [
+        ("s\x00", ["s"]),
+        ("\ud800", []),
+        ("x" * 5000, []),
+        ("", []),
+        ("S", ["s"]),
+        ("s/..", []),
+        ("..\\s", []),
+    ],
+)
+def test_odd_string_names_are_simply_unknown(
+    skills: AgentSkills, name: str, suggestions: list[str]
+) -> None:
     assert skills.load_skill(name) is None
-    assert _all_three(skills, name, "references/a.md") == [("not_found", {"name": name})] * 3
+    expected = ("not_found", {"name": name, "suggestions": suggestions})
+    assert _all_three(skills, name, "references/a.md") == [expected] * 3
 
 
 # resolve_config / create_agent_skills: only StartupError.

@@ -194,13 +194,13 @@ def test_construction_scans_once_and_listing_never_rescans(
     import agent_skills._registry as registry_module
 
     calls: list[Path] = []
-    real = registry_module.scan_root
+    real = registry_module.walk_root
 
     def counting(root: Any, **kw: Any) -> Any:
         calls.append(root.path)
         return real(root, **kw)
 
-    monkeypatch.setattr(registry_module, "scan_root", counting)
+    monkeypatch.setattr(registry_module, "walk_root", counting)
     r1, r2 = tmp_path / "r1", tmp_path / "r2"
     make_skill(r1, "a")
     skills = build(r1, r2)
@@ -272,7 +272,7 @@ def test_unknown_skill_checked_first(served: tuple[AgentSkills, Path]) -> None:
     skills, _ = served
     for rel in ["references/guide.md", "", "/etc/passwd", "../x", "a\x00b"]:
         err = raises(skills.resource_path, "nope", rel)
-        assert (err.code, err.fields) == ("not_found", {"name": "nope"})
+        assert (err.code, err.fields) == ("not_found", {"name": "nope", "suggestions": []})
         assert str(err) == "No such skill: nope"
 
 
@@ -433,6 +433,7 @@ def test_json_shapes_and_repr(tmp_path: Path) -> None:
         "user_invocable": True,
         "model_invocable": True,
         "shadowed": [{"scope": "workspace", "source": "", "root": str(low), "dir": str(low / "a")}],
+        "category": "",
     }
     assert info.to_dict() == expected
     content = skills.load_skill("a")

@@ -116,7 +116,7 @@ def test_discovery_logs_and_sinks(tmp_path: Path, caplog: pytest.LogCaptureFixtu
     assert sorted((d.kind.value, d.severity) for d in diags) == [
         ("invalid_skill", "warning"),
         ("name_mismatch", "warning"),
-        ("shadowed", "info"),
+        ("shadowed", "warning"),  # SPEC §21.8: a shadowed copy is a warning
     ]
     warnings = [d.message for d in diags if d.severity == "warning"]
     infos = [d.message for d in diags if d.severity == "info"]
@@ -141,9 +141,9 @@ def test_faulty_sink_does_not_break_discovery(tmp_path: Path) -> None:
     set_warn_sink(bad_sink)
     skills = create_agent_skills([a, b], cwd=tmp_path, home=tmp_path)
     assert [s.name for s in skills.list_skills()] == ["renamed", "same"]
-    assert len(calls) == 2
+    assert len(calls) == 3
     skills.refresh()
-    assert len(calls) == 4
+    assert len(calls) == 6
 
 
 def test_without_sink_warnings_reach_the_logger(
@@ -152,7 +152,7 @@ def test_without_sink_warnings_reach_the_logger(
     a, b = _tree(tmp_path)
     caplog.set_level(logging.WARNING, logger="agent_skills")
     create_agent_skills([a, b], cwd=tmp_path, home=tmp_path)
-    assert [r.levelno for r in caplog.records if r.name == "agent_skills"] == [logging.WARNING] * 2
+    assert [r.levelno for r in caplog.records if r.name == "agent_skills"] == [logging.WARNING] * 3
 
 
 def test_warn_messages_fixture_captures(tmp_path: Path, warn_messages: list[str]) -> None:

@@ -164,23 +164,27 @@ def test_shadowed_nearest_first_for_three_roots(tmp_path: Path) -> None:
         ReportEntry(r3, d3, EntryStatus.LOADED, "deploy", "", None),
     )
     assert [(d.kind, d.path, d.severity) for d in skills.diagnostics] == [
-        (DiagnosticKind.SHADOWED, d1, "info"),
-        (DiagnosticKind.SHADOWED, d2, "info"),
+        (DiagnosticKind.SHADOWED, d1, "warning"),
+        (DiagnosticKind.SHADOWED, d2, "warning"),
     ]
-    assert skills.diagnostics[0].message == f"skill 'deploy' in {d1} is overridden by {d3}"
+    assert skills.diagnostics[0].message == (
+        f"skill 'deploy' in {d1} is overridden by {d3} (user, clarvis)"
+    )
 
 
-def test_shadowed_is_info_logged_not_warned(
+def test_shadowed_is_a_warning_logged_and_sent_to_the_sink(
     tmp_path: Path, warn_messages: list[str], caplog: pytest.LogCaptureFixture
 ) -> None:
+    """SPEC §21.8 (amends §7.3): the Agent Skills client guide asks for a warning."""
     r1, r2 = tmp_path / "r1", tmp_path / "r2"
     d1 = make_skill(r1, "deploy")
     d2 = make_skill(r2, "deploy")
     with caplog.at_level(logging.INFO, logger="agent_skills"):
         build(r1, r2)
-    assert warn_messages == []
+    message = f"skill 'deploy' in {d1} is overridden by {d2} (workspace, -)"
+    assert warn_messages == [message]
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
-        ("agent_skills", logging.INFO, f"skill 'deploy' in {d1} is overridden by {d2}")
+        ("agent_skills", logging.WARNING, message)
     ]
 
 
@@ -373,7 +377,10 @@ def test_discover_skills_registry(tmp_path: Path) -> None:
     assert registry.resource("one", "a.md") == d / "a.md"
     with pytest.raises(SkillError) as info:
         registry.resource("two", "a.md")
-    assert (info.value.code, info.value.fields) == ("not_found", {"name": "two"})
+    assert (info.value.code, info.value.fields) == (
+        "not_found",
+        {"name": "two", "suggestions": []},
+    )
 
 
 def test_root_listed_twice_does_not_shadow_itself(tmp_path: Path) -> None:

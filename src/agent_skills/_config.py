@@ -21,13 +21,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_FOLLOW_SYMLINKS",
+    "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_RESOURCES",
     "DEFAULT_STRICT",
+    "MAX_DEPTH",
     "RootInput",
     "Scope",
     "SkillConfig",
     "SkillRoot",
     "expand_home",
+    "is_path_entry",
     "resolve_against",
     "resolve_config",
     "resolve_workspace_dir",
@@ -36,6 +39,10 @@ __all__ = [
 DEFAULT_STRICT = False
 DEFAULT_FOLLOW_SYMLINKS = True
 DEFAULT_MAX_RESOURCES = 5000
+#: The default ``max_depth``: the immediate children of each root (SPEC §4, §21.4).
+DEFAULT_MAX_DEPTH = 1
+#: The largest ``max_depth`` (SPEC §21.4).
+MAX_DEPTH = 6
 
 Scope: TypeAlias = Literal["user", "workspace"]
 _SCOPES = ("user", "workspace")
@@ -73,6 +80,10 @@ class SkillConfig:
         trust: The :class:`~agent_skills.TrustStore` gating workspace-scope skills, or ``None``
             to trust every root (SPEC §23.3).
         index: The on-disk index of parsed manifests, or ``None`` for none (SPEC §26).
+        max_depth: How deep each root is searched for skill directories, 1 to 6 (SPEC §21.4).
+        disabled: Skills that are discovered and reported but never listed, loaded or served
+            (SPEC §21.9): names, and skill directory paths (absolute, as resolved; an entry
+            holding a path separator, or given as ``os.PathLike``, is a path).
     """
 
     home: Path
@@ -83,6 +94,8 @@ class SkillConfig:
     max_resources: int = DEFAULT_MAX_RESOURCES
     trust: TrustStore | None = None
     index: Path | None = None
+    max_depth: int = DEFAULT_MAX_DEPTH
+    disabled: tuple[str, ...] = ()
 
 
 def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> str:
@@ -183,6 +196,35 @@ def _root_from_input(item: object, workspace_dir: str, home: str) -> SkillRoot:
     return SkillRoot(Path(resolved), cast("Scope", scope), source)
 
 
+def is_path_entry(entry: str) -> bool:
+    """Whether a ``disabled`` entry names a directory rather than a skill (SPEC §21.9).
+
+    A skill name never holds ``/`` or ``\\`` (SPEC §21.5), so an entry that does is a path.
+    """
+    return "/" in entry or "\\" in entry or entry.startswith("~") or os.sep in entry
+
+
+def _disabled_entries(disabled: object, workspace_dir: str, home: str) -> tuple[str, ...]:
+    if isinstance(disabled, (str, bytes, os.PathLike)):
+        raise StartupError("disabled must be a sequence of names or paths, not a single one")
+    try:
+        items = list(disabled)  # type: ignore[call-overload]
+    except TypeError:
+        raise StartupError(
+            f"disabled must be a sequence of names or paths, got {type(disabled).__name__}"
+        ) from None
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, os.PathLike) or (isinstance(item, str) and is_path_entry(item)):
+            text = coerce_path(item, "disabled path", startup=True)
+            out.append(os.path.normpath(resolve_against(workspace_dir, text, home)))
+        elif isinstance(item, str) and item.strip():
+            out.append(item.strip())
+        else:
+            raise StartupError(f"disabled entries must be non-empty names or paths, got {item!r}")
+    return tuple(dict.fromkeys(out))
+
+
 def resolve_config(
     roots: Sequence[RootInput],
     *,
@@ -194,6 +236,8 @@ def resolve_config(
     max_resources: int = DEFAULT_MAX_RESOURCES,
     trust: TrustStore | None = None,
     index: str | os.PathLike[str] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    disabled: Sequence[str | os.PathLike[str]] = (),
 ) -> SkillConfig:
     """Validate and normalise a configuration (SPEC §2).
 
@@ -212,6 +256,11 @@ def resolve_config(
         index: A file for the on-disk index of parsed manifests (SPEC §26), resolved like the
             workspace (against ``cwd``, ``~`` expanded); it need not exist (it is written at the
             end of each scan). ``None``: no index.
+        max_depth: 1 (the default: the immediate children of each root, SPEC §4) to 6: how deep
+            each root is searched for skill directories (SPEC §21.4).
+        disabled: Names or skill directory paths to leave out (SPEC §21.9). A ``str`` holding a
+            path separator, or an ``os.PathLike``, is a path: ``~`` expands and a relative path
+            resolves against the workspace, as for roots. Anything else is a name.
 
     Returns:
         The immutable :class:`SkillConfig`.
@@ -250,6 +299,13 @@ def resolve_config(
 
         if not isinstance(trust, TrustStore):
             raise StartupError(f"trust must be a TrustStore or None, got {type(trust).__name__}")
+    if (
+        not isinstance(max_depth, int)
+        or isinstance(max_depth, bool)
+        or not 1 <= max_depth <= MAX_DEPTH
+    ):
+        raise StartupError(f"max_depth must be an int from 1 to {MAX_DEPTH}, got {max_depth!r}")
+    disabled_t = _disabled_entries(disabled, workspace_dir, home_s)
     resolved = tuple(_root_from_input(item, workspace_dir, home_s) for item in root_list)
     return SkillConfig(
         home=Path(home_s),
@@ -262,4 +318,6 @@ def resolve_config(
         index=None
         if index is None
         else Path(resolve_against(cwd_s, coerce_path(index, "index", startup=True), home_s)),
+        max_depth=max_depth,
+        disabled=disabled_t,
     )

@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING
 from ._args import coerce_byte_limit, coerce_name
 from ._config import (
     DEFAULT_FOLLOW_SYMLINKS,
+    DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_RESOURCES,
     DEFAULT_STRICT,
     RootInput,
@@ -264,6 +265,8 @@ def create_agent_skills(
     max_resources: int = DEFAULT_MAX_RESOURCES,
     trust: TrustStore | None = None,
     index: str | os.PathLike[str] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    disabled: Sequence[str | os.PathLike[str]] = (),
 ) -> AgentSkills:
     """Resolve the configuration and scan the roots once (SPEC §1-§2).
 
@@ -275,6 +278,10 @@ def create_agent_skills(
         index: A file for the on-disk index of parsed manifests (SPEC §26): discovery reuses the
             entries whose manifest and directory are unchanged and rewrites the file atomically;
             the result is the same as without it. See ``resolve_config``.
+        max_depth: How deep each root is searched, 1 (default) to 6 (SPEC §21.4).
+        disabled: Names or skill directory paths that are discovered, reported as ``disabled``
+            and never listed, loaded or served; they take no part in precedence, so a copy in a
+            lower root wins (SPEC §21.9).
 
     Returns:
         An :class:`AgentSkills`.
@@ -293,5 +300,7 @@ def create_agent_skills(
         max_resources=max_resources,
         trust=trust,
         index=index,
+        max_depth=max_depth,
+        disabled=disabled,
     )
     return AgentSkills(config)

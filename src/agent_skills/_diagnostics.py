@@ -110,6 +110,7 @@ class EntryStatus(StrEnum):
     DUPLICATE = "duplicate"
     INVALID = "invalid"
     SKIPPED = "skipped"
+    DISABLED = "disabled"
     UNTRUSTED = "untrusted"
 
 

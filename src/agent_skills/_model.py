@@ -139,6 +139,8 @@ class SkillInfo:
         dir: ``root / entry_name`` (the link path for a linked skill).
         path: ``dir / <manifest's on-disk name>``.
         shadowed: Copies displaced by this one from earlier roots, nearest first.
+        category: The POSIX path of the skill directory's parent relative to its root: ``""``
+            for a skill directly in its root, ``"ios"`` for ``<root>/ios/swiftui`` (SPEC §21.4).
     """
 
     name: str
@@ -153,9 +155,10 @@ class SkillInfo:
     dir: Path
     path: Path
     shadowed: tuple[ShadowedSkill, ...] = ()
+    category: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON shape used by the CLI (SPEC §16): paths as strings."""
+        """Return the JSON shape used by the CLI (SPEC §16, §21.4): paths as strings."""
         return {
             "name": self.name,
             "description": self.description,
@@ -168,6 +171,7 @@ class SkillInfo:
             "user_invocable": self.user_invocable,
             "model_invocable": self.model_invocable,
             "shadowed": [s.to_dict() for s in self.shadowed],
+            "category": self.category,
         }
 
 

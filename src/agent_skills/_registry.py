@@ -8,6 +8,7 @@ root wins) and records the fate of every candidate in the :class:`DiscoveryRepor
 
 from __future__ import annotations
 
+import difflib
 import errno
 import gc
 import os
@@ -29,7 +30,7 @@ from ._archive import (
     scan_archive,
 )
 from ._args import coerce_name
-from ._config import SkillConfig
+from ._config import SkillConfig, is_path_entry
 from ._confine import open_confined, resolve_resource_path
 from ._diagnostics import (
     Diagnostic,
@@ -54,7 +55,7 @@ from ._model import (
     thaw,
 )
 from ._resources import list_resources
-from ._scan import Candidate, scan_root
+from ._scan import Candidate, walk_root
 from ._schema import name_key, normalize_tools
 
 if TYPE_CHECKING:
@@ -73,7 +74,9 @@ __all__ = [
     "freeze",
     "load_candidate",
     "merge_skills",
+    "suggest_names",
     "thaw",
+    "unknown_skill",
 ]
 
 _UNREACHABLE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
@@ -139,7 +142,58 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
         root=cand.root.path,
         dir=cand.dir,
         path=cand.manifest,
+        category=cand.category,
     )
+
+
+def suggest_names(name: str, known: Sequence[str]) -> list[str]:
+    """Up to three known names closest to ``name`` (SPEC §21.10).
+
+    Args:
+        name: The name asked for.
+        known: The names that exist.
+
+    Returns:
+        Names that equal ``name`` ignoring case first (in ``sort_key`` order), then names whose
+        ``difflib`` ratio to ``name`` (both case-folded) is at least 0.6, best first (ties in
+        ``sort_key`` order); never ``name`` itself; at most three.
+    """
+    target = name.casefold()
+    same = sorted((k for k in known if k != name and k.casefold() == target), key=sort_key)
+    matcher = difflib.SequenceMatcher(b=target, autojunk=False)
+    scored: list[tuple[float, str]] = []
+    for k in known:
+        if k == name or k in same:
+            continue
+        matcher.set_seq1(k.casefold())
+        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
+            ratio = matcher.ratio()
+            if ratio >= 0.6:
+                scored.append((ratio, k))
+    scored.sort(key=lambda item: (-item[0], *sort_key(item[1])))
+    return [*same, *(k for _, k in scored)][:3]
+
+
+def unknown_skill(name: str, known: Sequence[str]) -> SkillError:
+    """The ``not_found`` error for an unknown skill name (SPEC §11, §21.10).
+
+    Returns:
+        ``SkillError(not_found, "No such skill: <name>")`` with ``fields`` ``{name,
+        suggestions}``: ``suggestions`` is always present, from :func:`suggest_names`. The
+        message adds "did you mean ...?" when there are suggestions.
+    """
+    suggestions = suggest_names(name, known)
+    message = f"No such skill: {name}"
+    if suggestions:
+        message += f" (did you mean {', '.join(suggestions)}?)"
+    return SkillError(ErrorCode.NOT_FOUND, message, {"name": name, "suggestions": suggestions})
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +299,7 @@ class SkillRegistry:
         name = coerce_name(name)
         skill = self._by_name.get(name)
         if skill is None:
-            raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+            raise unknown_skill(name, list(self._by_name))
         return skill
 
     def resource(self, name: str, rel: str | os.PathLike[str]) -> Path:
@@ -407,7 +461,14 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
                 archived.update(found)
                 root_index = None  # the archive's pin covers its manifests (SPEC §25.1)
             else:
-                note, cands = scan_root(root, follow_symlinks=config.follow_symlinks, index=index)
+                walked = walk_root(
+                    root,
+                    follow_symlinks=config.follow_symlinks,
+                    max_depth=config.max_depth,
+                    index=index,
+                )
+                note, cands = walked.note, walked.candidates
+                root_diags.extend(walked.diagnostics)
             notes.append(note)
             per_root.append(
                 _resolve_root(cands, strict=config.strict, pool=pool, gate=gate, index=root_index)
@@ -444,17 +505,29 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
 class _Gate:
     """Which loaded candidates are kept out of precedence altogether (SPEC §21.9, §23.3).
 
-    A skill excluded here is reported with its status and reason and takes no part in
-    precedence: a lower copy of the same name wins, so a cloned repository cannot hide a user's
-    skill. Workspace-scope skills are checked against ``config.trust``; the approvals of those
-    that pass are kept by skill directory.
+    The one place exclusions are decided: ``disabled`` names and directories (``config.disabled``;
+    a directory matches as given or as its real path), then trust. A skill excluded here is
+    reported with its status and reason and takes no part in precedence: a lower copy of the
+    same name wins, so a cloned repository cannot hide a user's skill. Workspace-scope skills
+    are checked against ``config.trust``; the approvals of those that pass are kept by skill
+    directory.
     """
 
     def __init__(self, config: SkillConfig) -> None:
         self._config = config
         self.approvals: dict[Path, Approval] = {}
+        # SPEC §21.9: disabled names, and disabled directories as given and as real paths.
+        self._names = frozenset(e for e in config.disabled if not is_path_entry(e))
+        paths = [e for e in config.disabled if is_path_entry(e)]
+        self._paths = frozenset((*paths, *(_real(e) for e in paths)))
 
     def __call__(self, cand: Candidate, info: SkillInfo) -> tuple[EntryStatus, str] | None:
+        if info.name in self._names:
+            return EntryStatus.DISABLED, f"disabled by name '{info.name}'"
+        if self._paths:
+            lexical = os.path.normpath(os.fspath(info.dir))
+            if lexical in self._paths or _real(lexical) in self._paths:
+                return EntryStatus.DISABLED, f"disabled by path {info.dir}"
         store = self._config.trust
         if store is None or cand.root.scope != "workspace":
             return None
@@ -633,14 +706,31 @@ def _report_entries(
                 if cand.dir == winner.dir:
                     reason = f"same directory as the winner {winner.dir} (its root is listed again)"
                 else:
-                    reason = f"overridden by {winner.dir} ({winner.scope}, {winner.source or '-'})"
-                    notes.append(
-                        Diagnostic(
-                            DiagnosticKind.SHADOWED,
-                            f"skill '{name}' in {cand.dir} is overridden by {winner.dir}",
-                            cand.dir,
-                            DiagnosticSeverity.INFO,
+                    notes.append(_shadowed(name, cand.dir, winner))
+                    if notes[-1].severity == DiagnosticSeverity.INFO:
+                        reason = "same skill (alias)"
+                    else:
+                        reason = (
+                            f"overridden by {winner.dir} ({winner.scope}, {winner.source or '-'})"
                         )
-                    )
             entries.append(ReportEntry(cand.root.path, cand.dir, status, name, reason, by))
     return entries, notes
+
+
+def _shadowed(name: str, displaced: Path, winner: SkillInfo) -> Diagnostic:
+    """The ``shadowed`` diagnostic (SPEC §21.8): a warning, as the Agent Skills client guide asks,
+    except for an alias (the displaced copy's real directory is the winner's: one skill linked
+    into several client folders), which stays at info."""
+    if _real(os.fspath(displaced)) == _real(os.fspath(winner.dir)):
+        return Diagnostic(
+            DiagnosticKind.SHADOWED,
+            f"skill '{name}' in {displaced} is the same skill as {winner.dir} (alias)",
+            displaced,
+            DiagnosticSeverity.INFO,
+        )
+    return Diagnostic(
+        DiagnosticKind.SHADOWED,
+        f"skill '{name}' in {displaced} is overridden by {winner.dir} "
+        f"({winner.scope}, {winner.source or '-'})",
+        displaced,
+    )
