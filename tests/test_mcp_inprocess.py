@@ -729,8 +729,8 @@ def test_activate_skill(tree: Path) -> None:
         cases: list[tuple[dict[str, Any], str]] = [
             ({"name": "beta"}, "not_found: "),
             ({"name": "nope"}, "not_found: "),
-            ({}, "invalid_input: argument 'name' must be a string"),
-            ({"name": 3}, "invalid_input: argument 'name' must be a string"),
+            ({}, "invalid_input: argument 'name' must be a str, got NoneType"),
+            ({"name": 3}, "invalid_input: argument 'name' must be a str, got int"),
         ]
         for arguments, code in cases:
             failed = await client.call_tool("activate_skill", arguments)
@@ -792,7 +792,7 @@ def test_read_skill_resource(tree: Path, tmp_path: Path) -> None:
         listed = await read("alpha", ".env")
         assert _text(listed) == "not_found: '.env' is not one of the files of skill 'alpha'"
         typed = await read("alpha", 7)
-        assert _text(typed) == "invalid_input: argument 'path' must be a string"
+        assert _text(typed) == "invalid_input: argument 'path' must be a str, got int"
 
     _run(_serve(big_root), LEGACY, body)
 

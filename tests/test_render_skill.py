@@ -114,12 +114,15 @@ def test_pathlike_skill_dir() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "fields"),
     [
-        ({"body": 3, "arguments": ""}, {"type": "body"}),
+        ({"body": 3, "arguments": ""}, {"type": "int"}),
         ({"body": "", "arguments": 3}, {"type": "int"}),
         ({"body": "", "arguments": b"x"}, {"type": "bytes"}),
         ({"body": "", "arguments": ["a", 1]}, {"type": "int"}),
-        ({"body": "", "arguments": "", "dialect": "codex"}, {"dialect": "'codex'"}),
-        ({"body": "", "arguments": "", "skill_dir": 5}, {"type": "skill_dir"}),
+        (
+            {"body": "", "arguments": "", "dialect": "codex"},
+            {"dialect": "'codex'", "choices": ["claude", "opencode"]},
+        ),
+        ({"body": "", "arguments": "", "skill_dir": 5}, {"type": "int"}),
     ],
 )
 def test_bad_input(kwargs: dict[str, Any], fields: dict[str, Any]) -> None:

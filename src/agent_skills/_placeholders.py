@@ -20,11 +20,14 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Literal
 
+from ._args import coerce_choice, coerce_path, coerce_str
 from ._errors import ErrorCode, SkillError
 
-__all__ = ["Dialect", "render_skill", "split_arguments"]
+__all__ = ["DIALECTS", "Dialect", "render_skill", "split_arguments"]
 
 Dialect = Literal["claude", "opencode"]
+#: The dialects, in the order the documentation lists them.
+DIALECTS: tuple[Dialect, ...] = ("claude", "opencode")
 
 # In prose: an escaped dollar, $ARGUMENTS[N], $ARGUMENTS, $N (not a price such as $0.06), and the
 # directory placeholders. In code only the directory placeholders.
@@ -184,18 +187,9 @@ def render_skill(
         SkillError: ``invalid_input`` for a non-``str`` body or ``skill_dir``, bad
             ``arguments`` (see :func:`split_arguments`) or another dialect (``{dialect}``).
     """
-    if not isinstance(body, str):
-        raise _invalid(f"body must be a str, got {type(body).__name__}", {"type": "body"})
-    if dialect not in ("claude", "opencode"):
-        raise _invalid(
-            f"dialect must be 'claude' or 'opencode', got {dialect!r}", {"dialect": repr(dialect)}
-        )
-    try:
-        directory = os.fspath(skill_dir)
-    except TypeError:
-        directory = None
-    if not isinstance(directory, str):
-        raise _invalid("skill_dir must be a str or os.PathLike[str]", {"type": "skill_dir"})
+    coerce_str(body, "body")
+    dialect = coerce_choice(dialect, DIALECTS, "dialect")
+    directory = coerce_path(skill_dir, "skill_dir")
     values = split_arguments(arguments)
     first = 0 if dialect == "claude" else 1
     dirs = {"SKILL_DIR"} if dialect == "opencode" else {"SKILL_DIR", "CLAUDE_SKILL_DIR"}

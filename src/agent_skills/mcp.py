@@ -67,6 +67,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import AgentSkills, ErrorCode, SkillError, __version__
 from ._archive import member_rel
+from ._args import coerce_str
 from ._digest import file_digest
 from ._manifest import load_frontmatter_yaml, split_frontmatter
 from ._scan import MANIFEST_NAME
@@ -416,10 +417,7 @@ def _tool_error(code: str, message: str) -> types.CallToolResult:
 
 
 def _string_argument(arguments: dict[str, Any], key: str) -> str:
-    value = arguments.get(key)
-    if not isinstance(value, str):
-        raise SkillError("invalid_input", f"argument '{key}' must be a string", {"value": key})
-    return value
+    return coerce_str(arguments.get(key), f"argument '{key}'")
 
 
 def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, bytes]:
