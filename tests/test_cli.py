@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from agent_skills import cli as cli_module
 from agent_skills.cli import cli, main
 from conftest import make_skill, symlink
 
@@ -556,7 +555,9 @@ def test_internal_error_is_one_line(
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli_module._catalog, "render_skill_catalog", boom)
+    import agent_skills.catalog  # the catalog command imports it when it runs (SPEC §26)
+
+    monkeypatch.setattr(agent_skills.catalog, "render_skill_catalog", boom)
     result = run("catalog", *roots(tree))
     assert result.exit_code == 1
     assert last_error(result) == "internal_error: RuntimeError: boom"

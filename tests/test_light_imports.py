@@ -48,6 +48,19 @@ def test_list_json_loads_neither_rich_nor_pydantic(tmp_path: Path) -> None:
     assert loaded == dict.fromkeys(HEAVY, False)
 
 
+def test_list_json_loads_no_catalog_renderer(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    code = (
+        "import sys\nfrom agent_skills.cli import main\n"
+        "rc = main(['list', '--json', '--preset', 'none', '--root', sys.argv[1]])\n"
+        "sys.stderr.write('CATALOG ' + str('agent_skills.catalog' in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert "CATALOG False" in out.stderr
+
+
 def test_human_list_still_renders_with_rich(tmp_path: Path) -> None:
     _skill(tmp_path, "alpha")
     code = (

@@ -57,7 +57,6 @@ else:
         return Text(*args, **kwargs)
 
 
-from . import catalog as _catalog
 from ._config import SkillRoot
 from ._confine import is_within
 from ._core import AgentSkills, create_agent_skills
@@ -556,6 +555,8 @@ def catalog_command(skills: AgentSkills, fmt: str, include_all: bool) -> None:
       agent-skills catalog --format xml
       agent-skills catalog --format json --all
     """
+    from . import catalog as _catalog  # only this command renders catalogs (SPEC §26)
+
     infos = [i for i in skills.list_skills() if include_all or i.model_invocable]
     if fmt == "markdown":
         text = _catalog.render_skill_catalog(infos)
