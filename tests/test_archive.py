@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import stat
@@ -11,6 +12,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_skills import SkillError
 from agent_skills import _archive as arc
@@ -276,3 +279,49 @@ def test_read_member_is_capped(tmp_path: Path) -> None:
     path = make_zip(tmp_path / "a.zip", [("hello/SKILL.md", MANIFEST)])
     index = read_index(path)
     assert read_member(index, "hello/SKILL.md", max_bytes=4) == MANIFEST[:5]
+
+
+def test_deep_names_are_checked_in_one_pass(tmp_path: Path) -> None:
+    deep = "/".join(["d"] * 2000)
+    members: list[tuple[str, bytes] | tuple[str, bytes, int]] = [("hello/SKILL.md", MANIFEST)]
+    members += [(f"hello/{i}/{deep}/f", b"") for i in range(50)]
+    index = read_index(make_zip(tmp_path / "deep.zip", members))
+    assert len(index.files) == 51
+    members.append((f"hello/0/{deep}", b"x"))  # a file where a directory of others lies
+    assert refused(make_zip(tmp_path / "deeper.zip", members)) == (
+        f"member 'hello/0/{deep}/f' lies under the file 'hello/0/{deep}'"
+    )
+
+
+_NAME_PART = st.sampled_from(["a", "A", "..", ".", "", "b\\c", "C:", "\u00e9", "e\u0301", "/"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_NAME_PART, min_size=1, max_size=4).map("/".join), max_size=6))
+def test_any_member_names_are_refused_or_safe(names: list[str]) -> None:
+    import tempfile
+
+    from agent_skills import packages as pkg
+
+    with tempfile.TemporaryDirectory() as work:
+        base = Path(work)
+        members: list[tuple[str, bytes] | tuple[str, bytes, int]] = [("s/SKILL.md", MANIFEST)]
+        members += [(f"s/{n}", b"x") for n in names]
+        path = make_zip(base / "a.zip", members)
+        try:
+            index = read_index(path)
+        except SkillError as err:
+            assert err.code == "invalid_archive"
+            return
+        for name in index.files:
+            parts = name.split("/")
+            assert "\\" not in name and ":" not in parts[0]
+            assert not name.startswith("/") and ".." not in parts and "" not in parts
+        root = base / "root"
+        before = sorted(p.name for p in base.iterdir())
+        with contextlib.suppress(SkillError):
+            pkg.install_skills(pkg.Source("archive", str(path)), root)
+        assert sorted(p.name for p in base.iterdir()) == sorted({*before, "root"})
+        for found in root.rglob("*"):
+            assert os.path.realpath(found).startswith(os.path.realpath(root) + os.sep)
+            assert not found.is_symlink()

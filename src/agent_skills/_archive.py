@@ -22,6 +22,7 @@ diagnostic. Members named ``.`` or ``./`` (the archive's own root) are ignored.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import gzip
 import io
@@ -359,18 +360,24 @@ def _build_index(
     path: Path, real: Path, kind: ArchiveKind, pin: Pin, members: dict[str, _Member]
 ) -> ArchiveIndex:
     text = os.fspath(path)
-    blocking = {n: m for n, m in members.items() if m.kind != "dir"}
+    # A member under a non-directory member: found by one binary search per non-directory in
+    # the sorted names, so the cost stays O(n log n) however deep the names are.
+    ordered = sorted(members)
+    for blocker, member in members.items():
+        if member.kind == "dir":
+            continue
+        below = bisect.bisect_left(ordered, blocker + "/")
+        if below < len(ordered) and ordered[below].startswith(blocker + "/"):
+            what = "link" if member.kind in ("link", "special") else "file"
+            raise invalid_archive(
+                text, f"member {ordered[below]!r} lies under the {what} {blocker!r}"
+            )
     diags: list[Diagnostic] = []
     tops: set[str] = set()
     for name, member in members.items():
-        parts = name.split("/")
-        for depth in range(1, len(parts)):
-            prefix = "/".join(parts[:depth])
-            if prefix in blocking:
-                what = "link" if blocking[prefix].kind in ("link", "special") else "file"
-                raise invalid_archive(text, f"member {name!r} lies under the {what} {prefix!r}")
-        if len(parts) > 1 or member.kind == "dir":
-            tops.add(parts[0])
+        top, slash, _ = name.partition("/")
+        if slash or member.kind == "dir":
+            tops.add(top)
         if member.kind in ("link", "special"):
             what = "link" if member.kind == "link" else "special file"
             diags.append(
