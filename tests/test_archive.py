@@ -325,3 +325,14 @@ def test_any_member_names_are_refused_or_safe(names: list[str]) -> None:
         for found in root.rglob("*"):
             assert os.path.realpath(found).startswith(os.path.realpath(root) + os.sep)
             assert not found.is_symlink()
+
+
+def test_tgz_members_read_the_same_with_and_without_the_cache(tmp_path: Path) -> None:
+    data = {f"hello/f{i}.txt": os.urandom(300 + i) for i in range(40)}
+    path = make_tgz(tmp_path / "many.tgz", [("hello/SKILL.md", MANIFEST), *data.items()])
+    index = read_index(path)
+    assert {n: read_member(index, n) for n in data} == data
+    arc._tar_cache.clear()  # evicted: the member is found by scanning the stream again
+    assert read_member(index, "hello/f7.txt") == data["hello/f7.txt"]
+    with arc.open_member(index, "hello/f39.txt") as fh:
+        assert fh.read() == data["hello/f39.txt"]

@@ -30,9 +30,11 @@ import os
 import re
 import stat
 import tarfile
+import threading
 import unicodedata
 import zipfile
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
@@ -81,7 +83,32 @@ Pin = tuple[int, int, int, int]
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 _CHUNK = 1 << 16
 _MANIFEST = "SKILL.md"
+# A .tar.gz has no random access: streams up to this size are kept in memory (at most
+# _TAR_CACHE_BUDGET bytes in all, least recently used dropped first), so reading N members costs
+# one decompression, not N.
+_TAR_CACHE_LIMIT = 64 * 1024 * 1024
+_TAR_CACHE_BUDGET = 128 * 1024 * 1024
+_tar_cache: OrderedDict[tuple[str, Pin], bytes] = OrderedDict()
+_tar_cache_lock = threading.Lock()
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules"})
+
+
+def _cache_put(key: tuple[str, Pin], data: bytes) -> None:
+    with _tar_cache_lock:
+        _tar_cache[key] = data
+        _tar_cache.move_to_end(key)
+        total = sum(len(v) for v in _tar_cache.values())
+        while total > _TAR_CACHE_BUDGET and len(_tar_cache) > 1:
+            _, dropped = _tar_cache.popitem(last=False)
+            total -= len(dropped)
+
+
+def _cache_get(key: tuple[str, Pin]) -> bytes | None:
+    with _tar_cache_lock:
+        data = _tar_cache.get(key)
+        if data is not None:
+            _tar_cache.move_to_end(key)
+        return data
 
 
 class ArchiveChanged(Exception):
@@ -101,6 +128,7 @@ class ArchiveFile:
     name: str
     size: int
     executable: bool
+    offset: int = -1  # .tar.gz: where the data starts in the uncompressed stream
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +266,7 @@ class _Member:
     kind: Literal["file", "dir", "link", "special"]
     size: int
     executable: bool
+    offset: int = -1
 
 
 def _zip_members(path: str, fh: IO[bytes]) -> Iterator[tuple[str, _Member]]:
@@ -270,10 +299,14 @@ def _zip_members(path: str, fh: IO[bytes]) -> Iterator[tuple[str, _Member]]:
         yield raw, _Member(raw, kind, info.file_size, bool(mode & 0o111))
 
 
-def _tar_members(path: str, fh: IO[bytes], compressed: int) -> Iterator[tuple[str, _Member]]:
+def _tar_members(
+    path: str, fh: IO[bytes], compressed: int, kept: list[bytes]
+) -> Iterator[tuple[str, _Member]]:
+    """The members of a ``.tar.gz``; a stream small enough to cache is appended to ``kept``."""
     # The whole stream is measured first, so a bomb is refused before tarfile parses anything.
     limit = min(MAX_RATIO * max(compressed, 1), MAX_TOTAL_BYTES + (MAX_MEMBERS + 2) * 1024)
     total = 0
+    chunks: list[bytes] | None = []
     try:
         with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
             while chunk := gz.read(_CHUNK):
@@ -285,8 +318,18 @@ def _tar_members(path: str, fh: IO[bytes], compressed: int) -> Iterator[tuple[st
                         if limit < MAX_TOTAL_BYTES
                         else f"more than {MAX_TOTAL_BYTES} bytes uncompressed",
                     )
-        fh.seek(0)
-        with tarfile.open(fileobj=fh, mode="r:gz") as tf:
+                if chunks is not None:
+                    chunks.append(chunk)
+                    if total > _TAR_CACHE_LIMIT:
+                        chunks = None
+        if chunks is not None:
+            kept.append(b"".join(chunks))
+            source: IO[bytes] = io.BytesIO(kept[0])
+            mode = "r:"
+        else:
+            fh.seek(0)
+            source, mode = fh, "r:gz"
+        with tarfile.open(fileobj=source, mode=mode) as tf:  # type: ignore[call-overload]
             count = 0
             while (info := tf.next()) is not None:
                 count += 1
@@ -301,7 +344,8 @@ def _tar_members(path: str, fh: IO[bytes], compressed: int) -> Iterator[tuple[st
                     kind = "link"
                 else:
                     kind = "special"
-                yield info.name, _Member(info.name, kind, info.size, bool(info.mode & 0o111))
+                executable = bool(info.mode & 0o111)
+                yield info.name, _Member(info.name, kind, info.size, executable, info.offset_data)
     except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as exc:
         raise invalid_archive(path, f"not a readable .tar.gz ({exc})") from None
 
@@ -330,7 +374,10 @@ def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
     except OSError as exc:
         raise fs_error(exc, text) from None
     with fh:
-        source = _zip_members(text, fh) if kind == "zip" else _tar_members(text, fh, st.st_size)
+        kept: list[bytes] = []
+        source = (
+            _zip_members(text, fh) if kind == "zip" else _tar_members(text, fh, st.st_size, kept)
+        )
         members: dict[str, _Member] = {}
         folded: dict[str, str] = {}
         total = 0
@@ -353,6 +400,8 @@ def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
                 total += member.size
                 if total > MAX_TOTAL_BYTES:
                     raise invalid_archive(text, f"more than {MAX_TOTAL_BYTES} bytes uncompressed")
+    if kept:
+        _cache_put((real, _pin_of(st)), kept[0])
     return _build_index(Path(text), Path(real), kind, _pin_of(st), members)
 
 
@@ -388,7 +437,7 @@ def _build_index(
                 )
             )
     files = {
-        n: ArchiveFile(n, m.size, m.executable)
+        n: ArchiveFile(n, m.size, m.executable, m.offset)
         for n, m in sorted(members.items(), key=lambda item: sort_key(item[0]))
         if m.kind == "file"
     }
@@ -695,6 +744,8 @@ def open_member(index: ArchiveIndex, name: str) -> IO[bytes]:
                 if _check_name(text, info.orig_filename) == name:
                     src = zf.open(info)
                     break
+        elif (cached := _cache_get((text, index.pin))) is not None and member.offset >= 0:
+            src = io.BytesIO(cached[member.offset : member.offset + member.size])
         else:
             tf = tarfile.open(fileobj=fh, mode="r:gz")  # noqa: SIM115 (closed with the stream)
             closers.append(tf)
