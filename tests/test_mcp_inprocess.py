@@ -929,3 +929,78 @@ def test_a_failing_request_never_stops_the_server(tmp_path: Path, mode: str) -> 
         ]
 
     _run(server.server, mode, body)
+
+
+# -- the YAML subset of the official TypeScript skills client (SPEC §24.2) ----------------------
+
+YAML_SUBSET = {
+    "anchors": (
+        "description: &d Shared.\nsummary: *d\n",
+        "yaml_subset: anchors and aliases are not accepted (line 3)",
+    ),
+    "tags": ("description: !!str Tagged.\n", "yaml_subset: tags are not accepted (line 3)"),
+    "indicator": (
+        "description: |2\n    Indented by an indicator.\n",
+        "yaml_subset: block scalar indentation indicators are not accepted (line 3)",
+    ),
+    "chomp-indicator": (
+        "description: >-2\n    Folded.\n",
+        "yaml_subset: block scalar indentation indicators are not accepted (line 3)",
+    ),
+    "flow-mapping": (
+        "description: x\nitems: [{a: b}]\n",
+        "yaml_subset: a mapping inside a flow collection is not accepted (line 4)",
+    ),
+    "flow-pair": (
+        "description: x\nitems: [a: b]\n",
+        "yaml_subset: a mapping inside a flow collection is not accepted (line 4)",
+    ),
+    "int-key": (
+        "description: x\nmetadata:\n  1: one\n",
+        "yaml_subset: the key '1' is not a string (line 5)",
+    ),
+    "null-key": (
+        "description: x\nextra:\n  null: x\n",
+        "yaml_subset: the key 'null' is not a string (line 5)",
+    ),
+    "multi-line-quote": (
+        'description: "First line\n  second line"\n',
+        "yaml_subset: quoted scalars over several lines are not accepted (line 3)",
+    ),
+}
+YAML_SUBSET_OK = {
+    "block": "description: |\n  A literal block.\nsummary: >-\n  Folded.\n",
+    "flow-sequence": "description: x\ntags: [a, b]\nmetadata: {k: v}\n",
+    "quoted-key": "description: x\nmetadata:\n  '1': one\n",
+    "quotes": "description: \"One line\"\nsummary: 'also one'\n",
+}
+
+
+def test_frontmatter_outside_the_yaml_subset_is_not_published(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = tmp_path / "skills"
+    for name, (yaml_text, _) in YAML_SUBSET.items():
+        make_skill(root, name, raw=f"---\nname: {name}\n{yaml_text}---\nBody of {name}.\n")
+    for name, yaml_text in YAML_SUBSET_OK.items():
+        make_skill(root, name, raw=f"---\nname: {name}\n{yaml_text}---\nBody.\n")
+    skills = create_agent_skills([root])
+    assert _unpublished(skills, caplog) == {name: why for name, (_, why) in YAML_SUBSET.items()}
+    served = SkillServer(skills)
+    assert sorted(served.published()) == sorted(YAML_SUBSET_OK)
+    # One warning diagnostic per skill left out, naming the yaml_subset reason (SPEC §23.5).
+    assert [(d.kind, d.severity, d.path) for d in served.diagnostics] == [
+        ("not_published", "warning", root / name / "SKILL.md") for name in sorted(YAML_SUBSET)
+    ]
+    assert all("yaml_subset" in d.message for d in served.diagnostics)
+
+    async def body(client: Client) -> None:
+        # Left out of the extension, still reachable through the tools.
+        result = await client.call_tool("activate_skill", {"name": "anchors"})
+        assert (result.is_error, "Body of anchors." in _text(result)) == (False, True)
+        assert await error_of(_get(client, "skill://anchors/SKILL.md")) == (
+            -32602,
+            "no skill is served at 'skill://anchors/SKILL.md'",
+        )
+
+    _run(build_server(skills), MODERN, body)

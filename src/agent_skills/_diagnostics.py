@@ -66,6 +66,7 @@ class DiagnosticKind(StrEnum):
     ARCHIVE_LINK = "archive_link"
     INVALID_ARCHIVE = "invalid_archive"
     INDEX_IGNORED = "index_ignored"
+    NOT_PUBLISHED = "not_published"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,12 +37,13 @@ import binascii
 import json
 import logging
 import mimetypes
+import re
 import sys
 import unicodedata
 import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from urllib.parse import quote, unquote
 
 import anyio
@@ -50,6 +51,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
+import yaml
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
@@ -68,8 +70,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from . import AgentSkills, ErrorCode, SkillError, __version__
 from ._archive import member_rel
 from ._args import coerce_str
+from ._diagnostics import Diagnostic, DiagnosticKind, emit
 from ._digest import file_digest
-from ._manifest import load_frontmatter_yaml, split_frontmatter
+from ._manifest import _Core12Loader, load_frontmatter_yaml, split_frontmatter
 from ._scan import MANIFEST_NAME
 from .agent import (
     ACTIVATE_TOOL_NAME,
@@ -173,6 +176,7 @@ class _Catalog:
     skills: tuple[_ServedSkill, ...]
     by_skill_uri: dict[str, _ServedSkill]
     by_file_uri: dict[str, tuple[_ServedSkill, _ServedFile]]
+    diagnostics: tuple[Diagnostic, ...] = ()
 
 
 def _file_uri(name: str, rel: str) -> str:
@@ -259,7 +263,65 @@ def _strict_frontmatter(data: bytes) -> dict[str, Any]:
         raise _Unpublishable("frontmatter holds a value JSON cannot carry (.inf or .nan)") from None
     if _depth(value) > _MAX_DEPTH:
         raise _Unpublishable(f"frontmatter nests deeper than {_MAX_DEPTH} levels")
+    _check_yaml_subset(yaml_text or "", first_yaml_line)
     return value
+
+
+_EventLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BLOCK_INDICATOR_RE = re.compile(r"[|>](?:[+-]?[1-9]|[1-9][+-]?)")
+
+
+def _check_yaml_subset(yaml_text: str, first_line: int) -> None:
+    """Refuse YAML the official TypeScript skills client does not read (SPEC §24.2).
+
+    That client reads a subset of YAML: no anchors or aliases, no tags, no block scalar
+    indentation indicators (``|2``), no mapping inside a flow collection, no multi-line quoted
+    scalars, and only string keys.
+
+    Raises:
+        _Unpublishable: ``yaml_subset: <what> (line N)`` for the first construct outside it.
+    """
+
+    def refuse(what: str, mark: Any) -> NoReturn:
+        line = f" (line {mark.line + first_line})" if mark is not None else ""
+        raise _Unpublishable(f"yaml_subset: {what}{line}")
+
+    resolver = _Core12Loader("")
+    # For each open collection: [is it a flow collection, is it a mapping, children seen].
+    open_: list[list[Any]] = []
+    for event in yaml.parse(yaml_text, Loader=_EventLoader):
+        mark = event.start_mark
+        if isinstance(event, yaml.CollectionEndEvent):
+            open_.pop()
+            continue
+        is_key = bool(open_) and open_[-1][1] and open_[-1][2] % 2 == 0
+        if open_:
+            open_[-1][2] += 1
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            refuse("anchors and aliases are not accepted", mark)
+        if isinstance(event, yaml.ScalarEvent):
+            if event.tag is not None and not any(event.implicit):
+                refuse("tags are not accepted", mark)
+            if is_key and not event.style:  # plain ('' from the C parser, None from Python's)
+                tag = resolver.resolve(yaml.ScalarNode, event.value, (True, False))  # type: ignore[no-untyped-call]
+                if tag != "tag:yaml.org,2002:str":
+                    refuse(f"the key {event.value!r} is not a string", mark)
+            if event.style in ("|", ">"):
+                start = getattr(mark, "index", 0)
+                if _BLOCK_INDICATOR_RE.match(yaml_text, start):
+                    refuse("block scalar indentation indicators are not accepted", mark)
+            end = event.end_mark
+            multi_line = mark is not None and end is not None and mark.line != end.line
+            if event.style in ('"', "'") and multi_line:
+                refuse("quoted scalars over several lines are not accepted", mark)
+        elif isinstance(event, yaml.CollectionStartEvent):
+            if event.tag is not None and not event.implicit:
+                refuse("tags are not accepted", mark)
+            if is_key:
+                refuse("a key that is a collection is not accepted", mark)
+            if isinstance(event, yaml.MappingStartEvent) and open_ and open_[-1][0]:
+                refuse("a mapping inside a flow collection is not accepted", mark)
+            open_.append([bool(event.flow_style), isinstance(event, yaml.MappingStartEvent), 0])
 
 
 def _depth(value: object) -> int:
@@ -349,8 +411,9 @@ def _publish(skills: AgentSkills, name: str) -> _ServedSkill:
 
 
 def _build_catalog(skills: AgentSkills) -> _Catalog:
-    """Publish every skill hosts can accept; log a warning naming the reason for each other one."""
+    """Publish every skill hosts can accept; a ``not_published`` warning names each other one."""
     served: list[_ServedSkill] = []
+    diagnostics: list[Diagnostic] = []
     for info in skills.list_skills():
         try:
             served.append(_publish(skills, info.name))
@@ -360,14 +423,14 @@ def _build_catalog(skills: AgentSkills) -> _Catalog:
             reason = f"internal_error: {type(exc).__name__}: {exc}"
         else:
             continue
-        logger.warning(
-            "skill '%s' is not published through the MCP Skills extension: %s "
-            "(it stays available through the tools)",
-            info.name,
-            reason,
+        message = (
+            f"skill '{info.name}' is not published through the MCP Skills extension: {reason} "
+            "(it stays available through the tools)"
         )
+        diagnostics.append(Diagnostic(DiagnosticKind.NOT_PUBLISHED, message, info.path))
+    emit(diagnostics)
     by_file_uri = {f.uri: (skill, f) for skill in served for f in skill.files}
-    return _Catalog(tuple(served), {s.uri: s for s in served}, by_file_uri)
+    return _Catalog(tuple(served), {s.uri: s for s in served}, by_file_uri, tuple(diagnostics))
 
 
 def _encode_cursor(kind: str, offset: int) -> str:
@@ -586,6 +649,11 @@ class SkillServer:
     def published(self) -> list[str]:
         """Return the names of the skills published through the extension, sorted as SPEC §8."""
         return [skill.name for skill in self._catalog.skills]
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The ``not_published`` warnings of the last build: one per skill left out (§17, §24.2)."""
+        return self._catalog.diagnostics
 
     def rebuild(self) -> None:
         """Hash the current snapshot of the skills again and serve it (SPEC §23.2)."""
