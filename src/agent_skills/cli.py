@@ -62,6 +62,7 @@ from ._confine import is_within
 from ._core import AgentSkills, create_agent_skills
 from ._diagnostics import DiscoveryReport, EntryStatus, RootStatus, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
+from ._model import SkillInfo
 from ._presets import clarvis_skill_roots, standard_skill_roots
 from ._scan import is_manifest_name
 from .validate import PROFILES, Problem, Profile, Severity, find_manifest, validate_skill
@@ -545,8 +546,18 @@ def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None
     is_flag=True,
     help="Include skills with disable-model-invocation (left out by default).",
 )
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Fit the catalog in N characters (descriptions shortened, then skills omitted and "
+    "named in a closing note); what was left out is reported on stderr.",
+)
 @_with_skills()
-def catalog_command(skills: AgentSkills, fmt: str, include_all: bool) -> None:
+def catalog_command(
+    skills: AgentSkills, fmt: str, include_all: bool, max_chars: int | None
+) -> None:
     """Print the skill catalog for a system prompt (model-invocable skills).
 
     \b
@@ -554,10 +565,14 @@ def catalog_command(skills: AgentSkills, fmt: str, include_all: bool) -> None:
       agent-skills catalog
       agent-skills catalog --format xml
       agent-skills catalog --format json --all
+      agent-skills catalog --max-chars 8000
     """
     from . import catalog as _catalog  # only this command renders catalogs (SPEC §26)
 
     infos = [i for i in skills.list_skills() if include_all or i.model_invocable]
+    if max_chars is not None and infos:
+        _print_fitted_catalog(infos, fmt, max_chars)
+        return
     if fmt == "markdown":
         text = _catalog.render_skill_catalog(infos)
     elif fmt == "xml":
@@ -567,6 +582,27 @@ def catalog_command(skills: AgentSkills, fmt: str, include_all: bool) -> None:
     if not infos:
         click.echo(f"note: no skills to list (see `{PROG} report`)", err=True)
     click.echo(text, nl=False)
+
+
+_OMITTED_SHOWN = 20  # names of omitted skills in the catalog --max-chars note
+
+
+def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> None:
+    """``catalog --max-chars``: the fitted text on stdout, the report on stderr (SPEC §22.1)."""
+    fit = _catalog.fit_catalog(infos, max_chars=max_chars, format=fmt)  # type: ignore[arg-type]
+    text = fit.text + ("\n" if fmt == "json" and fit.text else "")
+    click.echo(text, nl=False)
+    note = (
+        f"note: {len(fit.included)} of {len(infos)} skills listed in {len(fit.text)} of "
+        f"{max_chars} characters"
+    )
+    if fit.shortened:
+        note += f"; {len(fit.shortened)} descriptions shortened"
+    if fit.omitted:
+        shown = ", ".join(fit.omitted[:_OMITTED_SHOWN])
+        rest = len(fit.omitted) - _OMITTED_SHOWN
+        note += f"; omitted: {shown}" + (f" … and {rest} more" if rest > 0 else "")
+    click.echo(note, err=True)
 
 
 @cli.command("report")

@@ -1,0 +1,69 @@
+"""``agent-skills catalog --max-chars N`` (SPEC §22.1 through the CLI)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from agent_skills import create_agent_skills
+from agent_skills.catalog import fit_catalog
+from agent_skills.cli import cli
+from conftest import make_skill
+
+
+def _root(tmp_path: Path, count: int) -> Path:
+    root = tmp_path / "skills"
+    for i in range(count):
+        make_skill(
+            root,
+            f"skill-{i:02d}",
+            frontmatter={"name": f"skill-{i:02d}", "description": "Does one thing well."},
+        )
+    return root
+
+
+def _invoke(tmp_path: Path, root: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(
+        cli,
+        ["catalog", "--preset", "none", "--root", str(root), *args],
+        env={"HOME": str(tmp_path)},
+        catch_exceptions=False,
+    )
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_max_chars_prints_the_fitted_catalog_and_a_report(tmp_path: Path) -> None:
+    root = _root(tmp_path, 30)
+    code, out, err = _invoke(tmp_path, root, "--max-chars", "300")
+    fit = fit_catalog(create_agent_skills([root]).list_skills(), max_chars=300, format="markdown")
+    assert code == 0
+    assert out == fit.text and len(out) <= 300
+    omitted = ", ".join(fit.omitted[:20])
+    assert err == (
+        f"note: {len(fit.included)} of 30 skills listed in {len(fit.text)} of 300 characters; "
+        f"omitted: {omitted} … and {len(fit.omitted) - 20} more\n"
+    )
+
+
+def test_max_chars_json_is_valid_json(tmp_path: Path) -> None:
+    root = _root(tmp_path, 8)
+    code, out, err = _invoke(tmp_path, root, "--max-chars", "700", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert "also_available" in data[-1]
+    assert len(out.rstrip("\n")) <= 700
+    assert err.startswith(f"note: {len(data) - 1} of 8 skills listed")
+
+
+def test_max_chars_that_fits_everything(tmp_path: Path) -> None:
+    root = _root(tmp_path, 2)
+    code, out, err = _invoke(tmp_path, root, "--max-chars", "10000", "--format", "xml")
+    assert (code, err) == (0, f"note: 2 of 2 skills listed in {len(out)} of 10000 characters\n")
+
+
+def test_max_chars_must_be_a_count(tmp_path: Path) -> None:
+    code, _, err = _invoke(tmp_path, _root(tmp_path, 1), "--max-chars", "-1")
+    assert code == 2
+    assert "--max-chars" in err
