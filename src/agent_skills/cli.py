@@ -589,7 +589,9 @@ _OMITTED_SHOWN = 20  # names of omitted skills in the catalog --max-chars note
 
 def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> None:
     """``catalog --max-chars``: the fitted text on stdout, the report on stderr (SPEC §22.1)."""
-    fit = _catalog.fit_catalog(infos, max_chars=max_chars, format=fmt)  # type: ignore[arg-type]
+    from .catalog import fit_catalog
+
+    fit = fit_catalog(infos, max_chars=max_chars, format=fmt)  # type: ignore[arg-type]
     text = fit.text + ("\n" if fmt == "json" and fit.text else "")
     click.echo(text, nl=False)
     note = (
