@@ -1097,7 +1097,8 @@ def verify_command(
         if drift:
             click.echo(f"{target}: {len(drift)} skill(s) differ from the lock", err=True)
         else:
-            click.echo(f"{target}: {count} skill{'s' if count != 1 else ''} match the lock")
+            verb = "skill matches" if count == 1 else "skills match"
+            click.echo(f"{target}: {count} {verb} the lock")
     if drift:
         raise click.exceptions.Exit(1)
 
