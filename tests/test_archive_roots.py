@@ -286,3 +286,26 @@ def test_cli_lists_and_reads_an_archive_root(archive: Path, tmp_path: Path) -> N
     )
     assert path.exit_code == 1
     assert path.stderr.splitlines()[-1].startswith("not_a_file: ")
+
+
+def test_an_archived_workspace_skill_is_trusted_only_as_approved(
+    archive: Path, tmp_path: Path
+) -> None:
+    from agent_skills import TrustStore
+
+    store = TrustStore(tmp_path / "trust.json")
+    assert create_agent_skills([archive], trust=store).list_skills() == []
+    digest = store.approve(archive / "hello")
+    lock = pkg.lock_skills(create_agent_skills([archive]), workspace=tmp_path)
+    assert digest == next(e["digest"] for e in lock["skills"] if e["name"] == "hello")
+    skills = create_agent_skills([archive], trust=store)
+    assert [i.name for i in skills.list_skills()] == ["hello"]
+    assert skills.read_resource("hello", "scripts/hi.sh") == SCRIPT
+    with pytest.raises(SkillError) as info:
+        skills.read_resource("hello", ".env")  # not covered by the approval
+    assert info.value.code == "access_denied"
+    make_zip(tmp_path / "new.zip", [("hello/SKILL.md", MANIFEST + b"more\n")])
+    os.replace(tmp_path / "new.zip", archive)
+    skills.refresh()
+    entry = next(e for e in skills.report().entries if e.name == "hello")
+    assert (entry.status.value, entry.reason) == ("untrusted", "changed since approval")

@@ -43,6 +43,7 @@ from typing import IO, Any, Literal, cast
 
 from ._config import SkillRoot
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
+from ._digest import FileDigest, digest_stream
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
 from ._resources import ResourceListing
@@ -59,11 +60,13 @@ __all__ = [
     "ArchiveSkill",
     "ArchivedSkill",
     "archive_kind",
+    "archived_digests",
     "archived_listing",
     "archived_path_error",
     "check_pin",
     "invalid_archive",
     "is_archive_root",
+    "locate",
     "member_rel",
     "open_archived",
     "open_member",
@@ -877,3 +880,44 @@ def open_archived(archived: ArchivedSkill, name: str, rel: object) -> IO[bytes]:
         return open_member(index, member)
     except ArchiveChanged:
         raise _stale(archived, name) from None
+
+
+def locate(skill_dir: str | os.PathLike[str]) -> ArchivedSkill | None:
+    """The archived skill named by ``<archive path>/<top folder>``, or ``None`` when
+    ``skill_dir`` does not name one (its parent is not an archive file).
+
+    Raises:
+        SkillError: ``invalid_archive`` or ``fs_error`` codes when the archive cannot be read.
+    """
+    path = Path(os.path.abspath(os.fspath(skill_dir)))
+    parent = path.parent
+    if archive_kind(parent) is None or not os.path.isfile(parent):
+        return None
+    index = read_index(parent)
+    for skill in index.skills:
+        entry = skill.top or _root_skill_name(index, skill)
+        if entry == path.name:
+            return ArchivedSkill(index, skill, path)
+    raise SkillError(
+        ErrorCode.NOT_FOUND, f"No skill {path.name!r} in the archive {parent}", {"path": str(path)}
+    )
+
+
+def archived_digests(archived: ArchivedSkill, max_resources: int) -> tuple[FileDigest, ...]:
+    """The per-file digests of an archived skill: its manifest and listed resources (SPEC §23.3),
+    sorted by ``rel`` in code-point order, read from the pinned archive."""
+    skill = archived.skill
+    rels = [skill.rel_of(skill.manifest)]
+    rels.extend(rel for rel, _ in archived.index.resources(skill)[:max_resources])
+    files: list[FileDigest] = []
+    for rel in rels:
+        try:
+            with open_member(archived.index, skill.member_of(rel)) as fh:
+                size, digest = digest_stream(fh)
+        except ArchiveChanged:
+            raise _stale(archived, archived.dir.name) from None
+        except OSError as exc:
+            raise invalid_archive(archived.index.path, f"{rel} cannot be read ({exc})") from None
+        files.append(FileDigest(rel, size, digest))
+    files.sort(key=lambda f: f.rel)
+    return tuple(files)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from ._archive import member_rel
 from ._args import coerce_byte_limit, coerce_name
 from ._config import (
     DEFAULT_FOLLOW_SYMLINKS,
@@ -156,7 +157,10 @@ class AgentSkills:
         if approval is not None and self._config.trust is not None:
             skill = registry.lookup(name)
             assert skill is not None
-            rel_posix = registry.resource(name, rel).relative_to(skill.info.dir).as_posix()
+            if registry.archived(name) is not None:
+                rel_posix = member_rel(rel)  # SPEC §25.1: archived files have no path
+            else:
+                rel_posix = registry.resource(name, rel).relative_to(skill.info.dir).as_posix()
             self._config.trust.check_read(approval, name, rel_posix, data)
         return data
 

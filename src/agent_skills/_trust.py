@@ -31,6 +31,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ._archive import archived_digests, locate
 from ._confine import open_confined, real_path
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
@@ -106,6 +107,10 @@ def digest_skill_dir(
             read's code (``path_escape``, ``not_a_file``, ``io_error``, ``too_large``).
     """
     base = os.fspath(skill_dir)
+    archived = locate(base)
+    if archived is not None:  # a skill of an archive root (SPEC §25.1)
+        digests = archived_digests(archived, max_resources)
+        return skill_digest(digests), digests
     lookup = find_manifest(base, follow_symlinks=follow_symlinks)
     if lookup.name is None:
         raise SkillError(
