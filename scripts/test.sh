@@ -16,3 +16,6 @@ echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider --cov=agent_skills --c
 if [ -f benchmarks/run.py ]; then
   echo "== benchmark (quick)"; .venv/bin/python benchmarks/run.py --quick
 fi
+if [ -f benchmarks/load_http.py ]; then
+  echo "== HTTP load (smoke)"; .venv/bin/python benchmarks/load_http.py --smoke
+fi

@@ -749,6 +749,8 @@ class SkillServer:
         manager = _session_manager_class()(
             self.server,
             stateless=stateless,
+            # Without sessions there is no stream to keep open: plain JSON answers cost less.
+            json_response=stateless,
             security_settings=security,
             session_idle_timeout=session_idle_timeout,
             max_sessions=max_sessions,
