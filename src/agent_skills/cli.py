@@ -1206,6 +1206,9 @@ def update_command(
                 f"{name} has no recorded origin in {lock_file}",
                 {"name": name},
             )
+    if not wanted:
+        click.echo(f"nothing to update: no skill in {lock_file} has a recorded origin")
+        return
     installed: list[Any] = []
     for name in wanted:
         origin = entries[name]["origin"]
