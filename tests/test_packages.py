@@ -809,3 +809,30 @@ def test_done_when_add_from_git_commit_lock_then_ci_verify_names_the_edit(
         "changed skill hello: .agents/skills/hello",
         "  changed scripts/hi.sh",
     ]
+
+
+def test_concurrent_installs_into_one_root_both_land(tmp_path: Path) -> None:
+    import threading
+
+    src = tmp_path / "vendor"
+    names = [f"s{i}" for i in range(6)]
+    for name in names:
+        hello(src, name)
+    root = tmp_path / "root"
+    errors: list[BaseException] = []
+
+    def install(name: str) -> None:
+        try:
+            pkg.install_skills(pkg.Source("directory", str(src)), root, names=[name])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=install, args=(n,)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    assert sorted(p.name for p in root.iterdir()) == names
+    for name in names:
+        assert (root / name / "scripts" / "hi.sh").read_bytes() == SCRIPT

@@ -659,7 +659,18 @@ def _clone(source: Source, dest: str) -> str:
             # Not a branch or tag: a commit. Clone whole, then check that commit out.
             shutil.rmtree(dest, ignore_errors=True)
             _git([*base, "clone", "--quiet", "--no-checkout", "--", source.location, dest])
-            _git([*base, "checkout", "--quiet", "--detach", source.ref, "--"], cwd=dest)
+            # The commit is resolved first, so what reaches checkout is a hex id, never an option.
+            commit = _git(
+                [
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    "--end-of-options",
+                    f"{source.ref}^{{commit}}",
+                ],
+                cwd=dest,
+            )
+            _git([*base, "checkout", "--quiet", "--detach", commit, "--"], cwd=dest)
     return _git(["rev-parse", "HEAD"], cwd=dest)
 
 
@@ -753,6 +764,26 @@ def _opened_source(source: Source) -> Iterator[tuple[list[_SourceSkill], list[st
                 )
         skills, problems = _source_skills(tree)
         yield skills, problems, commit
+
+
+@contextmanager
+def _root_lock(root: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the root directory itself, so two installs into one root
+    never clean up each other's temporary copies (POSIX; elsewhere no lock)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise fs_error(exc, root) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _clean_leftovers(root: Path) -> None:
@@ -891,8 +922,8 @@ def install_skills(
         root_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fs_error(exc, root_path) from None
-    _clean_leftovers(root_path)
-    with _opened_source(source) as (found, problems, commit):
+    with _root_lock(root_path), _opened_source(source) as (found, problems, commit):
+        _clean_leftovers(root_path)
         by_name: dict[str, _SourceSkill] = {}
         for skill in found:
             by_name.setdefault(skill.name, skill)
@@ -945,8 +976,9 @@ def remove_skill(root: str | os.PathLike[str], name: str) -> Installed:
     # A removal interrupted between the two steps is finished by the next install's clean-up.
     old = root_path / f"{_TMP_PREFIX}{secrets.token_hex(4)}"
     try:
-        os.rename(target, old)
-        _remove_tree(old)
+        with _root_lock(root_path):
+            os.rename(target, old)
+            _remove_tree(old)
     except OSError as exc:
         raise fs_error(exc, target) from None
     return Installed(name, target, True)
