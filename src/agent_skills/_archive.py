@@ -47,7 +47,7 @@ from ._digest import FileDigest, digest_stream
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
 from ._resources import ResourceListing
-from ._scan import Candidate
+from ._scan import MANIFEST_NAME, Candidate, is_manifest_name
 
 __all__ = [
     "MAX_DEPTH",
@@ -85,7 +85,6 @@ Pin = tuple[int, int, int, int]
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 _CHUNK = 1 << 16
-_MANIFEST = "SKILL.md"
 # A .tar.gz has no random access: streams up to this size are kept in memory (at most
 # _TAR_CACHE_BUDGET bytes in all, least recently used dropped first), so reading N members costs
 # one decompression, not N.
@@ -197,7 +196,7 @@ class ArchiveIndex:
         out: list[tuple[str, ArchiveFile]] = []
         for rel, member in self.skill_files(skill):
             parts = rel.split("/")
-            if len(parts) == 1 and rel.lower() == "skill.md":
+            if len(parts) == 1 and is_manifest_name(rel):
                 continue
             if len(parts) > MAX_DEPTH + 1 or any(
                 p.startswith(".") or p in _SKIPPED_DIRS for p in parts
@@ -462,12 +461,12 @@ def _manifest_in(files: dict[str, ArchiveFile], top: str) -> str | None:
     """The manifest of folder ``top`` (``""``: the top level), SPEC §4's choice of variant."""
     prefix = f"{top}/" if top else ""
     variants = sorted(
-        (n for n in files if n.startswith(prefix) and n[len(prefix) :].lower() == "skill.md"),
+        (n for n in files if n.startswith(prefix) and is_manifest_name(n[len(prefix) :])),
         key=sort_key,
     )
     if not variants:
         return None
-    exact = prefix + _MANIFEST
+    exact = prefix + MANIFEST_NAME
     return exact if exact in variants else variants[0]
 
 
@@ -567,16 +566,16 @@ def scan_archive(
         skill_dir = root.path / entry
         if skill is None:
             cands.append(
-                Candidate(root, entry, skill_dir, skip_reason=f"no {_MANIFEST} in directory")
+                Candidate(root, entry, skill_dir, skip_reason=f"no {MANIFEST_NAME} in directory")
             )
             continue
         manifest = skill_dir / skill.rel_of(skill.manifest)
         diags: list[Diagnostic] = []
-        if skill.manifest.rsplit("/", 1)[-1] != _MANIFEST:
+        if skill.manifest.rsplit("/", 1)[-1] != MANIFEST_NAME:
             diags.append(
                 Diagnostic(
                     DiagnosticKind.MANIFEST_CASE,
-                    f"using {manifest} as the manifest of {skill_dir} (expected {_MANIFEST})",
+                    f"using {manifest} as the manifest of {skill_dir} (expected {MANIFEST_NAME})",
                     manifest,
                 )
             )
