@@ -176,7 +176,7 @@ def test_preset_clarvis_uses_home_and_workspace(run: Any, home: Path, tmp_path: 
     make_skill(ws / ".agents" / "skills", "s", frontmatter={"name": "s", "description": "wa"})
     make_skill(home / ".clarvis" / "skills", "s", frontmatter={"name": "s", "description": "uc"})
     make_skill(ws / ".clarvis" / "skills", "s", frontmatter={"name": "s", "description": "wc"})
-    data = json.loads(run("list", "--json", "--workspace", str(ws)).stdout)
+    data = json.loads(run("list", "--json", "--preset", "clarvis", "--workspace", str(ws)).stdout)
     assert [(d["description"], d["scope"], d["source"]) for d in data] == [
         ("wc", "workspace", "clarvis")
     ]
@@ -378,7 +378,7 @@ def test_report_json(run: Any, tree: dict[str, Path]) -> None:
     result = run("report", "--json", *roots(tree))
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert list(data) == ["roots", "entries", "diagnostics"]
+    assert list(data) == ["roots", "entries", "diagnostics", "not_searched"]
     assert [(e["name"], e["status"]) for e in data["entries"]] == [
         ("alpha", "loaded"),
         ("shared", "shadowed"),
@@ -405,7 +405,17 @@ def test_report_table(run: Any, tree: dict[str, Path], tmp_path: Path) -> None:
     assert rows[2][3:] == ["shadowed", "by", str(tree["high"] / "shared")]
     assert rows[3][:3] == ["invalid", "-", str(tree["high"] / "broken")]
     assert rows[4][:3] == ["skipped", "-", str(tree["high"] / "empty-dir")]
-    assert [str(tmp_path / "missing"), "missing", "root", "does", "not", "exist"] in rows
+    missing = [
+        str(tmp_path / "missing"),
+        "workspace",
+        "-",
+        "missing",
+        "root",
+        "does",
+        "not",
+        "exist",
+    ]
+    assert missing in rows
     assert any(line.startswith("warning: invalid_skill: ") for line in result.stdout.splitlines())
     assert result.stdout.splitlines()[-1] == (
         "3 loaded, 1 shadowed, 0 duplicate, 1 invalid, 1 skipped"
@@ -504,7 +514,10 @@ def test_serve_without_mcp_package(
     result = run("serve", *roots(tree))
     assert result.exit_code == 1
     assert last_error(result).startswith("mcp_unavailable: the MCP server needs the 'mcp' package")
-    assert last_error(result).endswith(": install clarvis-agent-skills[mcp]")
+    assert last_error(result).endswith(
+        f"; install it with: {os.path.basename(sys.executable)} -m pip install 'mcp>=2.3,<3' "
+        "(or, from a checkout: pip install '.[mcp]')"
+    )
 
 
 def test_serve_calls_the_mcp_module(

@@ -19,13 +19,15 @@ This is the only module that imports ``click`` and ``rich``.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import importlib
 import json
 import logging
 import os
+import shutil
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -57,13 +59,14 @@ else:
         return Text(*args, **kwargs)
 
 
-from ._config import SkillRoot
+from ._config import MAX_DEPTH, SkillRoot, expand_home
 from ._confine import is_within
 from ._core import AgentSkills, create_agent_skills
-from ._diagnostics import DiscoveryReport, EntryStatus, RootStatus, set_warn_sink
+from ._diagnostics import EntryStatus, RootStatus, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
 from ._model import SkillInfo
-from ._presets import clarvis_skill_roots, standard_skill_roots
+from ._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
+from ._registry import unknown_skill
 from ._scan import is_manifest_name
 from .validate import PROFILES, Problem, Profile, Severity, find_manifest, validate_skill
 
@@ -72,7 +75,9 @@ __all__ = ["cli", "main"]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 PROG = "agent-skills"
-MCP_HINT = "install clarvis-agent-skills[mcp]"
+#: What to run when ``serve`` lacks the MCP SDK: the extra's one dependency, installed into the
+#: interpreter that runs this command (works however the package itself was installed).
+MCP_HINT = f"{os.path.basename(sys.executable) or 'python'} -m pip install 'mcp>=2.3,<3'"
 
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -99,8 +104,56 @@ def _fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
     raise _Fail(code, message, exit_code)
 
 
+# Whether the command line asked for --json: failures are then one JSON object (SPEC §21.11).
+_JSON_ERRORS: contextvars.ContextVar[bool] = contextvars.ContextVar("json_errors", default=False)
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    """``--json`` among the options (before a ``--`` that ends them)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
+
+
 class _Group(click.Group):
-    """A group that turns every failure of a command into ``code: message`` and an exit code."""
+    """A group that turns every failure of a command into ``code: message`` (or, under
+    ``--json``, one JSON object on stderr) and an exit code (SPEC §16, §21.11)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        token = _JSON_ERRORS.set(_wants_json(argv))
+        try:
+            try:
+                rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            except click.ClickException as exc:
+                if _JSON_ERRORS.get():
+                    code = CliErrorCode.USAGE_ERROR if exc.exit_code == 2 else "error"
+                    _echo_error(code, exc.format_message())
+                elif standalone_mode:
+                    exc.show()
+                else:
+                    raise
+                rv = exc.exit_code
+            except click.Abort:
+                if not standalone_mode:
+                    raise
+                _echo_error("aborted", "interrupted")
+                rv = 1
+        finally:
+            _JSON_ERRORS.reset(token)
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else 0)
+        return rv
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -111,7 +164,7 @@ class _Group(click.Group):
             _echo_error(exc.code, exc.message)
             ctx.exit(exc.exit_code)
         except SkillError as exc:
-            _echo_error(exc.code.value, exc.message)
+            _echo_error(exc.code.value, exc.message, exc.fields)
             ctx.exit(1)
         except StartupError as exc:
             _echo_error(CliErrorCode.STARTUP_ERROR, str(exc))
@@ -124,7 +177,13 @@ class _Group(click.Group):
             ctx.exit(1)
 
 
-def _echo_error(code: str, message: str) -> None:
+def _echo_error(code: str, message: str, fields: Mapping[str, Any] | None = None) -> None:
+    """Print a failure on stderr: ``code: message``, or under ``--json`` one object
+    ``{"error": {"code", "message", "fields"}}`` (SPEC §16, §21.11)."""
+    if _JSON_ERRORS.get():
+        error = {"code": str(code), "message": message, "fields": dict(fields or {})}
+        click.echo(json.dumps({"error": error}, ensure_ascii=False, default=str), err=True)
+        return
     click.echo(f"{code}: {message}", err=True)
 
 
@@ -151,10 +210,13 @@ def _console() -> Console:
 
 def _print(*renderables: Any) -> None:
     """Print rich renderables to stdout without the trailing padding of table cells."""
+    from rich.text import Text as RichText
+
     console = _console()
     with console.capture() as capture:
         for renderable in renderables:
-            console.print(renderable)
+            # Lines laid out by _columns are never wrapped or cropped by rich (SPEC §21.12).
+            console.print(renderable, soft_wrap=isinstance(renderable, RichText) or None)
     lines = capture.get().split("\n")
     click.echo("\n".join(line.rstrip() for line in lines), nl=False)
 
@@ -172,26 +234,49 @@ def _root_options(fn: _F) -> _F:
     options = [
         click.option(
             "--preset",
-            type=click.Choice(["clarvis", "agents", "none"]),
-            default="clarvis",
+            type=click.Choice([*CLIENTS, "none"]),
+            default=AUTO,
             show_default=True,
-            help="Preset roots: clarvis = .agents then .clarvis, user then workspace; "
-            "agents = the two .agents/skills roots; none = only --root.",
+            help="Whose skill folders to read: a client's layout (agents, claude, codex, gemini, "
+            "copilot, cursor, opencode, goose, clarvis), auto = all of them (user folders, then "
+            "project folders), none = only --root. See docs/clients.md.",
         ),
         click.option(
             "--workspace",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
-            help="Workspace directory for the preset's workspace roots [default: current dir].",
+            help="Project directory for the preset's project folders "
+            "[default: the nearest directory above holding .git, else the current one].",
         ),
         click.option(
             "--root",
             "roots",
             multiple=True,
             type=click.Path(path_type=Path),
-            help="Extra skill root, after the preset's (repeatable; later wins).",
+            help="Extra skill root, after the preset's (repeatable; later wins; "
+            "relative to the current directory; ~ expands).",
         ),
-        click.option("--strict", is_flag=True, help="Fail on the first invalid skill."),
+        click.option(
+            "--max-depth",
+            type=click.IntRange(1, MAX_DEPTH),
+            default=1,
+            show_default=True,
+            help="Search each root this deep for skill folders (categories such as "
+            "skills/ios/swiftui need 2).",
+        ),
+        click.option(
+            "--disable",
+            "disabled",
+            multiple=True,
+            metavar="NAME",
+            help="Leave out this skill (a name or a skill directory; repeatable): reported as "
+            "disabled, never listed or served; a lower copy of a disabled directory wins.",
+        ),
+        click.option(
+            "--strict",
+            is_flag=True,
+            help="Fail on the first invalid skill, and on a --root that does not exist.",
+        ),
         click.option(
             "--no-follow-symlinks",
             is_flag=True,
@@ -250,12 +335,23 @@ def _json_option(fn: _F) -> _F:
     return click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")(fn)
 
 
-def _preset_roots(preset: str, workspace: Path | None) -> list[SkillRoot]:
-    if preset == "clarvis":
-        return clarvis_skill_roots(workspace=workspace)
-    if preset == "agents":
-        return standard_skill_roots("agents", workspace=workspace)[:2]
-    return []
+def _expand_user(path: Path) -> str:
+    """A leading ``~`` expanded against the home directory (SPEC §21.3); other paths as given."""
+    return expand_home(os.fspath(path), os.path.expanduser("~"))
+
+
+def _preset_roots(preset: str, workspace: str) -> list[SkillRoot]:
+    """The roots of ``--preset`` (SPEC §21.1, §21.3); ``none`` has none."""
+    if preset == "none":
+        return []
+    return client_skill_roots(preset, workspace=workspace)
+
+
+def _root_hint(root: Path) -> str | None:
+    """The hint for a root that is itself a skill directory (SPEC §21.3), else ``None``."""
+    if find_manifest(root) is not None:
+        return "this is a skill; use its parent as the root"
+    return None
 
 
 @contextmanager
@@ -282,11 +378,18 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
         StartupError: Bad workspace, or no roots (``--preset none`` without ``--root``).
         SkillError: With ``--strict``, as discovery does.
     """
-    workspace: Path | None = options["workspace"]
+    given: Path | None = options["workspace"]
+    workspace = preset_workspace(None if given is None else _expand_user(given))
     roots: list[Any] = _preset_roots(options["preset"], workspace)
-    roots.extend(os.path.abspath(r) for r in options["roots"])
+    # SPEC §21.2: --root is taken against the current directory, as a shell user expects.
+    explicit = [Path(os.path.abspath(_expand_user(r))) for r in options["roots"]]
+    roots.extend(explicit)
     if not roots:
         raise StartupError("no skill roots: use a preset or pass --root PATH")
+    disabled = [
+        os.path.abspath(_expand_user(Path(d))) if os.sep in d or d.startswith("~") else d
+        for d in options.get("disabled", ())
+    ]
     with _warnings_to_stderr(warnings):
         skills = create_agent_skills(
             roots,
@@ -295,18 +398,36 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
             follow_symlinks=not options["no_follow_symlinks"],
             index=options.get("index"),
             trust=_trust_store(),
+            max_depth=options.get("max_depth", 1),
+            disabled=disabled,
         )
     # The library is silent about missing roots (SPEC §4); a root typed on the command line that
     # is missing is most likely a typo, so say so (preset roots are often absent, and stay quiet).
-    explicit = {Path(os.path.abspath(r)) for r in options["roots"]}
+    # With --strict it is a usage error (SPEC §21.3, §21.13).
     for note in skills.report().roots:
-        if note.status != RootStatus.OK and note.root in explicit and warnings:
-            click.echo(f"warning: --root {note.root}: {note.message}", err=True)
+        if note.root not in explicit:
+            continue
+        if note.status != RootStatus.OK:
+            if options["strict"]:
+                _fail(CliErrorCode.USAGE_ERROR, f"--root {note.root}: {note.message}", 2)
+            if warnings:
+                click.echo(_safe(f"warning: --root {note.root}: {note.message}"), err=True)
+        elif warnings and (hint := _root_hint(note.root)) is not None:
+            click.echo(_safe(f"warning: --root {note.root}: {hint}"), err=True)
     return skills
 
 
 #: The parameters :func:`_root_options` adds, taken out of a command's arguments by the decorators.
-_ROOT_OPTION_KEYS = ("preset", "workspace", "roots", "strict", "no_follow_symlinks", "index")
+_ROOT_OPTION_KEYS = (
+    "preset",
+    "workspace",
+    "roots",
+    "max_depth",
+    "disabled",
+    "strict",
+    "no_follow_symlinks",
+    "index",
+)
 
 
 def _with_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
@@ -326,14 +447,15 @@ def _with_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
 
 
 def _require(skills: AgentSkills, name: str) -> Any:
+    """The skill called ``name``; an unknown name is ``not_found`` with "did you mean" (§21.10)."""
     content = skills.load_skill(name)
     if content is None:
-        raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+        raise unknown_skill(name, [info.name for info in skills.list_skills()])
     return content
 
 
 def _text(value: object) -> Text:
-    return Text("" if value is None else str(value))
+    return Text(_safe("" if value is None else str(value)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -386,23 +508,23 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
             f"No skills found in {count} root{'s' if count != 1 else ''} (see `{PROG} report`)."
         )
         return
-    table = Table(box=None, pad_edge=False)
-    for column in ("NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS"):
-        table.add_column(column, overflow="fold")
-    table.add_column("DESCRIPTION", overflow="ellipsis", no_wrap=True)
+    rows = []
     for info in infos:
         who = [
             w for w, on in (("user", info.user_invocable), ("model", info.model_invocable)) if on
         ]
-        table.add_row(
-            _text(info.name),
-            _text(info.scope),
-            _text(info.source or "-"),
-            _text(", ".join(who) or "none"),
-            _text(len(info.shadowed) or ""),
-            _text(" ".join(info.description.split())),
+        rows.append(
+            [
+                info.name,
+                info.scope,
+                info.source or "-",
+                ", ".join(who) or "none",
+                str(len(info.shadowed) or ""),
+                " ".join(info.description.split()),
+            ]
         )
-    _print(table)
+    headers = ["NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS", "DESCRIPTION"]
+    _print(*_columns(headers, rows, width=_terminal_width(), movable=3))
 
 
 @cli.command("show")
@@ -554,9 +676,10 @@ def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None
     help="Fit the catalog in N characters (descriptions shortened, then skills omitted and "
     "named in a closing note); what was left out is reported on stderr.",
 )
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @_with_skills()
 def catalog_command(
-    skills: AgentSkills, fmt: str, include_all: bool, max_chars: int | None
+    skills: AgentSkills, fmt: str, include_all: bool, max_chars: int | None, as_json: bool
 ) -> None:
     """Print the skill catalog for a system prompt (model-invocable skills).
 
@@ -564,9 +687,11 @@ def catalog_command(
     Examples:
       agent-skills catalog
       agent-skills catalog --format xml
-      agent-skills catalog --format json --all
+      agent-skills catalog --json --all
       agent-skills catalog --max-chars 8000
     """
+    if as_json:
+        fmt = "json"  # SPEC §21.11: --json is a synonym of --format json
     from . import catalog as _catalog  # only this command renders catalogs (SPEC §26)
 
     infos = [i for i in skills.list_skills() if include_all or i.model_invocable]
@@ -623,52 +748,78 @@ def report_command(skills: AgentSkills, as_json: bool) -> None:
     """
     report = skills.report()
     if as_json:
-        _emit_json(report.to_dict())
+        data = report.to_dict()
+        for item, row in zip(data["roots"], _root_rows(skills), strict=True):
+            item.update(scope=row[1], source=row[2] if row[2] != "-" else "", hint=row[4] or None)
+            if item["status"] != RootStatus.OK:
+                item["hint"] = None
+        data["not_searched"] = _unsearched_layouts(skills) if not skills.list_skills() else []
+        _emit_json(data)
         return
-    _print_report(report)
+    _print_report(skills)
 
 
-def _print_report(report: DiscoveryReport) -> None:
+_STATUS_STYLES = {
+    EntryStatus.LOADED: "green",
+    EntryStatus.SHADOWED: "yellow",
+    EntryStatus.DUPLICATE: "yellow",
+    EntryStatus.INVALID: "red",
+    EntryStatus.SKIPPED: "dim",
+    EntryStatus.DISABLED: "dim",
+    EntryStatus.UNTRUSTED: "yellow",
+}
+
+
+def _print_report(skills: AgentSkills) -> None:
+    """The discovery report as tables (SPEC §7.4, §21.3, §21.12): every candidate, the roots
+    searched (with the root-is-a-skill hint), the known layouts not searched when nothing was
+    found, the diagnostics and the counts."""
+    report = skills.report()
+    width = _terminal_width()
+    short = _home_short if width is not None else str
     parts: list[Any] = []
     if report.entries:
-        table = Table(box=None, pad_edge=False, title=None)
-        table.add_column("STATUS")
-        table.add_column("NAME")
-        table.add_column("PATH", overflow="fold")
-        table.add_column("DETAIL", overflow="fold")
-        styles = {
-            EntryStatus.LOADED: "green",
-            EntryStatus.SHADOWED: "yellow",
-            EntryStatus.DUPLICATE: "yellow",
-            EntryStatus.INVALID: "red",
-            EntryStatus.SKIPPED: "dim",
-            EntryStatus.UNTRUSTED: "yellow",
-        }
+        rows = []
+        styles = []
         for e in report.entries:
             detail = e.reason
             if e.shadowed_by is not None:
                 detail = f"shadowed by {e.shadowed_by}"
-            table.add_row(
-                Text(e.status.value, style=styles.get(e.status, "")),
-                _text(e.name or "-"),
-                _text(e.path),
-                _text(detail),
+                if e.reason == "same skill (alias)":
+                    detail += " (same skill, alias)"
+            rows.append([e.status.value, e.name or "-", short(str(e.path)), short(detail)])
+            styles.append(_STATUS_STYLES.get(e.status, ""))
+        parts.extend(
+            _columns(
+                ["STATUS", "NAME", "PATH", "DETAIL"],
+                rows,
+                width=width,
+                styles=styles,
+                cut=False,
+                movable=3,
             )
-        parts.append(table)
+        )
     else:
         parts.append(Text("No candidate skill directories."))
     parts.append(Text(""))
-    roots = Table(box=None, pad_edge=False)
-    roots.add_column("ROOT", overflow="fold")
-    roots.add_column("STATE")
-    roots.add_column("NOTE", overflow="fold")
-    for note in report.roots:
-        roots.add_row(_text(note.root), _text(note.status), _text(note.message))
-    parts.append(roots)
+    parts.extend(
+        _columns(
+            ["ROOT", "SCOPE", "SOURCE", "STATE", "NOTE"],
+            [[short(r[0]), *r[1:]] for r in _root_rows(skills)],
+            width=width,
+            cut=False,
+            movable=1,
+        )
+    )
+    if not skills.list_skills():
+        unsearched = _unsearched_layouts(skills)
+        if unsearched:
+            parts.append(Text("\nNo skill was found. Skill folders on this machine not searched:"))
+            parts.extend(Text(_safe(f"  {line}")) for line in unsearched)
     if report.diagnostics:
         parts.append(Text(""))
         for d in report.diagnostics:
-            parts.append(Text(f"{d.severity}: {d.kind.value}: {d.message}"))
+            parts.append(Text(_safe(f"{d.severity}: {d.kind.value}: {d.message}")))
     counts = {
         s.value: len(report.by_status(s))
         for s in (
@@ -679,9 +830,175 @@ def _print_report(report: DiscoveryReport) -> None:
             EntryStatus.SKIPPED,
         )
     }
+    for extra in (EntryStatus.DISABLED, EntryStatus.UNTRUSTED):
+        if report.by_status(extra):
+            counts[extra.value] = len(report.by_status(extra))
     summary = ", ".join(f"{n} {s}" for s, n in counts.items())
     parts.append(Text(f"\n{summary}"))
     _print(*parts)
+
+
+def _root_rows(skills: AgentSkills) -> list[list[str]]:
+    """One row per root searched: path, scope, source, state and note (with the hint)."""
+    rows = []
+    for root, note in zip(skills.config.roots, skills.report().roots, strict=True):
+        message = note.message
+        if note.status == RootStatus.OK:
+            message = _root_hint(note.root) or ""
+        rows.append([str(note.root), root.scope, root.source or "-", note.status.value, message])
+    return rows
+
+
+def _unsearched_layouts(skills: AgentSkills) -> list[str]:
+    """Known skill folders (every layout of SPEC §21.1) that exist here but were not searched,
+    each with the presets that read it."""
+    from ._presets import CLIENT_LAYOUTS
+
+    home = Path(os.path.expanduser("~"))
+    workspace = skills.config.workspace_dir
+    searched = {root.path for root in skills.config.roots}
+    out = []
+    for root in client_skill_roots(AUTO, workspace=os.fspath(workspace), home=home):
+        if root.path in searched or not root.path.is_dir():
+            continue
+        clients = [
+            client
+            for client, layout in CLIENT_LAYOUTS.items()
+            if any(
+                (home if item.base == "home" else workspace) / item.rel == root.path
+                for item in layout
+            )
+        ]
+        out.append(f"{root.path} ({root.scope}; --preset {' or '.join(clients) or AUTO})")
+    return out
+
+
+def _home_short(text: str) -> str:
+    """``text`` with the home directory written ``~`` (for paths shown in a terminal)."""
+    home = os.path.expanduser("~").rstrip(os.sep)
+    if not home:
+        return text
+    if text == home:
+        return "~"
+    return text.replace(home + os.sep, "~" + os.sep)
+
+
+def _terminal_width() -> int | None:
+    """The terminal's width in columns, or ``None`` when stdout is not a terminal."""
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+#: Below this many columns a flexible cell (a description, a note) goes on its own line.
+_MIN_FLEX = 24
+_GAP = "  "
+
+
+def _columns(
+    headers: list[str],
+    rows: list[list[str]],
+    *,
+    width: int | None,
+    styles: list[str] | None = None,
+    cut: bool = True,
+    movable: int | None = None,
+) -> list[Text]:
+    """Lay out a table whose last column is flexible (SPEC §21.12).
+
+    Every other column is as wide as its widest cell and never cut, so names and paths stay
+    whole at any width. The last column takes what is left of ``width``. When fewer than
+    :data:`_MIN_FLEX` columns are left, it goes on a second line under its row, indented by
+    four; when even the other columns do not fit, those from index ``movable`` on move to that
+    second line too (aligned there), so every column still shows. With ``cut`` the flexible text
+    is shortened with an ellipsis to fit (descriptions); without, it is shown whole, wrapped at
+    the terminal's width (notes that hold paths). With ``width=None`` (not a terminal) nothing is
+    cut or moved. Cells are shown through ``_safe`` (control characters escaped); ``styles``
+    colours the first cell of each row.
+    """
+    from rich.cells import cell_len, set_cell_size
+
+    table = [[_safe(c) for c in row] for row in [headers, *rows]]
+    fixed = len(headers) - 1
+    widths = [max(cell_len(r[i]) for r in table) for i in range(fixed)]
+    gap = len(_GAP)
+    keep = fixed
+    if width is not None:
+        first = movable if movable is not None else fixed
+        while keep > max(first, 1) and sum(widths[:keep]) + gap * (keep - 1) > width:
+            keep -= 1
+    room = None if width is None else width - sum(widths[:keep]) - gap * keep
+    stacked = keep < fixed or (room is not None and room < _MIN_FLEX)
+    moved_width = sum(widths[keep:fixed]) + gap * (fixed - keep)
+    out: list[Text] = []
+    for n, row in enumerate(table):
+        head = n == 0
+        line = Text(no_wrap=True, overflow="ignore")
+        for i in range(keep):
+            style = "bold" if head else (styles[n - 1] if styles and i == 0 else "")
+            line.append(set_cell_size(row[i], widths[i]), style=style)
+            line.append(_GAP)
+        flex = row[fixed]
+        inline = not stacked and (cut or room is None or cell_len(flex) <= room)
+        if inline:
+            if room is not None:
+                flex = _ellipsis(flex, room)
+            line.append(flex, style="bold" if head else "")
+            out.append(line)
+            continue
+        line.rstrip()
+        out.append(line)
+        assert width is not None
+        second = Text("    ", style="bold" if head else "")
+        for i in range(keep, fixed):
+            second.append(set_cell_size(row[i], widths[i]) + _GAP)
+        avail = max(width - 4 - (moved_width if stacked else 0), 8)
+        if keep == fixed and not head and not flex:
+            continue
+        if cut or head:
+            second.append(_ellipsis(flex, avail))
+            second.rstrip()
+            out.append(second)
+        else:
+            parts = _fold(flex, avail)
+            second.append(parts[0])
+            out.append(second)
+            pad = " " * (4 + (moved_width if stacked else 0))
+            out.extend(Text(pad + part) for part in parts[1:])
+    return out
+
+
+def _fold(text: str, room: int) -> list[str]:
+    """``text`` in lines of at most ``room`` cells, broken at spaces where it can be."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        candidate = f"{current} {word}" if current else word
+        if cell_len(candidate) <= room:
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+        while cell_len(word) > room:  # a path longer than the line: folded, nothing dropped
+            cut = 0
+            while cell_len(word[: cut + 1]) <= room:
+                cut += 1
+            lines.append(word[:cut])
+            word = word[cut:]
+        current = word
+    if current or not lines:
+        lines.append(current)
+    return lines
+
+
+def _ellipsis(text: str, room: int) -> str:
+    from rich.cells import cell_len, set_cell_size
+
+    if cell_len(text) <= room:
+        return text
+    return set_cell_size(text, max(room - 1, 0)) + "…"
 
 
 def _expand_validate_path(path: Path) -> list[Path]:
@@ -807,7 +1124,8 @@ def serve_command(
     except ImportError as exc:
         _fail(
             "mcp_unavailable",
-            f"the MCP server needs the 'mcp' package ({exc}): {MCP_HINT}",
+            f"the MCP server needs the 'mcp' package ({exc}); install it with: {MCP_HINT} "
+            "(or, from a checkout: pip install '.[mcp]')",
         )
     if use_http:
         mcp_server.run_http(skills, host=host, port=port, stateless=stateless, watch=watch)

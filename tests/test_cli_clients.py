@@ -1,0 +1,480 @@
+"""SPEC §21.2, §21.3, §21.9-§21.12: the CLI finds the skills of every client, explains what it
+searched, and keeps its tables whole in a real terminal (a pseudo-terminal here)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agent_skills.cli import cli
+from conftest import make_skill
+
+# Where each client keeps skills (SPEC §21.1): home folders, then project folders.
+HOME_FOLDERS = {
+    ".agents/skills": ("shared-agents-skill", "agents"),
+    ".claude/skills": ("personal-claude-helper", "claude"),
+    ".codex/skills": ("codex-release-notes", "codex"),
+    ".gemini/skills": ("gemini-research", "gemini"),
+    ".copilot/skills": ("copilot-pr-review", "copilot"),
+    ".cursor/skills": ("cursor-refactor-guide", "cursor"),
+    ".config/opencode/skills": ("opencode-deploy", "opencode"),
+    ".config/agents/skills": ("xdg-agents-notes", "agents"),
+    ".config/goose/skills": ("goose-summarize", "goose"),
+    ".clarvis/skills": ("clarvis-tool", "clarvis"),
+}
+PROJECT_FOLDERS = {
+    ".agents/skills": ("project-agents-checks", "agents"),
+    ".claude/skills": ("project-claude-lint", "claude"),
+    ".codex/skills": ("project-codex-tests", "codex"),
+    ".gemini/skills": ("project-gemini-docs", "gemini"),
+    ".github/skills": ("github-ci-triage", "github"),
+    ".cursor/skills": ("project-cursor-style", "cursor"),
+    ".opencode/skills": ("project-opencode-run", "opencode"),
+    ".goose/skills": ("project-goose-plan", "goose"),
+    ".clarvis/skills": ("project-clarvis-x", "clarvis"),
+    "src/.agents/skills": ("nested-src-agents", "agents"),  # the codex chain below the git root
+}
+DESCRIPTION = "Does something useful for you when asked about its topic, in a few sentences."
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> dict[str, Path]:
+    """A fresh HOME with a skill in every client's folder, and a git project with the same."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "src" / "deep").mkdir(parents=True)
+    for base, folders in ((home, HOME_FOLDERS), (project, PROJECT_FOLDERS)):
+        for rel, (name, _) in folders.items():
+            make_skill(base / rel, name, frontmatter={"name": name, "description": DESCRIPTION})
+    return {"home": home, "project": project, "cwd": project / "src" / "deep"}
+
+
+def invoke(machine: dict[str, Path], *args: str, cwd: Path | None = None) -> Result:
+    old = os.getcwd()
+    os.chdir(cwd or machine["cwd"])
+    try:
+        return CliRunner().invoke(
+            cli, list(args), env={"HOME": str(machine["home"])}, catch_exceptions=False
+        )
+    finally:
+        os.chdir(old)
+
+
+def expected_all() -> list[tuple[str, str, str]]:
+    rows = [(n, "user", src) for n, src in HOME_FOLDERS.values()]
+    rows += [(n, "workspace", src) for n, src in PROJECT_FOLDERS.values()]
+    return sorted(rows, key=lambda r: (r[0].casefold(), r[0]))
+
+
+def test_list_with_no_option_finds_every_client_folder(machine: dict[str, Path]) -> None:
+    result = invoke(machine, "list", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [(d["name"], d["scope"], d["source"]) for d in data] == expected_all()
+    assert len(data) == 20
+
+
+def test_table_labels_every_skill_with_scope_and_source(machine: dict[str, Path]) -> None:
+    result = invoke(machine, "list")
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS", "DESCRIPTION"]
+    assert [line.split()[:3] for line in lines[1:]] == [list(r) for r in expected_all()]
+
+
+@pytest.mark.parametrize(
+    ("preset", "names"),
+    [
+        ("claude", ["personal-claude-helper", "project-claude-lint"]),
+        ("agents", ["project-agents-checks", "shared-agents-skill"]),
+        (
+            "codex",
+            [
+                "codex-release-notes",
+                "nested-src-agents",
+                "project-agents-checks",
+                "project-codex-tests",
+                "shared-agents-skill",
+            ],
+        ),
+        (
+            "copilot",
+            [
+                "copilot-pr-review",
+                "github-ci-triage",
+                "project-agents-checks",
+                "project-claude-lint",
+                "shared-agents-skill",
+            ],
+        ),
+        (
+            "goose",
+            [
+                "goose-summarize",
+                "personal-claude-helper",
+                "project-agents-checks",
+                "project-claude-lint",
+                "project-goose-plan",
+                "xdg-agents-notes",
+            ],
+        ),
+    ],
+)
+def test_every_client_preset(machine: dict[str, Path], preset: str, names: list[str]) -> None:
+    result = invoke(machine, "list", "--json", "--preset", preset)
+    assert result.exit_code == 0
+    assert [d["name"] for d in json.loads(result.stdout)] == names
+
+
+def test_unknown_preset_is_a_usage_error(machine: dict[str, Path]) -> None:
+    result = invoke(machine, "list", "--preset", "vscode")
+    assert result.exit_code == 2
+    assert "'vscode' is not one of" in result.stderr
+    assert "'claude'" in result.stderr and "'auto'" in result.stderr
+
+
+def test_tilde_roots_and_workspace_expand(machine: dict[str, Path]) -> None:
+    result = invoke(machine, "list", "--json", "--preset", "none", "--root", "~/.claude/skills")
+    assert [d["name"] for d in json.loads(result.stdout)] == ["personal-claude-helper"]
+    assert result.stderr == ""
+    elsewhere = machine["home"] / "other-project"
+    make_skill(elsewhere / ".claude" / "skills", "other-lint")
+    result = invoke(
+        machine, "list", "--json", "--preset", "claude", "--workspace", "~/other-project"
+    )
+    assert [(d["name"], d["scope"]) for d in json.loads(result.stdout)] == [
+        ("other-lint", "workspace"),
+        ("personal-claude-helper", "user"),
+    ]
+
+
+def test_relative_root_is_taken_against_the_current_directory(machine: dict[str, Path]) -> None:
+    make_skill(machine["cwd"] / "local", "here")
+    result = invoke(
+        machine, "list", "--json", "--preset", "none", "--root", "local", "--workspace", ".."
+    )
+    assert [d["dir"] for d in json.loads(result.stdout)] == [str(machine["cwd"] / "local" / "here")]
+
+
+def test_workspace_is_the_git_root_from_a_subdirectory(machine: dict[str, Path]) -> None:
+    result = invoke(machine, "list", "--json", "--preset", "claude")
+    assert [d["dir"] for d in json.loads(result.stdout)] == [
+        str(machine["home"] / ".claude/skills/personal-claude-helper"),
+        str(machine["project"] / ".claude/skills/project-claude-lint"),
+    ]
+
+
+def test_strict_makes_a_missing_root_exit_2(machine: dict[str, Path], tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    lenient = invoke(machine, "list", "--root", str(missing))
+    assert lenient.exit_code == 0
+    assert lenient.stderr == f"warning: --root {missing}: root does not exist\n"
+    strict = invoke(machine, "list", "--strict", "--root", str(missing))
+    assert strict.exit_code == 2
+    assert strict.stderr == f"usage_error: --root {missing}: root does not exist\n"
+    # Missing preset roots never are: this machine has no ~/.copilot/skills at first.
+    (machine["home"] / ".copilot" / "skills" / "copilot-pr-review" / "SKILL.md").unlink()
+    assert invoke(machine, "list", "--strict").exit_code == 0
+    as_json = invoke(machine, "list", "--json", "--strict", "--root", str(missing))
+    assert as_json.exit_code == 2
+    assert json.loads(as_json.stderr) == {
+        "error": {
+            "code": "usage_error",
+            "message": f"--root {missing}: root does not exist",
+            "fields": {},
+        }
+    }
+
+
+def test_a_root_that_is_a_skill_gets_the_hint(machine: dict[str, Path]) -> None:
+    skill = machine["home"] / ".claude/skills/personal-claude-helper"
+    result = invoke(machine, "list", "--preset", "none", "--root", str(skill))
+    assert (
+        result.stderr == f"warning: --root {skill}: this is a skill; use its parent as the root\n"
+    )
+    report = invoke(machine, "report", "--preset", "none", "--root", str(skill))
+    assert [str(skill), "workspace", "-", "ok", "this", "is", "a", "skill;"] == (
+        next(line.split() for line in report.stdout.splitlines() if line.startswith(str(skill)))[:8]
+    )
+    data = json.loads(
+        invoke(machine, "report", "--json", "--preset", "none", "--root", str(skill)).stdout
+    )
+    assert data["roots"] == [
+        {
+            "root": str(skill),
+            "status": "ok",
+            "message": "",
+            "scope": "workspace",
+            "source": "",
+            "hint": "this is a skill; use its parent as the root",
+        }
+    ]
+
+
+def test_report_names_what_it_searched_and_what_it_did_not(
+    machine: dict[str, Path], tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = invoke(machine, "report", "--preset", "gemini", "--workspace", str(empty))
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    roots = [line.split()[:4] for line in lines if line.startswith(("/", "ROOT"))]
+    home = machine["home"]
+    assert roots[0] == ["ROOT", "SCOPE", "SOURCE", "STATE"]
+    assert roots[1:] == [
+        [str(home / ".gemini/skills"), "user", "gemini", "ok"],
+        [str(home / ".agents/skills"), "user", "agents", "ok"],
+        [str(empty / ".gemini/skills"), "workspace", "gemini", "missing"],
+        [str(empty / ".agents/skills"), "workspace", "agents", "missing"],
+    ]
+    # Something was found, so there is no list of folders left out.
+    assert "not searched" not in result.stdout
+    (home / ".gemini/skills/gemini-research/SKILL.md").unlink()
+    (home / ".agents/skills/shared-agents-skill/SKILL.md").unlink()
+    nothing = invoke(machine, "report", "--preset", "gemini", "--workspace", str(empty))
+    tail = nothing.stdout.split("Skill folders on this machine not searched:\n")[1].splitlines()
+    assert tail[:8] == [
+        f"  {home / '.claude/skills'} (user; --preset claude or opencode or goose)",
+        f"  {home / '.codex/skills'} (user; --preset codex)",
+        f"  {home / '.copilot/skills'} (user; --preset copilot)",
+        f"  {home / '.cursor/skills'} (user; --preset cursor)",
+        f"  {home / '.config/opencode/skills'} (user; --preset opencode)",
+        f"  {home / '.config/agents/skills'} (user; --preset goose)",
+        f"  {home / '.config/goose/skills'} (user; --preset goose)",
+        f"  {home / '.clarvis/skills'} (user; --preset clarvis)",
+    ]
+    data = json.loads(
+        invoke(machine, "report", "--json", "--preset", "gemini", "--workspace", str(empty)).stdout
+    )
+    assert data["not_searched"] == [line.strip() for line in tail[:8]]
+
+
+def test_disable_leaves_a_skill_out(machine: dict[str, Path]) -> None:
+    result = invoke(machine, "list", "--json", "--disable", "github-ci-triage", "--disable", "x")
+    names = [d["name"] for d in json.loads(result.stdout)]
+    assert "github-ci-triage" not in names and len(names) == 19
+    report = json.loads(invoke(machine, "report", "--json", "--disable", "github-ci-triage").stdout)
+    assert [
+        (e["name"], e["status"], e["reason"])
+        for e in report["entries"]
+        if e["name"] == "github-ci-triage"
+    ] == [("github-ci-triage", "disabled", "disabled by name 'github-ci-triage'")]
+    served = invoke(machine, "show", "github-ci-triage", "--disable", "github-ci-triage")
+    assert served.exit_code == 1
+
+
+def test_did_you_mean(machine: dict[str, Path]) -> None:
+    result = invoke(machine, "show", "gemini-reserch")
+    assert result.exit_code == 1
+    assert (
+        result.stderr
+        == "not_found: No such skill: gemini-reserch (did you mean gemini-research?)\n"
+    )
+    result = invoke(machine, "path", "Gemini-Research", "SKILL.md", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stderr) == {
+        "error": {
+            "code": "not_found",
+            "message": "No such skill: Gemini-Research (did you mean gemini-research?)",
+            "fields": {"name": "Gemini-Research", "suggestions": ["gemini-research"]},
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "exit_code"),
+    [
+        (["list", "--json", "--max-depth", "9"], "usage_error", 2),
+        (["list", "--json", "--preset", "vscode"], "usage_error", 2),
+        (["list", "--json", "--bogus"], "usage_error", 2),
+        (["show", "--json"], "usage_error", 2),
+        (["list", "--json", "--workspace", "/no/such/dir"], "startup_error", 2),
+        (["list", "--json", "--preset", "none"], "startup_error", 2),
+        (["show", "nope", "--json"], "not_found", 1),
+        (["read", "gemini-research", "../x", "--json"], "usage_error", 2),
+    ],
+)
+def test_json_errors_are_one_object_on_stderr(
+    machine: dict[str, Path], args: list[str], code: str, exit_code: int
+) -> None:
+    result = invoke(machine, *args)
+    assert result.exit_code == exit_code
+    assert result.stdout == ""
+    error = json.loads(result.stderr)["error"]
+    assert (error["code"], sorted(error)) == (code, ["code", "fields", "message"])
+    assert error["message"]
+
+
+def test_catalog_json_is_format_json(machine: dict[str, Path]) -> None:
+    a = invoke(machine, "catalog", "--json")
+    b = invoke(machine, "catalog", "--format", "json")
+    assert a.exit_code == b.exit_code == 0
+    assert a.stdout == b.stdout
+    assert len(json.loads(a.stdout)) == 20
+
+
+def test_max_depth_option_finds_categories(machine: dict[str, Path], tmp_path: Path) -> None:
+    root = tmp_path / "catalog"
+    make_skill(root / "ios", "swiftui")
+    flat = invoke(machine, "list", "--json", "--preset", "none", "--root", str(root))
+    assert json.loads(flat.stdout) == []
+    deep = invoke(
+        machine, "list", "--json", "--preset", "none", "--root", str(root), "--max-depth", "2"
+    )
+    assert [(d["name"], d["category"]) for d in json.loads(deep.stdout)] == [("swiftui", "ios")]
+
+
+# --- §21.12 tables in a real terminal ------------------------------------------------------------
+
+
+def run_in_terminal(args: list[str], env: dict[str, str], cwd: Path, columns: int) -> str:
+    """Run the CLI with stdout on a pseudo-terminal ``columns`` wide; return what it printed."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_skills", *args],
+        stdout=terminal,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+    )
+    os.close(terminal)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([controller], [], [], 0.5)
+        if ready:
+            try:
+                data = os.read(controller, 65536)
+            except OSError:  # the terminal closed: the program has exited
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=30)
+    os.close(controller)
+    text = b"".join(chunks).decode("utf-8")
+    # Strip colour codes; the terminal turns LF into CRLF.
+    return re.sub(r"\x1b\[[0-9;]*m", "", text).replace("\r\n", "\n")
+
+
+def header_and_body(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The header's words (on one line, or two when columns moved under the row) and the rest."""
+    if len(lines) > 1 and lines[1].startswith("    "):
+        return lines[0].split() + lines[1].split(), lines[2:]
+    return lines[0].split(), lines[1:]
+
+
+@pytest.fixture
+def terminal_env(machine: dict[str, Path]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env["HOME"] = str(machine["home"])
+    env["TERM"] = "xterm-256color"
+    return env
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120, 200])
+def test_list_in_a_terminal_keeps_every_column_and_whole_names(
+    machine: dict[str, Path], terminal_env: dict[str, str], columns: int
+) -> None:
+    out = run_in_terminal(["list"], terminal_env, machine["cwd"], columns)
+    lines = out.splitlines()
+    header, body = header_and_body(lines)
+    assert header == ["NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS", "DESCRIPTION"]
+    rows = [line.split() for line in body if not line.startswith("    ")]
+    assert [r[:3] for r in rows] == [list(r) for r in expected_all()]
+    assert all(r[3:5] == ["user,", "model"] for r in rows)  # the INVOCATION column is there
+    assert all(len(line) <= columns for line in lines)
+    described = [line for line in body if "Does something" in line]
+    assert len(described) == 20  # every description shows, cut with an ellipsis where needed
+    if columns == 200:
+        assert all(DESCRIPTION in line for line in described)  # one line per skill, whole
+        assert len(lines) == 21
+    else:
+        assert all(line.endswith("…") for line in described)
+    if columns <= 80:  # the description has a line of its own under its row
+        assert len(lines) == 2 + 40
+
+
+@pytest.mark.parametrize("columns", [60, 80, 200])
+def test_report_in_a_terminal_keeps_names_and_paths_whole(
+    machine: dict[str, Path], terminal_env: dict[str, str], columns: int
+) -> None:
+    out = run_in_terminal(["report", "--preset", "claude"], terminal_env, machine["cwd"], columns)
+    lines = out.splitlines()
+    header, lines = header_and_body(lines)
+    assert header == ["STATUS", "NAME", "PATH", "DETAIL"]
+    lines = ["", *lines]
+    project = machine["project"]
+    assert lines[1].split() == [
+        "loaded",
+        "project-claude-lint",
+        str(project / ".claude/skills/project-claude-lint"),
+    ]
+    # In a terminal, paths under the home directory are written with ~.
+    assert lines[2].split() == [
+        "loaded",
+        "personal-claude-helper",
+        "~/.claude/skills/personal-claude-helper",
+    ]
+    at = next(i for i, line in enumerate(lines) if line.startswith(str(project / ".claude")))
+    words = lines[at].split()
+    if lines[at + 1].startswith("    "):  # a narrow terminal: the other columns moved below
+        words += lines[at + 1].split()
+    assert words == [str(project / ".claude/skills"), "workspace", "claude", "ok"]
+    assert lines[-1] == "2 loaded, 0 shadowed, 0 duplicate, 0 invalid, 0 skipped"
+
+
+def test_report_notes_too_long_for_the_line_go_under_it_whole(
+    machine: dict[str, Path], terminal_env: dict[str, str], tmp_path: Path
+) -> None:
+    low = tmp_path / "a-rather-long-directory-name" / "low"
+    make_skill(low, "personal-claude-helper")
+    out = run_in_terminal(
+        ["report", "--preset", "claude", "--root", str(low)], terminal_env, machine["cwd"], 80
+    )
+    lines = out.splitlines()
+    winner = str(low / "personal-claude-helper")
+    at = next(i for i, line in enumerate(lines) if line.startswith("shadowed"))
+    assert lines[at].split()[:3] == [
+        "shadowed",
+        "personal-claude-helper",
+        "~/.claude/skills/personal-claude-helper",
+    ]
+    below = "".join(line.strip() for line in lines[at + 1 : at + 4] if line.startswith("    "))
+    assert below.replace(" ", "").startswith(f"shadowedby{winner}")
+    # Only rows led by a name or a path, and diagnostics, can be wider: they are never cut.
+    wide = [line for line in lines if len(line) > 80]
+    assert all(
+        line.split()[0] in {"loaded", "shadowed", "warning:"} or line[0] in "/~" for line in wide
+    )
+
+
+def test_piped_output_is_never_cut(machine: dict[str, Path], terminal_env: dict[str, str]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_skills", "list"],
+        capture_output=True,
+        text=True,
+        cwd=machine["cwd"],
+        env={**terminal_env, "COLUMNS": "40"},
+        check=True,
+    )
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 21
+    assert all(DESCRIPTION in line for line in lines[1:])
