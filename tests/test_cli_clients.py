@@ -478,3 +478,40 @@ def test_piped_output_is_never_cut(machine: dict[str, Path], terminal_env: dict[
     lines = proc.stdout.splitlines()
     assert len(lines) == 21
     assert all(DESCRIPTION in line for line in lines[1:])
+
+
+# --- the host configuration snippets of docs/mcp.md work as written -------------------------------
+
+MCP_DOC = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
+
+
+def _snippet_args() -> list[list[str]]:
+    import tomllib
+
+    text = MCP_DOC.read_text(encoding="utf-8")
+    found: list[list[str]] = []
+    for block in re.findall(r"```json\n(.*?)```", text, re.S):
+        data = json.loads(block)
+        for server in (data.get("mcpServers") or data.get("servers") or {}).values():
+            if "args" in server:
+                found.append(server["args"])
+    for block in re.findall(r"```toml\n(.*?)```", text, re.S):
+        for server in tomllib.loads(block)["mcp_servers"].values():
+            found.append(server["args"])
+    return found
+
+
+def test_docs_mcp_snippets_are_accepted_by_the_cli(machine: dict[str, Path]) -> None:
+    snippets = _snippet_args()
+    assert len(snippets) == 5  # Claude Desktop, Claude Code, Cursor, VS Code, Codex
+    (machine["home"] / "team-skills").mkdir()
+    for args in snippets:
+        assert args[0] == "serve"
+        # The same options, given to `list`; the documented example paths point at this machine.
+        options = [
+            str(machine["project"]) if a in ("${workspaceFolder}", "/home/me/src/my-project") else a
+            for a in args[1:]
+        ]
+        result = invoke(machine, "list", "--json", *options)
+        assert result.exit_code == 0, (args, result.stderr)
+        assert json.loads(result.stdout), args

@@ -293,3 +293,45 @@ def test_presets_look_only_for_git(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     seen.clear()
     client_skill_roots("auto", workspace="/w", cwd="/no/such/dir", home="/h")
     assert seen == []
+
+
+# --- docs/clients.md is the table above, for users -----------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "clients.md"
+
+
+def _doc_rows(heading: str) -> list[list[str]]:
+    text = DOCS.read_text(encoding="utf-8").split(heading, 1)[1]
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            rows.append([cell.strip() for cell in line.strip("|").split("|")])
+        elif rows and not line.startswith("|"):
+            break
+    return rows[1:]  # without the header
+
+
+def _doc_path(root: SkillRoot) -> str:
+    text = str(root.path)
+    return "~" + text[2:] if text.startswith("/h/") else text.replace("/ws", "<ws>", 1)
+
+
+def test_docs_glance_table_matches_the_layouts() -> None:
+    rows = {row[0].split("`")[1]: row[1] for row in _doc_rows("## The layouts at a glance")}
+    assert set(rows) == {*CLIENTS, "none"}
+    kw = {"workspace": "/ws", "cwd": "/ws", "home": "/h"}
+    for client in CLIENTS:
+        if client in ("auto", "codex"):
+            continue
+        documented = [cell.strip().strip("`") for cell in rows[client].split(",")]
+        assert documented == [_doc_path(r) for r in client_skill_roots(client, **kw)], client
+    codex = [_doc_path(r) for r in client_skill_roots("codex", **kw)]
+    assert rows["codex"].startswith(", ".join(f"`{p}`" for p in codex[:3]) + ", then `.agents")
+
+
+def test_docs_auto_table_matches_auto() -> None:
+    rows = _doc_rows("### `auto` in full")
+    roots = client_skill_roots("auto", workspace="/ws", cwd="/ws/a/b", home="/h")
+    assert [(r[1].strip("`"), r[2], r[3]) for r in rows] == [
+        (_doc_path(r), r.scope, r.source) for r in roots
+    ]
