@@ -1,10 +1,11 @@
-"""The MCP server (SPEC §17) driven in-process, through the SDK's in-memory transports.
+"""The MCP server (SPEC §17, §24): every method, result field and error path, with exact values.
 
-``mcp.Client`` given a ``Server`` object connects without a subprocess: ``mode="legacy"`` runs the
-``initialize`` handshake over the SDK's in-memory streams (``InMemoryTransport``), any other mode
-dispatches 2026-07-28 requests directly (``server/discover`` era). Every method, result field and
-error path of ``agent_skills.mcp`` is asserted here with exact values; ``test_mcp.py`` covers the
-same server through real transports and independent clients.
+The shared suite (the tests parametrised by ``transport``) runs over two transports:
+``inprocess`` (``mcp.Client`` given the ``Server`` object: ``mode="legacy"`` runs the
+``initialize`` handshake over the SDK's in-memory streams, ``auto`` dispatches 2026-07-28 requests
+directly) and ``stdio`` (the official client starting ``python -m agent_skills.mcp`` as a
+subprocess). ``test_mcp.py`` adds the raw handshake on the wire, streamable HTTP, the CLI and the
+MCP Inspector as an independent client.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import base64
 import logging
 import os
 import shutil
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,9 +25,10 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from pydantic import BaseModel, ConfigDict
 
+import agent_skills
 from agent_skills import AgentSkills, SkillError, create_agent_skills, resolve_config
 from agent_skills.mcp import (
     EXTENSION_ID,
@@ -53,6 +56,10 @@ from mcp_support import (
 # skip discovery and never see the server's capabilities.
 LEGACY, MODERN = "legacy", "auto"
 ERAS = [LEGACY, MODERN]
+# The shared suite runs over both transports: the SDK's in-memory streams and a stdio subprocess
+# (``python -m agent_skills.mcp``), so what one asserts holds for the other.
+TRANSPORTS = ["inprocess", "stdio"]
+SRC = Path(agent_skills.__file__).resolve().parents[1]
 CACHE_FIELDS = {"ttlMs": 0, "cacheScope": "private"}
 
 SECRET = b"never served\n"
@@ -65,6 +72,7 @@ ALPHA_MANIFEST = (
     "version: 2024-01-01\n"
     "metadata:\n"
     "  enabled: yes\n"
+    "  mode: off\n"
     "---\n"
     "# Alpha\n\nRead references/guide.md.\n"
 )
@@ -78,10 +86,13 @@ ALPHA_FILES: dict[str, str | bytes] = {
     "refund note.md": "spaces\n",
     "café.md": "accent\n",
     ".env": SECRET,
+    "__pycache__/x.pyc": b"\0",
+    "node_modules/dep/index.js": "module.exports = 1\n",
 }
 # POSIX paths of every file the alpha manifest lists, SKILL.md first, then load_skill's order.
 ALPHA_RELS = [
     "SKILL.md",
+    "alias.md",
     "assets/data.bin",
     "café.md",
     "notes/crlf.txt",
@@ -92,6 +103,7 @@ ALPHA_RELS = [
     "scripts/run.py",
 ]
 ALPHA_URIS = {
+    "alias.md": "skill://alpha/alias.md",
     "SKILL.md": "skill://alpha/SKILL.md",
     "assets/data.bin": "skill://alpha/assets/data.bin",
     "café.md": "skill://alpha/caf%C3%A9.md",
@@ -117,6 +129,7 @@ def _build_tree(base: Path) -> Path:
     alpha = make_skill(root, "alpha", raw=ALPHA_MANIFEST, files=ALPHA_FILES)
     symlink(alpha / "leak.txt", base / "secret.txt")
     symlink(alpha / "references" / "missing.md", "nowhere.md")
+    symlink(alpha / "alias.md", "references/guide.md")  # a link that stays inside is a file
     add_invocation_skills(root)
     return root
 
@@ -139,8 +152,15 @@ def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> N
     anyio.run(go)
 
 
-def _serve(root: Path) -> Any:
-    return build_server(create_agent_skills([root]))
+def _serve(root: Path, transport: str = "inprocess") -> Any:
+    """The server of ``root``: a ``Server`` object in-process, or a stdio subprocess."""
+    if transport == "inprocess":
+        return build_server(create_agent_skills([root]))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agent_skills.mcp", "--preset", "none", "--root", str(root)],
+        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
+    )
 
 
 async def _list_page(client: Client, cursor: str | None = None) -> dict[str, Any]:
@@ -168,7 +188,8 @@ def _cache(mode: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_capabilities_on_both_eras(tree: Path, mode: str) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_capabilities_on_both_eras(transport: str, tree: Path, mode: str) -> None:
     async def body(client: Client) -> None:
         assert client.protocol_version == ("2025-11-25" if mode == LEGACY else "2026-07-28")
         caps = client.server_capabilities
@@ -184,15 +205,16 @@ def test_capabilities_on_both_eras(tree: Path, mode: str) -> None:
             assert client.instructions is not None
             assert client.instructions.startswith("Agent Skills are served here")
 
-    _run(_serve(tree), mode, body)
+    _run(_serve(tree, transport), mode, body)
 
 
 # -- skills/list and skills/get -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_skills_list_entry_and_manifest(
-    tree: Path, alpha_bytes: dict[str, bytes], mode: str
+    transport: str, tree: Path, alpha_bytes: dict[str, bytes], mode: str
 ) -> None:
     async def body(client: Client) -> None:
         page = await _list_page(client)
@@ -211,7 +233,7 @@ def test_skills_list_entry_and_manifest(
             "name": "alpha",
             "description": "Alpha does things.",
             "version": "2024-01-01",
-            "metadata": {"enabled": "yes"},
+            "metadata": {"enabled": "yes", "mode": "off"},
         }
         assert alpha["resources"] == [
             {
@@ -227,11 +249,12 @@ def test_skills_list_entry_and_manifest(
             "disable-model-invocation": True,
         }
 
-    _run(_serve(tree), mode, body)
+    _run(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_skills_get(tree: Path, mode: str) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_skills_get(transport: str, tree: Path, mode: str) -> None:
     async def body(client: Client) -> None:
         listed = (await _list_page(client))["skills"]
         got = await _get(client, "skill://beta/SKILL.md")
@@ -257,10 +280,11 @@ def test_skills_get(tree: Path, mode: str) -> None:
         code, _ = await error_of(_get(client, None))
         assert code == -32602
 
-    _run(_serve(tree), mode, body)
+    _run(_serve(tree, transport), mode, body)
 
 
-def test_skills_list_pagination_and_bad_cursors(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_skills_list_pagination_and_bad_cursors(transport: str, tmp_path: Path) -> None:
     root = tmp_path / "many"
     names = [f"skill-{i:03d}" for i in range(2 * PAGE_SIZE + 7)]
     for name in names:
@@ -317,18 +341,19 @@ def test_skills_list_pagination_and_bad_cursors(tmp_path: Path) -> None:
         )
         assert [p.name for p in prompts.prompts + more.prompts + end.prompts] == names
 
-    _run(_serve(root), MODERN, body)
+    _run(_serve(root, transport), MODERN, body)
 
 
 # -- resources ----------------------------------------------------------------------------------
 
 
-def test_resources_list(tree: Path, alpha_bytes: dict[str, bytes]) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_resources_list(transport: str, tree: Path, alpha_bytes: dict[str, bytes]) -> None:
     async def body(client: Client) -> None:
         listed = await client.list_resources()
         assert listed.next_cursor is None
         assert [(r.uri, r.name, r.description, r.mime_type, r.size) for r in listed.resources] == [
-            ("skill://alpha/SKILL.md", "alpha", "Alpha does things.", "text/markdown", 132),
+            ("skill://alpha/SKILL.md", "alpha", "Alpha does things.", "text/markdown", 144),
             (
                 "skill://beta/SKILL.md",
                 "beta",
@@ -344,13 +369,16 @@ def test_resources_list(tree: Path, alpha_bytes: dict[str, bytes]) -> None:
                 (tree / "gamma" / "SKILL.md").stat().st_size,
             ),
         ]
-        assert len(alpha_bytes["SKILL.md"]) == 132
+        assert len(alpha_bytes["SKILL.md"]) == 144
 
-    _run(_serve(tree), LEGACY, body)
+    _run(_serve(tree, transport), LEGACY, body)
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_resources_read_text_and_blob(tree: Path, alpha_bytes: dict[str, bytes], mode: str) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_resources_read_text_and_blob(
+    transport: str, tree: Path, alpha_bytes: dict[str, bytes], mode: str
+) -> None:
     async def body(client: Client) -> None:
         seen: dict[str, tuple[str, str]] = {}
         for rel in ALPHA_RELS:
@@ -368,6 +396,7 @@ def test_resources_read_text_and_blob(tree: Path, alpha_bytes: dict[str, bytes],
             seen[rel] = (kind, content.mime_type)
         assert seen == {
             "SKILL.md": ("text", "text/markdown"),
+            "alias.md": ("text", "text/markdown"),
             "assets/data.bin": ("blob", "application/octet-stream"),
             "café.md": ("text", "text/markdown"),
             "notes/crlf.txt": ("text", "text/plain"),
@@ -380,12 +409,15 @@ def test_resources_read_text_and_blob(tree: Path, alpha_bytes: dict[str, bytes],
         same = await client.read_resource("skill://alpha/caf%c3%a9.md")
         assert same.contents[0].uri == "skill://alpha/caf%C3%A9.md"
 
-    _run(_serve(tree), mode, body)
+    _run(_serve(tree, transport), mode, body)
 
 
-def test_resources_read_refuses_unknown_and_malformed_uris(tree: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_resources_read_refuses_unknown_and_malformed_uris(transport: str, tree: Path) -> None:
     unknown = [
         "skill://alpha/.env",
+        "skill://alpha/__pycache__/x.pyc",
+        "skill://alpha/node_modules/dep/index.js",
         "skill://alpha/leak.txt",
         "skill://alpha/references/missing.md",
         "skill://alpha/nope.md",
@@ -417,7 +449,7 @@ def test_resources_read_refuses_unknown_and_malformed_uris(tree: Path) -> None:
         for uri, message in malformed.items():
             assert await error_of(client.read_resource(uri)) == (-32602, message.format(uri=uri))
 
-    _run(_serve(tree), MODERN, body)
+    _run(_serve(tree, transport), MODERN, body)
 
 
 def test_changed_files_are_refused(tmp_path: Path) -> None:
@@ -664,7 +696,8 @@ def test_strict_frontmatter_refusals(data: bytes, reason: str) -> None:
 # -- tools --------------------------------------------------------------------------------------
 
 
-def test_tools_list(tree: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_tools_list(transport: str, tree: Path) -> None:
     async def body(client: Client) -> None:
         tools = (await client.list_tools()).tools
         assert [tool.name for tool in tools] == ["activate_skill", "read_skill_resource"]
@@ -682,10 +715,11 @@ def test_tools_list(tree: Path) -> None:
         }
         assert tools[1].input_schema["required"] == ["name", "path"]
 
-    _run(_serve(tree), LEGACY, body)
+    _run(_serve(tree, transport), LEGACY, body)
 
 
-def test_tools_list_without_model_invocable_or_any_skills(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_tools_list_without_model_invocable_or_any_skills(transport: str, tmp_path: Path) -> None:
     users = tmp_path / "users"
     make_skill(
         users,
@@ -707,11 +741,12 @@ def test_tools_list_without_model_invocable_or_any_skills(tmp_path: Path) -> Non
         assert (await _list_page(client))["skills"] == []
         assert (await client.list_prompts()).prompts == []
 
-    _run(_serve(users), MODERN, users_body)
-    _run(_serve(empty), LEGACY, empty_body)
+    _run(_serve(users, transport), MODERN, users_body)
+    _run(_serve(empty, transport), LEGACY, empty_body)
 
 
-def test_activate_skill(tree: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_activate_skill(transport: str, tree: Path) -> None:
     async def body(client: Client) -> None:
         result = await client.call_tool("activate_skill", {"name": "alpha"})
         assert result.is_error is False
@@ -736,10 +771,11 @@ def test_activate_skill(tree: Path) -> None:
             failed = await client.call_tool("activate_skill", arguments)
             assert (failed.is_error, _text(failed)[: len(code)]) == (True, code)
 
-    _run(_serve(tree), MODERN, body)
+    _run(_serve(tree, transport), MODERN, body)
 
 
-def test_read_skill_resource(tree: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_read_skill_resource(transport: str, tree: Path, tmp_path: Path) -> None:
     big_root = tmp_path / "big"
     make_skill(
         big_root,
@@ -789,29 +825,34 @@ def test_read_skill_resource(tree: Path, tmp_path: Path) -> None:
             failed = await read(name, path)
             assert (path, failed.is_error, _text(failed).split(":")[0]) == (path, True, code)
             assert SECRET.decode() not in _text(failed)
+        assert _text(await read("alpha", "alias.md")) == "# Guide\n"
+        pycache = await read("alpha", "__pycache__/x.pyc")
+        assert (pycache.is_error, _text(pycache).split(":")[0]) == (True, "not_found")
         listed = await read("alpha", ".env")
         assert _text(listed) == "not_found: '.env' is not one of the files of skill 'alpha'"
         typed = await read("alpha", 7)
         assert _text(typed) == "invalid_input: argument 'path' must be a str, got int"
 
-    _run(_serve(big_root), LEGACY, body)
+    _run(_serve(big_root, transport), LEGACY, body)
 
 
-def test_unknown_tool_is_invalid_params(tree: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_unknown_tool_is_invalid_params(transport: str, tree: Path) -> None:
     async def body(client: Client) -> None:
         assert await error_of(client.call_tool("run_script", {})) == (
             -32602,
             "unknown tool 'run_script'",
         )
 
-    _run(_serve(tree), LEGACY, body)
+    _run(_serve(tree, transport), LEGACY, body)
 
 
 # -- prompts ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_prompts(tree: Path, mode: str) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_prompts(transport: str, tree: Path, mode: str) -> None:
     async def body(client: Client) -> None:
         prompts = await client.list_prompts()
         assert prompts.next_cursor is None
@@ -828,7 +869,7 @@ def test_prompts(tree: Path, mode: str) -> None:
         for name in ["gamma", "nope"]:
             assert await error_of(client.get_prompt(name)) == (-32602, f"unknown prompt {name!r}")
 
-    _run(_serve(tree), mode, body)
+    _run(_serve(tree, transport), mode, body)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -850,7 +891,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_resource_templates_list(tree: Path, mode: str) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_resource_templates_list(transport: str, tree: Path, mode: str) -> None:
     async def body(client: Client) -> None:
         listed = await client.list_resource_templates()
         assert [
@@ -862,10 +904,13 @@ def test_resource_templates_list(tree: Path, mode: str) -> None:
             "invalid cursor 'x'",
         )
 
-    _run(_serve(tree), mode, body)
+    _run(_serve(tree, transport), mode, body)
 
 
-def test_read_skill_resource_returns_images_as_image_content(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_read_skill_resource_returns_images_as_image_content(
+    transport: str, tmp_path: Path
+) -> None:
     root = tmp_path / "skills"
     make_skill(
         root,
@@ -888,7 +933,7 @@ def test_read_skill_resource_returns_images_as_image_content(tmp_path: Path) -> 
         text = await read("notes.txt")
         assert text == types.TextContent(text="hello\n")
 
-    _run(_serve(root), MODERN, body)
+    _run(_serve(root, transport), MODERN, body)
 
 
 class _Broken(AgentSkills):
@@ -1004,3 +1049,9 @@ def test_frontmatter_outside_the_yaml_subset_is_not_published(
         )
 
     _run(build_server(skills), MODERN, body)
+
+
+def test_the_shared_tree_leaves_out_bad_name(tree: Path, caplog: pytest.LogCaptureFixture) -> None:
+    assert _unpublished(create_agent_skills([tree]), caplog) == {
+        "Bad_Name": "name_uppercase: name 'Bad_Name' must be lowercase",
+    }

@@ -138,11 +138,12 @@ class TrustStore:
     the file is re-read when another process changed it.
 
     Args:
-        path: The store file (created on the first approval; its directory must exist then).
+        path: The store file (created on the first approval; its directory must exist then); a
+            leading ``~`` is the home directory.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._path = Path(os.path.abspath(os.fspath(path)))
+        self._path = Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
         self._lock = threading.Lock()
         self._cache_key: tuple[int, int, int] | None = None
         self._approvals: dict[str, Approval] = {}
