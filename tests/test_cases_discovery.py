@@ -183,7 +183,16 @@ def test_c5_manifest_link_inside_and_variant_link(env: dict[str, Path]) -> None:
     assert loaded(skills, "inner").body == "Body"
     assert rels(loaded(skills, "inner")) == ["docs/main.md"]
     assert rels(loaded(skills, "lower")) == []
-    assert [d_.kind.value for d_ in skills.diagnostics] == ["manifest_case"]
+    # the variant is a link leading outside: it loads, with a warning naming the real target
+    # (SPEC §20.3), and the report entry says so
+    assert [d_.kind.value for d_ in skills.diagnostics] == ["manifest_case", "manifest_outside"]
+    target = env["out"] / "lower" / "SKILL.md"
+    assert str(target) in skills.diagnostics[1].message
+    [entry] = [e for e in skills.report().entries if e.name == "lower"]
+    assert (entry.status, entry.reason) == (
+        "loaded",
+        f"manifest is a link to {target}, outside the skill directory",
+    )
 
 
 # -- C6 a link inside a skill leads out ---------------------------------------------------------

@@ -208,10 +208,10 @@ def test_c23_swap_between_the_check_and_the_open(
     exact race of SPEC §10. Neither the descriptor walk nor the fallback hands out the secret."""
     skills, skill, out = c23
     monkeypatch.setattr(_confine, "_HAS_SAFE_OPEN", safe_open)
-    real_confine = _confine._confine
+    real_check = _confine._check_inside
 
-    def check_then_swap(skill_dir: object, rel: object) -> tuple[str, str, str]:
-        checked = real_confine(skill_dir, rel)
+    def check_then_swap(skill_dir: str, rel: object) -> tuple[str, str]:
+        checked = real_check(skill_dir, rel)
         if swap == "file":
             (skill / "references" / "a.md").unlink()
             (skill / "references" / "a.md").symlink_to(out / "secret.txt")
@@ -221,7 +221,7 @@ def test_c23_swap_between_the_check_and_the_open(
         return checked
 
     for call in ("open_resource", "read_resource"):
-        monkeypatch.setattr(_confine, "_confine", check_then_swap)
+        monkeypatch.setattr(_confine, "_check_inside", check_then_swap)
         with pytest.raises(SkillError) as info:
             CALLS[call](skills, "t", "references/a.md")
         assert (info.value.code.value, info.value.fields) == (
@@ -229,7 +229,7 @@ def test_c23_swap_between_the_check_and_the_open(
             {"name": "t", "rel": "references/a.md"},
         )
         # restore the tree for the next call
-        monkeypatch.setattr(_confine, "_confine", real_confine)
+        monkeypatch.setattr(_confine, "_check_inside", real_check)
         target = skill / "references"
         if swap == "file":
             (target / "a.md").unlink()
@@ -254,11 +254,11 @@ def test_c23_swap_inside_the_skill_is_followed(c23: tuple[AgentSkills, Path, Pat
 
 
 # C23, the same kind of fault one level down: a link that changes *while* it is being resolved.
-# os.path.realpath raises when a link vanishes between its lstat and its readlink.
+# A link that vanishes between its lstat and its readlink makes readlink fail.
 
 
-def _flaky_realpath(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
-    real = os.path.realpath
+def _flaky_readlink(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
+    real = os.readlink
     calls = [0]
 
     def flaky(path: Any, *args: Any, **kwargs: Any) -> str:
@@ -267,20 +267,23 @@ def _flaky_realpath(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]
             raise FileNotFoundError(2, "No such file or directory", os.fspath(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(os.path, "realpath", flaky)
+    monkeypatch.setattr(os, "readlink", flaky)
     return calls
+
+
+def _alias(skill: Path) -> str:
+    (skill / "references" / "alias.md").symlink_to("a.md")
+    return "references/alias.md"
 
 
 @pytest.mark.parametrize("call", sorted(CALLS))
 def test_c23_link_changing_during_resolution_is_not_found(
     c23: tuple[AgentSkills, Path, Path], monkeypatch: pytest.MonkeyPatch, call: str
 ) -> None:
-    skills, _, _ = c23
-    _flaky_realpath(monkeypatch, failures=10**9)
-    assert _err(lambda: CALLS[call](skills, "t", "references/a.md")) == (
-        "not_found",
-        {"name": "t", "rel": "references/a.md"},
-    )
+    skills, skill, _ = c23
+    rel = _alias(skill)
+    _flaky_readlink(monkeypatch, failures=10**9)
+    assert _err(lambda: CALLS[call](skills, "t", rel)) == ("not_found", {"name": "t", "rel": rel})
 
 
 @pytest.mark.parametrize("call", sorted(CALLS))
@@ -288,22 +291,28 @@ def test_c23_link_that_settles_is_retried(
     c23: tuple[AgentSkills, Path, Path], monkeypatch: pytest.MonkeyPatch, call: str
 ) -> None:
     skills, skill, _ = c23
-    _flaky_realpath(monkeypatch, failures=2)
-    result = CALLS[call](skills, "t", "references/a.md")
-    expected = skill / "references" / "a.md" if call == "resource_path" else b"A"
+    rel = _alias(skill)
+    _flaky_readlink(monkeypatch, failures=2)
+    result = CALLS[call](skills, "t", rel)
+    expected = skill / "references" / "alias.md" if call == "resource_path" else b"A"
     assert result == expected
 
 
 def test_c23_listing_and_allowlist_survive_a_changing_link(
     c23: tuple[AgentSkills, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A link that cannot be read is left out of the listing; the rest is listed and the pinned
+    directory stays approved (its check reads no link)."""
     skills, skill, _ = c23
-    _flaky_realpath(monkeypatch, failures=10**9)
+    _alias(skill)
+    _flaky_readlink(monkeypatch, failures=10**9)
     content = skills.load_skill("t")
     assert content is not None
-    assert content.resources == ()
-    assert [(d.kind, d.path) for d in content.diagnostics] == [("io_error", skill)]
-    assert skills.allowed_read_roots() == []
+    assert [r.rel for r in content.resources] == ["references/a.md", "references/deep/b.md"]
+    assert [(d.kind, d.path) for d in content.diagnostics] == [
+        ("dangling_symlink", skill / "references" / "alias.md")
+    ]
+    assert skills.allowed_read_roots() == [skill]
 
 
 def test_c23_racing_swaps_raise_only_skill_errors_and_never_leak(

@@ -232,9 +232,12 @@ def test_sibling_with_the_same_prefix_is_outside(tmp_path: Path) -> None:
     make_skill(tmp_path, "foo-evil", files={"x.md": "x"})
     symlink(foo / "l", str(tmp_path / "foo-evil" / "x.md"))
     assert _err(lambda: resolve_resource_path(foo, "l")) == ("path_escape", {"rel": "l"})
-    assert not _confine.is_within(str(tmp_path / "foo-evil"), str(tmp_path / "foo"))
-    assert _confine.is_within(str(tmp_path / "foo" / "x"), str(tmp_path / "foo"))
-    assert _confine.is_within(str(tmp_path / "foo"), str(tmp_path / "foo"))
+    assert not _confine.contains(str(tmp_path / "foo"), str(tmp_path / "foo-evil"))
+    assert _confine.contains(str(tmp_path / "foo"), str(tmp_path / "foo" / "x"))
+    assert _confine.contains(str(tmp_path / "foo"), str(tmp_path / "foo"))
+    assert _confine.contains(str(tmp_path / "foo") + "/", str(tmp_path / "foo"))
+    assert not _confine.contains(str(tmp_path / "foo"), str(tmp_path / "foo" / ".." / "x"))
+    assert not _confine.contains(str(tmp_path / "foo" / "x"), str(tmp_path / "foo"))
 
 
 @pytest.mark.parametrize(
@@ -401,27 +404,10 @@ def test_read_errors_after_open_become_io_error(
 ) -> None:
     s = tree / "skills" / "s"
 
-    class FailingReader:
-        def __init__(self, fh: Any) -> None:
-            self._fh = fh
+    def failing_read(fd: int, cap: int) -> bytes:
+        raise OSError(errno.EIO, "Input/output error")
 
-        def __enter__(self) -> FailingReader:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self._fh.close()
-
-        def fileno(self) -> int:
-            return int(self._fh.fileno())
-
-        def read(self, size: int = -1) -> bytes:
-            raise OSError(errno.EIO, "Input/output error")
-
-    real_open_confined = _confine.open_confined
-    monkeypatch.setattr(
-        "agent_skills._registry.open_confined",
-        lambda d, r: FailingReader(real_open_confined(d, r)),
-    )
+    monkeypatch.setattr("agent_skills._core.read_limited", failing_read)
     code, fields = _err(lambda: skills.read_resource("s", "references/a.md"))
     assert (code, fields) == ("io_error", {"path": str(s / "references/a.md")})
 

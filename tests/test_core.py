@@ -63,11 +63,13 @@ def test_listing_touches_no_filesystem(tmp_path: Path) -> None:
     shutil.rmtree(root)
     assert [s.name for s in skills.list_skills()] == ["a", "b"]
     assert len(skills) == 2 and "a" in skills
-    # the body is a snapshot too; resources of a vanished directory are simply empty
-    content = skills.load_skill("a")
-    assert content is not None
-    assert (content.body, content.resources) == ("Instructions.", ())
-    assert [(d.kind.value, d.path) for d in content.diagnostics] == [("io_error", root / "a")]
+    # a directory removed since discovery is stale: nothing is listed from it (SPEC §20.1)
+    with pytest.raises(SkillError) as info:
+        skills.load_skill("a")
+    assert (info.value.code, info.value.fields) == (
+        "stale_skill",
+        {"name": "a", "dir": str(root / "a")},
+    )
 
 
 def test_load_skill_unknown_is_none_without_diagnostic(
@@ -359,7 +361,8 @@ def test_other_os_errors_go_through_fs_error(
     target = str(d / "references/guide.md")
 
     def fake_stat(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if os.fspath(path) == target:
+        # the file is reached through its directory's descriptor: stat("guide.md", dir_fd=...)
+        if path == "guide.md" and kwargs.get("dir_fd") is not None:
             raise PermissionError(errno.EACCES, "Permission denied", target)
         return real_stat(path, *args, **kwargs)
 

@@ -37,6 +37,9 @@ KINDS = [
     "invalid_archive",
     "index_ignored",  # SPEC §26: a damaged or foreign index file, or one that was not written
     "not_published",  # SPEC §17, §23.5: a skill the MCP extension leaves out, with its reason
+    "manifest_outside",
+    "not_a_file",
+    "too_large",
 ]
 
 

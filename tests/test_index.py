@@ -63,9 +63,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = scan_mod._read_manifest
 
-    def counting(path: str, where: Path) -> Any:
-        seen.append(path)
-        return real(path, where)
+    def counting(lookup: Any, *args: Any) -> Any:
+        seen.append(lookup.path)
+        return real(lookup, *args)
 
     monkeypatch.setattr(scan_mod, "_read_manifest", counting)
     return seen

@@ -475,13 +475,45 @@ def test_frontmatter_is_a_fresh_copy() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    "value", ["[" * 5000 + "]" * 5000, "{a: " * 5000 + "}" * 5000], ids=["flow-seq", "flow-map"]
-)
-def test_deep_nesting_is_invalid_skill(value: str) -> None:
-    e = err(doc(f"x: {value}\n"))
+def _nested(shape: str, depth: int) -> str:
+    """A value nested ``depth`` collections deep, in one of three shapes."""
+    if shape == "flow-seq":
+        return "[" * depth + "]" * depth
+    if shape == "flow-map":
+        return "{a: " * depth + "1" + "}" * depth
+    return "\n" + "".join("  " * (i + 1) + "k:\n" for i in range(depth - 1)) + "  " * depth + "k: 1"
+
+
+@pytest.mark.parametrize("depth", [200, 500, 999, 5000])
+@pytest.mark.parametrize("shape", ["flow-seq", "flow-map", "block-map"])
+def test_deep_nesting_is_invalid_skill(shape: str, depth: int) -> None:
+    """Nesting is bounded before anything recursive runs (SPEC §20.6): never a RecursionError."""
+    e = err(doc(f"x: {_nested(shape, depth)}\n"))
     assert e.code == ErrorCode.INVALID_SKILL
-    assert e.message == "invalid YAML frontmatter: exceeded maximum nesting depth"
+    assert e.message in (
+        "invalid YAML frontmatter: nested deeper than 64 levels",
+        "invalid YAML frontmatter: exceeded maximum nesting depth",  # libyaml's own bound
+    )
+
+
+@pytest.mark.parametrize("shape", ["flow-seq", "flow-map", "block-map"])
+def test_nesting_bound_is_64_levels(shape: str) -> None:
+    # the frontmatter mapping itself is the first level
+    assert parse_skill(doc(f"x: {_nested(shape, 63)}\n")).frontmatter["name"] == "demo"
+    e = err(doc(f"x: {_nested(shape, 64)}\n"))
+    assert (e.code, e.message, e.fields.get("reason")) == (
+        ErrorCode.INVALID_SKILL,
+        "invalid YAML frontmatter: nested deeper than 64 levels",
+        "yaml_depth",
+    )
+
+
+def test_node_bound_is_100_000_nodes() -> None:
+    wide = "[" + ", ".join(["1"] * 100_000) + "]"
+    e = err(doc(f"x: {wide}\n"))
+    assert (e.code, e.fields.get("reason")) == (ErrorCode.INVALID_SKILL, "yaml_nodes")
+    fine = "[" + ", ".join(["1"] * 9_000) + "]"
+    assert len(parse_skill(doc(f"x: {fine}\n")).frontmatter["x"]) == 9_000
 
 
 def test_parse_manifest_returns_the_failure_and_what_was_found_before_it() -> None:

@@ -38,6 +38,27 @@ def kinds(skills: AgentSkills) -> list[str]:
 # -- immediate children only ---------------------------------------------------------------
 
 
+def _refuse_open(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
+    """Make ``os.open`` of ``target`` fail with EACCES, however it is named: by path or by a name
+    relative to a directory descriptor (as discovery opens skills and manifests)."""
+    real_open = os.open
+
+    def fake_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        full = os.fspath(path)
+        if dir_fd is not None:
+            full = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), full)
+        if full == str(target):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "open", fake_open)
+
+
+needs_proc = pytest.mark.skipif(
+    not os.path.isdir("/proc/self/fd"), reason="naming descriptors needs /proc/self/fd"
+)
+
+
 def test_only_immediate_children_are_skills(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     make_skill(root, "top")
@@ -77,6 +98,7 @@ def test_root_that_is_a_file_is_silent_and_noted(tmp_path: Path, warn_messages: 
     assert warn_messages == []
 
 
+@needs_proc
 def test_unreadable_root_is_silent_and_noted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warn_messages: list[str]
 ) -> None:
@@ -84,14 +106,7 @@ def test_unreadable_root_is_silent_and_noted(
     make_skill(locked, "a")
     other = tmp_path / "other"
     make_skill(other, "b")
-    real_scandir = os.scandir
-
-    def scandir(path: Any = ".") -> Any:
-        if os.fspath(path) == str(locked):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    _refuse_open(monkeypatch, locked)
     skills = build(locked, other)
     assert [s.name for s in skills.list_skills()] == ["b"]
     assert skills.diagnostics == ()
@@ -282,15 +297,44 @@ def test_manifest_found_by_listing_not_by_lookup(tmp_path: Path) -> None:
 
 
 def test_manifest_must_be_a_regular_file(tmp_path: Path) -> None:
+    """A FIFO, a socket or a device as the manifest (or a link to one) is skipped with a
+    not_a_file diagnostic and never opened for reading (SPEC §20.4, §20.10)."""
+    import socket
+
     root = tmp_path / "skills"
     (root / "dir-manifest" / "SKILL.md").mkdir(parents=True)
     fifo_dir = root / "fifo-manifest"
     fifo_dir.mkdir()
     os.mkfifo(fifo_dir / "SKILL.md")
-    skills = build(root)
+    sock_dir = root / "socket-manifest"
+    sock_dir.mkdir()
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(sock_dir / "SKILL.md"))
+    except OSError:  # pragma: no cover - a path too long for AF_UNIX
+        pytest.skip("cannot bind a UNIX socket here")
+    dev_dir = root / "device-manifest"
+    dev_dir.mkdir()
+    symlink(dev_dir / "SKILL.md", "/dev/null")
+    inner_dir = root / "fifo-link"
+    inner_dir.mkdir()
+    os.mkfifo(inner_dir / "pipe")
+    symlink(inner_dir / "SKILL.md", "pipe")
+    try:
+        skills = build(root)
+    finally:
+        sock.close()
+    reason = "manifest SKILL.md is not a regular file"
     assert entries(skills) == [
+        ("device-manifest", "skipped", None, reason),
         ("dir-manifest", "skipped", None, "no SKILL.md in directory"),
-        ("fifo-manifest", "skipped", None, "no SKILL.md in directory"),
+        ("fifo-link", "skipped", None, reason),
+        ("fifo-manifest", "skipped", None, reason),
+        ("socket-manifest", "skipped", None, reason),
+    ]
+    assert [(d.kind, d.path) for d in skills.diagnostics] == [
+        (DiagnosticKind.NOT_A_FILE, root / name / "SKILL.md")
+        for name in ("device-manifest", "fifo-link", "fifo-manifest", "socket-manifest")
     ]
 
 
@@ -354,20 +398,14 @@ def test_report_entry_shape(tmp_path: Path) -> None:
     assert entry.status == "loaded"
 
 
+@needs_proc
 def test_unreadable_manifest_is_invalid_with_io_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "skills"
     d = make_skill(root, "locked")
     make_skill(root, "ok")
-    real_open = open
-
-    def fake_open(file: Any, *args: Any, **kwargs: Any) -> Any:
-        if os.fspath(file) == str(d / "SKILL.md"):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
-        return real_open(file, *args, **kwargs)
-
-    monkeypatch.setattr("builtins.open", fake_open)
+    _refuse_open(monkeypatch, d / "SKILL.md")
     skills = build(root)
     assert [s.name for s in skills.list_skills()] == ["ok"]
     msg = f"EACCES: Permission denied: {d / 'SKILL.md'}"
@@ -397,20 +435,14 @@ def test_dangling_manifest_link_alone_says_why(tmp_path: Path) -> None:
     ]
 
 
+@needs_proc
 def test_unreadable_skill_directory_is_skipped_with_io_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "skills"
     locked = make_skill(root, "locked")
     make_skill(root, "ok")
-    real_scandir = os.scandir
-
-    def scandir(path: Any = ".") -> Any:
-        if os.fspath(path) == str(locked):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)
+    _refuse_open(monkeypatch, locked)
     for strict in (False, True):
         skills = build(root, strict=strict)
         assert [s.name for s in skills.list_skills()] == ["ok"]

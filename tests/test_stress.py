@@ -65,15 +65,22 @@ def test_readers_always_see_a_whole_snapshot(tmp_path: Path) -> None:
             if whole not in (OLD, NEW):
                 problems.append(f"mixed list_skills {sorted(whole)}")
             for name in sorted(names):
-                content = registry.get(name)
+                try:
+                    content = registry.get(name)
+                except SkillError as err:
+                    # an older snapshot whose directory was replaced since: stale (SPEC §20.1)
+                    if err.code.value != "stale_skill":
+                        problems.append(f"unexpected {err.code.value} loading {name}")
+                    continue
                 if content is None or content.name != name:
                     problems.append(f"{name} listed but not loadable from its snapshot")
                     continue
                 try:
                     data = skills.read_resource(name, "references/r.md")
                 except SkillError as err:
-                    # the file may be gone on disk while an older snapshot still lists it
-                    if err.code.value != "not_found" and err.code.value != "path_escape":
+                    # the file may be gone on disk while an older snapshot still lists it, or
+                    # its directory replaced since that snapshot pinned it (SPEC §20.1)
+                    if err.code.value not in ("not_found", "path_escape", "stale_skill"):
                         problems.append(f"unexpected {err.code.value} reading {name}")
                     continue
                 if data != f"resource of {name}".encode():

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_FOLLOW_SYMLINKS",
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_MANIFEST_BYTES",
     "DEFAULT_MAX_RESOURCES",
+    "DEFAULT_MAX_RESOURCE_BYTES",
     "DEFAULT_STRICT",
     "MAX_DEPTH",
     "RootInput",
@@ -43,6 +45,10 @@ DEFAULT_MAX_RESOURCES = 5000
 DEFAULT_MAX_DEPTH = 1
 #: The largest ``max_depth`` (SPEC §21.4).
 MAX_DEPTH = 6
+DEFAULT_MAX_MANIFEST_BYTES = 1_048_576
+"""Largest ``SKILL.md`` read at discovery, in bytes (1 MiB; SPEC §20.5)."""
+DEFAULT_MAX_RESOURCE_BYTES = 67_108_864
+"""Cap of ``read_resource(max_bytes=None)`` and of every MCP read, in bytes (64 MiB; SPEC §20.5)."""
 
 Scope: TypeAlias = Literal["user", "workspace"]
 _SCOPES = ("user", "workspace")
@@ -84,6 +90,10 @@ class SkillConfig:
         disabled: Skills that are discovered and reported but never listed, loaded or served
             (SPEC §21.9): names, and skill directory paths (absolute, as resolved; an entry
             holding a path separator, or given as ``os.PathLike``, is a path).
+        max_manifest_bytes: Largest manifest read; a larger one is skipped with a ``too_large``
+            diagnostic (strict: raised). SPEC §20.5.
+        max_resource_bytes: Cap of ``read_resource`` when ``max_bytes`` is ``None`` and of every
+            MCP read (SPEC §20.5).
     """
 
     home: Path
@@ -96,6 +106,8 @@ class SkillConfig:
     index: Path | None = None
     max_depth: int = DEFAULT_MAX_DEPTH
     disabled: tuple[str, ...] = ()
+    max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES
+    max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES
 
 
 def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> str:
@@ -238,6 +250,8 @@ def resolve_config(
     index: str | os.PathLike[str] | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     disabled: Sequence[str | os.PathLike[str]] = (),
+    max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
+    max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
 ) -> SkillConfig:
     """Validate and normalise a configuration (SPEC §2).
 
@@ -261,6 +275,8 @@ def resolve_config(
         disabled: Names or skill directory paths to leave out (SPEC §21.9). A ``str`` holding a
             path separator, or an ``os.PathLike``, is a path: ``~`` expands and a relative path
             resolves against the workspace, as for roots. Anything else is a name.
+        max_manifest_bytes: Positive cap on a manifest's size, in bytes (SPEC §20.5).
+        max_resource_bytes: Positive cap on one resource read, in bytes (SPEC §20.5).
 
     Returns:
         The immutable :class:`SkillConfig`.
@@ -306,6 +322,8 @@ def resolve_config(
     ):
         raise StartupError(f"max_depth must be an int from 1 to {MAX_DEPTH}, got {max_depth!r}")
     disabled_t = _disabled_entries(disabled, workspace_dir, home_s)
+    coerce_int(max_manifest_bytes, "max_manifest_bytes", minimum=1, startup=True)
+    coerce_int(max_resource_bytes, "max_resource_bytes", minimum=1, startup=True)
     resolved = tuple(_root_from_input(item, workspace_dir, home_s) for item in root_list)
     return SkillConfig(
         home=Path(home_s),
@@ -320,4 +338,6 @@ def resolve_config(
         else Path(resolve_against(cwd_s, coerce_path(index, "index", startup=True), home_s)),
         max_depth=max_depth,
         disabled=disabled_t,
+        max_manifest_bytes=max_manifest_bytes,
+        max_resource_bytes=max_resource_bytes,
     )

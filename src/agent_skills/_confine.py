@@ -1,19 +1,26 @@
-"""Confinement of resource paths to their skill directory (SPEC §10).
+"""Containment of every path the library serves (SPEC §10, §20). The only module that decides
+"is this inside, and what is it".
 
-The only module that decides containment. Two tools:
+Its parts, each the one place for its rule:
 
-* :func:`resolve_resource_path`, the pure resolver: lexical checks, then both the skill directory
-  and the candidate canonicalised the same way and compared by path components.
-* :func:`open_confined`, the race-free opener: it walks from a descriptor of the skill's real
-  directory one component at a time with ``O_NOFOLLOW``, resolves each symlink it meets against the
-  real directory (at most :data:`MAX_SYMLINK_HOPS` links in one lookup, as the kernel counts them),
-  and requires a regular file. Data is read from that descriptor, so a file or directory swapped for
-  a symlink after a check is never followed out.
+* :func:`contains`, containment by path components of two real paths (``/s/foo`` never contains
+  ``/s/foo-evil``).
+* :func:`resolve`, the one symlink resolver: iterative (no recursion on input), at most
+  :data:`MAX_SYMLINK_HOPS` links per path, either as ``os.path.realpath`` does (a missing tail kept)
+  or as the kernel's lookup does (every component but the last must exist).
+* :class:`Pin` and :func:`pin_directory`/:func:`open_pinned`: a skill's real directory and its
+  ``(st_dev, st_ino)``, taken at discovery and checked on every later access by walking the real
+  path from ``/`` one component at a time with ``O_NOFOLLOW`` (``O_PATH`` for the ancestors). A
+  directory renamed away, replaced, or turned into a symlink is ``stale_skill``.
+* :func:`resolve_resource_path`, the pure resolver of SPEC §10, and the pinned accessors
+  :func:`open_in`, :func:`stat_in` and :func:`reach`, which reach a resource from the pinned
+  directory's descriptor one component at a time with ``O_NOFOLLOW``, resolve each symlink met
+  against the real directory, and open the final file with ``O_NONBLOCK | O_NOCTTY`` only after it
+  is known to be a regular file.
 
-Where the OS lacks ``O_NOFOLLOW`` or ``dir_fd`` support, :func:`open_confined` falls back to opening
-the checked real path by name and comparing the descriptor's ``fstat`` identity with the file that
-was checked (SPEC §10, last sentence). That fallback narrows the race window; it does not close it
-for an intermediate directory swapped and swapped back between two checks (see docs/security.md).
+Where the OS lacks ``O_NOFOLLOW`` or ``dir_fd`` support, files are opened by their checked real path
+and the descriptor's ``fstat`` identity is compared with the file checked (SPEC §10, last sentence);
+that fallback narrows the race window, it does not close it (see docs/security.md).
 """
 
 from __future__ import annotations
@@ -23,30 +30,54 @@ import os
 import posixpath
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
-from ._errors import ErrorCode, SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error, unreachable
 
 __all__ = [
     "MAX_SYMLINK_HOPS",
-    "is_within",
+    "Pin",
+    "Reached",
+    "absolute",
+    "contains",
     "open_confined",
+    "open_dir_at",
+    "open_file",
+    "open_in",
+    "open_pinned",
+    "open_real_dir",
+    "pin_by_name",
+    "pin_directory",
+    "reach",
+    "read_capped",
+    "read_limited",
     "real_path",
+    "resolve",
     "resolve_resource_path",
+    "stat_in",
+    "verify_pin",
 ]
 
 MAX_SYMLINK_HOPS = 40
-"""Most symlinks followed while reaching one resource (Linux ``MAXSYMLINKS``; SPEC §10)."""
+"""Most symlinks followed while reaching one path (Linux ``MAXSYMLINKS``; SPEC §10, §20.6)."""
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
-# errnos meaning "there is no such file to reach" (SPEC §10: not_found)
-_UNREACHABLE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
+_RETRIES = 3  # walks of one path when its links keep changing while they are read
 # errnos an O_NOFOLLOW open reports for a symlink (ELOOP on Linux, EMLINK on FreeBSD, ENOTDIR for a
-# link met where O_DIRECTORY asks for a directory on some systems)
+# link met where O_DIRECTORY asks for a directory)
 _LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# Ancestors are opened only to look names up in them: O_PATH needs no read permission (Linux).
+_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+_ANCESTOR_FLAGS = _PATH | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC
 
 
 def _has_safe_open() -> bool:
@@ -57,6 +88,7 @@ def _has_safe_open() -> bool:
         and os.readlink in os.supports_dir_fd
         and os.stat in os.supports_dir_fd
         and os.stat in os.supports_follow_symlinks
+        and os.scandir in os.supports_fd
     )
 
 
@@ -64,35 +96,269 @@ _HAS_SAFE_OPEN = _has_safe_open()
 """True where the descriptor walk is available; tests set it to False to exercise the fallback."""
 
 
-def is_within(child: str, parent: str) -> bool:
-    """Return True when ``child`` equals ``parent`` or lies under it, by path components.
+# -- containment and the one resolver --
 
-    Both must be absolute and normalised the same way (e.g. both from :func:`real_path`).
-    ``/s/foo`` never contains ``/s/foo-evil`` (SPEC §10.5).
+
+def contains(root: str, path: str) -> bool:
+    """Return True when ``path`` equals ``root`` or lies under it, compared by path components.
+
+    Both must be absolute real paths (e.g. from :func:`resolve`); a path holding a ``..``
+    component is never contained. ``/s/foo`` never contains ``/s/foo-evil`` (SPEC §10.5).
     """
-    if child == parent:
-        return True
-    prefix = parent if parent.endswith(os.sep) else parent + os.sep
-    return child.startswith(prefix)
+    outer = [p for p in root.split("/") if p]
+    inner = [p for p in path.split("/") if p]
+    return len(inner) >= len(outer) and inner[: len(outer)] == outer and ".." not in inner
+
+
+def resolve(
+    path: str, *, strict: bool = False, budget: int = MAX_SYMLINK_HOPS
+) -> tuple[str, int] | None:
+    """Resolve every symlink in the absolute ``path``, iteratively, following at most ``budget``.
+
+    With ``strict=False`` this is ``os.path.realpath``: a missing component and what follows it are
+    kept as written (``..`` after it applied lexically), a dangling link's target is included; a
+    loop, or a chain longer than ``budget``, leaves that link and the rest unresolved. With
+    ``strict=True`` it is the kernel's lookup: a component followed by more of the path must be a
+    directory once its links are followed (``file/..`` and ``missing/../x`` do not resolve), only
+    the last may be missing, and more than ``budget`` links fail.
+
+    Returns:
+        ``(real path, number of links followed)``; ``None`` (strict only) when the path cannot be
+        reached or takes more than ``budget`` links.
+    """
+    todo = path.split("/")[::-1]
+    comps: list[str] = []
+    links = 0
+    while todo:
+        name = todo.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if comps:
+                comps.pop()
+            continue
+        here = "/" + "/".join([*comps, name])
+        try:
+            mode = os.lstat(here).st_mode
+            target = os.readlink(here) if stat.S_ISLNK(mode) else ""
+        except (OSError, ValueError):
+            # ENOENT, or a link that vanished between lstat and readlink: nothing is there now.
+            if strict and todo:
+                return None
+            comps.append(name)
+            continue
+        if not stat.S_ISLNK(mode):
+            if strict and todo and not stat.S_ISDIR(mode):
+                return None  # ENOTDIR: more path (even a trailing slash) after a non-directory
+            comps.append(name)
+            continue
+        links += 1
+        if links > budget:
+            if strict:
+                return None
+            rest = [t for t in reversed(todo) if t not in ("", ".")]
+            return posixpath.normpath("/" + "/".join([*comps, name, *rest])), links - 1
+        if target.startswith("/"):
+            comps = []
+        todo.extend(target.split("/")[::-1])
+    return "/" + "/".join(comps), links
+
+
+def absolute(path: str) -> str:
+    """``path`` made absolute against the working directory, *not* normalised: ``..`` after a
+    symlink must climb from where the link leads, as the kernel does (``os.path.abspath`` would
+    collapse it lexically and could name another directory)."""
+    return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
 
 
 def real_path(path: str) -> str:
-    """Canonicalise ``path`` (SPEC §10.5): symlinks followed as far as they exist, a dangling
-    link's target included, the missing tail kept, ``..`` resolved after each hop.
+    """Canonicalise the absolute ``path`` as ``os.path.realpath`` does, without recursion
+    (SPEC §10.5, §20.6): symlinks followed as far as they exist, a dangling link's target
+    included, the missing tail kept, ``..`` resolved after each hop, at most
+    :data:`MAX_SYMLINK_HOPS` links."""
+    resolved = resolve(absolute(path))
+    assert resolved is not None  # non-strict resolution always answers
+    return resolved[0]
+
+
+# -- the pin --
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """A skill's real directory and identity, taken at discovery (SPEC §20.1).
+
+    Attributes:
+        real_dir: The skill directory's real path (no symlink in it).
+        dev: ``st_dev`` of that directory.
+        ino: ``st_ino`` of that directory.
+        hops: Symlinks followed from the skill's ``dir`` to ``real_dir``; they count towards the
+            :data:`MAX_SYMLINK_HOPS` of a resource reached through ``dir`` (as the kernel counts).
+        manifest: For a manifest that is a link leading outside the skill (SPEC §20.3): its real
+            path, ``st_dev`` and ``st_ino``; else ``None``.
+    """
+
+    real_dir: str
+    dev: int
+    ino: int
+    hops: int = 0
+    manifest: tuple[str, int, int] | None = None
+
+
+def _stale(name: str, real_dir: str) -> SkillError:
+    return SkillError(
+        ErrorCode.STALE_SKILL,
+        f"skill '{name}' changed since discovery: {real_dir} is no longer the directory found "
+        "(refresh to pick up the new one)",
+        {"name": name, "dir": real_dir},
+    )
+
+
+def pin_directory(real_dir: str, fd: int, hops: int = 0) -> Pin:
+    """Pin the directory open as ``fd`` whose real path is ``real_dir`` (one ``fstat``)."""
+    st = os.fstat(fd)
+    return Pin(real_dir, st.st_dev, st.st_ino, hops)
+
+
+def open_real_dir(real_dir: str) -> int | None:
+    """Open the directory at the real path ``real_dir`` by walking it from ``/`` one component at a
+    time with ``O_NOFOLLOW`` (``O_PATH`` for the ancestors; SPEC §20.1).
+
+    Returns:
+        A descriptor (``O_RDONLY | O_DIRECTORY``) the caller closes, or ``None`` when a component is
+        missing, not a directory, or a symlink.
 
     Raises:
-        SkillError: ``not_found`` ``{path}`` when links keep changing while they are resolved
-            (``os.path.realpath`` raises if a link vanishes between its ``lstat`` and
-            ``readlink``); tried three times first.
+        OSError: For other errors (``EACCES`` on an ancestor, ``EMFILE``).
     """
-    for _ in range(3):
-        try:
-            return os.path.realpath(path)
-        except OSError:
-            continue
-    raise SkillError(
-        ErrorCode.NOT_FOUND, f"path changed while it was being resolved: {path}", {"path": path}
-    )
+    parts = [p for p in real_dir.split("/") if p]
+    cur = os.open("/", _ANCESTOR_FLAGS if parts else _DIR_FLAGS)
+    try:
+        last = len(parts) - 1
+        for i, name in enumerate(parts):
+            try:
+                nxt = os.open(name, _DIR_FLAGS if i == last else _ANCESTOR_FLAGS, dir_fd=cur)
+            except OSError as exc:
+                if exc.errno in _LINK_ERRNOS or unreachable(exc):
+                    return None
+                raise
+            os.close(cur)
+            cur = nxt
+        fd, cur = cur, -1
+        return fd
+    finally:
+        if cur >= 0:
+            os.close(cur)
+
+
+def open_dir_at(dir_fd: int, name: str) -> int | None:
+    """Open the directory ``name`` in ``dir_fd`` with ``O_NOFOLLOW`` (``O_RDONLY``).
+
+    Returns:
+        The descriptor, or ``None`` when ``name`` is missing, not a directory, or a symlink.
+
+    Raises:
+        OSError: For other errors.
+    """
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in _LINK_ERRNOS or unreachable(exc):
+            return None
+        raise
+
+
+def open_file(name: str, dir_fd: int | None = None) -> int:
+    """Open ``name`` (in ``dir_fd``, or an absolute real path) for reading without blocking and
+    without following a final symlink: ``O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`` (SPEC §20.4). The
+    caller checks the type by ``fstat`` before reading and closes the descriptor.
+
+    Raises:
+        OSError: As ``os.open``.
+    """
+    return os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+
+
+def open_pinned(pin: Pin, name: str) -> int:
+    """Reach the pinned directory and check its identity (SPEC §20.1).
+
+    Args:
+        pin: The skill's pin.
+        name: The skill's name, for the error.
+
+    Returns:
+        A directory descriptor of ``pin.real_dir`` (``O_RDONLY``); the caller closes it.
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}`` when a component of ``real_dir`` is missing or
+            became a symlink, or the directory reached is not the one pinned; ``fs_error``'s code
+            ``{path}`` for other OS errors.
+    """
+    try:
+        fd = open_real_dir(pin.real_dir)
+        if fd is None:
+            raise _stale(name, pin.real_dir)
+        st = os.fstat(fd)
+    except OSError as exc:
+        raise fs_error(exc, pin.real_dir) from None
+    if (st.st_dev, st.st_ino) != (pin.dev, pin.ino):
+        os.close(fd)
+        raise _stale(name, pin.real_dir)
+    return fd
+
+
+def pin_by_name(skill_dir: str | os.PathLike[str], name: str) -> Pin:
+    """Pin ``skill_dir`` as it is now, by name (for a skill that carries no pin).
+
+    Raises:
+        SkillError: ``not_found`` ``{name}`` when it cannot be reached as a directory;
+            ``fs_error``'s code for other OS errors.
+    """
+    resolved = resolve(absolute(os.fspath(skill_dir)), strict=True)
+    try:
+        fd = open_real_dir(resolved[0]) if resolved is not None else None
+    except OSError as exc:
+        raise fs_error(exc, skill_dir) from None
+    if resolved is None or fd is None:
+        raise SkillError(
+            ErrorCode.NOT_FOUND, f"skill directory not found: {skill_dir}", {"name": name}
+        )
+    try:
+        return pin_directory(resolved[0], fd, resolved[1])
+    finally:
+        os.close(fd)
+
+
+def verify_pin(pin: Pin, name: str) -> None:
+    """Raise ``stale_skill`` unless the pinned directory is still the one discovered.
+
+    Raises:
+        SkillError: As :func:`open_pinned`.
+    """
+    if not _HAS_SAFE_OPEN:
+        _verify_by_name(pin, name)
+        return
+    os.close(open_pinned(pin, name))
+
+
+def _verify_by_name(pin: Pin, name: str) -> None:
+    """Fallback check without ``dir_fd``: the real path holds no link and names the pinned inode."""
+    resolved = resolve(pin.real_dir, strict=True)
+    try:
+        st = os.lstat(pin.real_dir)
+    except OSError as exc:
+        if unreachable(exc):
+            raise _stale(name, pin.real_dir) from None
+        raise fs_error(exc, pin.real_dir) from None
+    if (
+        resolved is None
+        or resolved[0] != posixpath.normpath(pin.real_dir)
+        or (st.st_dev, st.st_ino) != (pin.dev, pin.ino)
+    ):
+        raise _stale(name, pin.real_dir)
+
+
+# -- the pure resolver --
 
 
 def _invalid(message: str, fields: dict[str, object]) -> SkillError:
@@ -151,7 +417,7 @@ def _check_dir(skill_dir: object) -> str:
         )
     if "\x00" in skill_dir or not _encodable(skill_dir):
         raise _invalid("skill directory is not a usable path", {"skill_dir": skill_dir})
-    return skill_dir if os.path.isabs(skill_dir) else os.path.join(os.getcwd(), skill_dir)
+    return absolute(skill_dir)
 
 
 def _escape(rel: str) -> SkillError:
@@ -168,23 +434,28 @@ def _not_a_file(rel: str) -> SkillError:
     return SkillError(ErrorCode.NOT_A_FILE, f"Resource '{rel}' is not a file", {"rel": rel})
 
 
-def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:
-    """Apply SPEC §10.1-5; return ``(base, lexical candidate, rel text)``, all ``str``."""
+def _lexical_inner(base: str, rel: object) -> tuple[str, str]:
+    """SPEC §10.1-4: return ``(rel normalised below the absolute ``base``, rel as given)``.
+
+    ``rel`` is joined to ``base`` lexically, so ``../s/x`` under ``/r/s`` is ``x``.
+    """
     rel_text, posix = _check_rel(rel)
-    base = _check_dir(skill_dir)
     lexical_base = posixpath.normpath(base)
     lexical = posixpath.normpath(posixpath.join(lexical_base, posix))
-    if not is_within(lexical, lexical_base):
+    if not contains(lexical_base, lexical):
         raise _escape(rel_text)
+    return lexical[len(lexical_base) :].strip("/"), rel_text
+
+
+def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:
+    """Apply SPEC §10.1-5 by name; return ``(base, lexical candidate, rel text)``, all ``str``."""
+    _check_rel(rel)
+    base = _check_dir(skill_dir)
+    inner, rel_text = _lexical_inner(base, rel)
     # The candidate is the normalised ``rel`` under the directory *as given*.
-    inner = lexical[len(lexical_base) :].strip("/")
     candidate = base.rstrip("/") + "/" + inner if inner else base
-    try:
-        real_base = real_path(base)
-        inside = is_within(_real_below(real_base, inner), real_base)
-    except SkillError:
-        raise _not_found(rel_text) from None
-    if not inside:
+    real_base = real_path(base)
+    if not contains(real_base, _real_below(real_base, inner)):
         raise _escape(rel_text)
     return base, candidate, rel_text
 
@@ -195,8 +466,7 @@ def _real_below(real_base: str, inner: str) -> str:
 
     Components are ``lstat``-ed from the real base down; at the first symlink the rest is
     resolved by :func:`real_path`, and at the first missing component the rest is kept as given,
-    which is exactly what :func:`real_path` returns for the whole path. Halves the system calls of
-    ``resource_path`` for resources that hold no symlink (SPEC §18).
+    which is exactly what :func:`real_path` returns for the whole path.
     """
     if not inner:
         return real_base
@@ -218,7 +488,8 @@ def resolve_resource_path(skill_dir: str | os.PathLike[str], rel: str | os.PathL
     """Resolve ``rel`` inside ``skill_dir`` without leaving it (SPEC §10).
 
     No existence or type check is made: the result may not exist (an overlong name is accepted
-    here and is ``not_found`` when reached).
+    here and is ``not_found`` when reached). The skill directory is taken by name, as it is now;
+    the library's own accessors work from the directory pinned at discovery instead (SPEC §20).
 
     Args:
         skill_dir: The skill directory (may itself be a symlink, e.g. into a shared store).
@@ -239,144 +510,183 @@ def resolve_resource_path(skill_dir: str | os.PathLike[str], rel: str | os.PathL
     return Path(_confine(skill_dir, rel)[1])
 
 
-def open_confined(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]) -> BinaryIO:
-    """Open a regular file inside ``skill_dir`` race-free (SPEC §10).
+# -- reaching a resource from the pin --
 
-    The checks of :func:`resolve_resource_path` run first. Then the file is reached from a
-    descriptor of the real skill directory, one component at a time, each opened with
-    ``O_NOFOLLOW``; a symlink met on the way is read, resolved against the real skill directory,
-    rejected when it leads outside, and the walk restarts on its target. The file is ``lstat``-ed
-    before it is opened (so FIFOs and devices are never opened) and ``fstat``-ed after.
 
-    Args:
-        skill_dir: The skill directory.
-        rel: As for :func:`resolve_resource_path`.
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """What :func:`reach` found: the final object's ``lstat`` and its real path below the pin.
+
+    Attributes:
+        st: The ``stat_result`` of the object reached (never a symlink).
+        parts: Its real path below ``pin.real_dir``, as components.
+        fd: An open descriptor of it when asked for (a regular file or directory), else ``-1``.
+    """
+
+    st: os.stat_result
+    parts: tuple[str, ...]
+    fd: int = -1
+
+
+def _check_inside(skill_dir: str, rel: object) -> tuple[str, str]:
+    """The lexical checks of an access through a pin (SPEC §10.1-4): ``(inner, rel text)``."""
+    return _lexical_inner(skill_dir, rel)
+
+
+def open_in(pin: Pin, name: str, skill_dir: str, rel: str | os.PathLike[str]) -> BinaryIO:
+    """Open the regular file ``rel`` of the pinned skill ``name`` race-free (SPEC §10, §20).
+
+    ``rel`` is normalised lexically under ``skill_dir`` (the skill's ``dir`` as configured, an
+    absolute path); the file is then reached from the pinned real directory.
 
     Returns:
         A binary file object reading from the confined descriptor; the caller closes it.
 
     Raises:
-        SkillError: the resolver's ``invalid_input``/``path_escape``; ``path_escape`` ``{rel}``
-            when a symlink met on the way leads outside the real skill directory (also when a
-            checked file is swapped, in the fallback); ``not_found`` ``{rel}`` when a component is
-            missing, not a directory, its name too long, or reaching it takes more than
-            :data:`MAX_SYMLINK_HOPS` symlinks (a loop); ``not_a_file`` ``{rel}`` for a directory or
-            special file; ``io_error`` ``{path}`` (the lexical path) for other OS errors.
+        SkillError: ``stale_skill`` ``{name, dir}``; ``invalid_input`` ``{rel}``; ``path_escape``
+            ``{rel}`` (``..`` out, or a symlink leading outside the real directory, also when one
+            is swapped in during the call); ``not_found`` ``{rel}`` (missing, through a
+            non-directory, too long, more than :data:`MAX_SYMLINK_HOPS` links); ``not_a_file``
+            ``{rel}`` (a directory, FIFO, socket or device); ``io_error`` ``{path}`` otherwise.
     """
-    base, candidate, rel_text = _confine(skill_dir, rel)
+    inner, rel_text = _check_inside(skill_dir, rel)
     if not _HAS_SAFE_OPEN:
-        return _open_by_identity(base, candidate, rel_text)
-    resolved = _canonical(base, MAX_SYMLINK_HOPS)
-    if resolved is None:
-        raise _not_found(rel_text)
-    real_base, hops = resolved
-    inner = candidate[len(base.rstrip("/")) :].strip("/")
-    parts = inner.split("/") if inner else []
-    while True:
-        result = _walk(real_base, parts, rel_text, candidate)
-        if isinstance(result, int):
-            return _wrap(result, rel_text)
-        followed, parts = result
-        hops += followed
-        if hops > MAX_SYMLINK_HOPS:
-            raise SkillError(
-                ErrorCode.NOT_FOUND, f"too many symlinks resolving {rel_text}", {"rel": rel_text}
-            )
+        _verify_by_name(pin, name)
+        base = pin.real_dir
+        return _open_by_identity(base, posixpath.join(base, inner) if inner else base, rel_text)
+    found = reach(pin, name, inner, rel_text, want="file")
+    return _wrap(found.fd, rel_text)
 
 
-def _canonical(path: str, budget: int) -> tuple[str, int] | None:
-    """Resolve every symlink in the absolute ``path`` by name, as the kernel's lookup would.
-
-    Unlike :func:`os.path.realpath`, a component followed by more of the path must be a directory
-    (after its links are followed): ``file/..`` and ``missing/../x`` do not resolve, exactly as
-    ``stat`` fails on them with ``ENOTDIR``/``ENOENT``. Only the last component may be missing.
+def stat_in(
+    pin: Pin, name: str, skill_dir: str, rel: str | os.PathLike[str]
+) -> tuple[os.stat_result, str]:
+    """``lstat`` of the regular file ``rel`` of the pinned skill, reached as :func:`open_in` does
+    but without opening it (``resource_path``).
 
     Returns:
-        ``(real path, number of links followed)``, or ``None`` when the path cannot be reached or
-        takes more than ``budget`` links.
+        ``(stat of the file, rel normalised lexically)``.
+
+    Raises:
+        SkillError: As :func:`open_in`.
     """
-    todo = path.split("/")[::-1]
-    comps: list[str] = []
-    links = 0
-    while todo:
-        name = todo.pop()
-        if name in ("", "."):
-            continue
-        if name == "..":
-            if comps:
-                comps.pop()
-            continue
-        here = "/" + "/".join([*comps, name])
-        try:
-            mode = os.lstat(here).st_mode
-            target = os.readlink(here) if stat.S_ISLNK(mode) else ""
-        except OSError:
-            if todo:  # ENOENT (or worse) before the last component
-                return None
-            comps.append(name)
-            continue
-        if not stat.S_ISLNK(mode):
-            if todo and not stat.S_ISDIR(mode):  # ENOTDIR: more path after a non-directory
-                return None
-            comps.append(name)
-            continue
-        links += 1
-        if links > budget:
-            return None
-        if target.startswith("/"):
-            comps = []
-        todo.extend(target.split("/")[::-1])
-    return "/" + "/".join(comps), links
+    inner, rel_text = _check_inside(skill_dir, rel)
+    if not _HAS_SAFE_OPEN:
+        with open_in(pin, name, skill_dir, rel) as fh:
+            return os.fstat(fh.fileno()), inner
+    found = reach(pin, name, inner, rel_text, want="stat")
+    if not stat.S_ISREG(found.st.st_mode):
+        raise _not_a_file(rel_text)
+    return found.st, inner
 
 
-def _walk(real_base: str, parts: list[str], rel: str, lexical: str) -> int | tuple[int, list[str]]:
-    """Walk ``parts`` from ``real_base`` with ``O_NOFOLLOW``.
+def reach(
+    pin: Pin,
+    name: str,
+    inner: str,
+    rel: str,
+    *,
+    want: str = "stat",
+    base_fd: int = -1,
+) -> Reached:
+    """Reach ``inner`` (normalised, below the skill) from the pinned directory.
+
+    Args:
+        pin: The skill's pin.
+        name: The skill's name (for ``stale_skill``).
+        inner: The normalised relative path; ``""`` is the skill directory itself.
+        rel: The path as the caller gave it, for errors.
+        want: ``"stat"`` (no descriptor), ``"file"`` (a regular file opened with ``O_NOFOLLOW |
+            O_NONBLOCK | O_NOCTTY``; anything else is ``not_a_file``) or ``"dir"`` (a directory
+            opened ``O_RDONLY``; anything else is ``not_a_file``).
+        base_fd: A descriptor of the pinned directory already checked, reused (not closed);
+            ``-1`` to open and check one now.
 
     Returns:
-        An open descriptor of the regular file reached, or, when a symlink is met, ``(links
-        followed, new parts under real_base)`` for the caller to walk again.
+        A :class:`Reached`.
+
+    Raises:
+        SkillError: As :func:`open_in`.
     """
+    own = base_fd < 0
+    root = open_pinned(pin, name) if own else base_fd
     try:
-        cur = os.open(real_base, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC)
-    except OSError as exc:
-        if exc.errno in _UNREACHABLE:
-            raise _not_found(rel) from None
-        raise fs_error(exc, lexical) from None
+        parts = inner.split("/") if inner else []
+        hops = pin.hops
+        retries = 0
+        while True:
+            result = _walk(root, pin.real_dir, parts, rel, want)
+            if isinstance(result, Reached):
+                return result
+            followed, parts = result
+            if followed == 0:  # a link changed while it was read: walk again, a few times
+                retries += 1
+                if retries >= _RETRIES:
+                    raise _not_found(rel)
+                continue
+            hops += followed
+            if hops > MAX_SYMLINK_HOPS:
+                raise SkillError(
+                    ErrorCode.NOT_FOUND, f"too many symlinks resolving {rel}", {"rel": rel}
+                )
+    finally:
+        if own:
+            os.close(root)
+
+
+def _walk(
+    root: int, real_base: str, parts: list[str], rel: str, want: str
+) -> Reached | tuple[int, list[str]]:
+    """Walk ``parts`` from the descriptor ``root`` with ``O_NOFOLLOW``.
+
+    Returns:
+        What was reached, or, when a symlink is met, ``(links followed, new parts below
+        real_base)`` for the caller to walk again.
+    """
+    cur = root
+    where = posixpath.join(real_base, *parts)
     try:
         if not parts:
-            raise _not_a_file(rel)
-        last_index = len(parts) - 1
-        for i, name in enumerate(parts):
+            st = os.fstat(root)
+            if want == "file":
+                raise _not_a_file(rel)
+            fd = os.dup(root) if want == "dir" else -1
+            return Reached(st, (), fd)
+        last = len(parts) - 1
+        for i, part in enumerate(parts):
             try:
-                if i < last_index:
-                    nxt = os.open(
-                        name,
-                        os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC,
-                        dir_fd=cur,
-                    )
+                if i < last:
+                    nxt = os.open(part, _ANCESTOR_FLAGS, dir_fd=cur)
                 else:
-                    mode = os.stat(name, dir_fd=cur, follow_symlinks=False).st_mode
-                    if stat.S_ISLNK(mode):
+                    st = os.stat(part, dir_fd=cur, follow_symlinks=False)
+                    if stat.S_ISLNK(st.st_mode):
                         raise OSError(errno.ELOOP, "symbolic link")
-                    if not stat.S_ISREG(mode):
-                        raise _not_a_file(rel)
-                    nxt = os.open(
-                        name, os.O_RDONLY | os.O_NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=cur
-                    )
+                    fd = -1
+                    if want == "file":
+                        if not stat.S_ISREG(st.st_mode):
+                            raise _not_a_file(rel)
+                        fd = os.open(part, _FILE_FLAGS, dir_fd=cur)
+                    elif want == "dir":
+                        if not stat.S_ISDIR(st.st_mode):
+                            raise _not_a_file(rel)
+                        fd = os.open(part, _DIR_FLAGS, dir_fd=cur)
+                    return Reached(st, tuple(parts), fd)
             except OSError as exc:
                 if exc.errno in _LINK_ERRNOS:
-                    target = _readlink(name, cur)
+                    target = _readlink(part, cur)
                     if target is not None:
                         return _hop(real_base, parts[:i], target, parts[i + 1 :], rel)
-                if exc.errno in _UNREACHABLE:
+                    if exc.errno == errno.ELOOP:
+                        return 0, parts  # the link vanished or changed before readlink
+                if unreachable(exc):
                     raise _not_found(rel) from None
-                raise fs_error(exc, lexical) from None
-            os.close(cur)
+                raise fs_error(exc, where) from None
+            if cur != root:
+                os.close(cur)
             cur = nxt
-        fd, cur = cur, -1
-        return fd
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns
     finally:
-        if cur >= 0:
+        if cur != root:
             os.close(cur)
 
 
@@ -396,16 +706,20 @@ def _hop(
         ``(links followed, the link included; the remaining parts relative to real_base)``.
 
     Raises:
-        SkillError: ``path_escape`` when the target lies outside ``real_base``; ``not_found``
-            when it cannot be reached or takes more than :data:`MAX_SYMLINK_HOPS` links.
+        SkillError: ``path_escape`` when the target lies outside ``real_base`` (a dangling target
+            included); ``not_found`` when it cannot be reached or takes more than
+            :data:`MAX_SYMLINK_HOPS` links.
     """
     here = posixpath.join(real_base, *done)
     # No lexical normpath here: ``..`` after a symlinked directory must climb from its target.
-    resolved = _canonical(posixpath.join(here, target, *rest), MAX_SYMLINK_HOPS)
+    whole = posixpath.join(here, target, *rest)
+    resolved = resolve(whole, strict=True)
     if resolved is None:
+        if not contains(real_base, real_path(whole)):
+            raise _escape(rel)
         raise _not_found(rel)
     real_target, links = resolved
-    if not is_within(real_target, real_base):
+    if not contains(real_base, real_target):
         raise _escape(rel)
     inner = real_target[len(real_base) :].strip("/")
     return links + 1, inner.split("/") if inner else []
@@ -424,6 +738,41 @@ def _wrap(fd: int, rel: str) -> BinaryIO:
         raise
 
 
+def open_confined(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]) -> BinaryIO:
+    """Open a regular file inside ``skill_dir`` race-free, pinning the directory now (SPEC §10).
+
+    The directory's real path is taken by name at the call and pinned; the file is then reached
+    as :func:`open_in` reaches it.
+
+    Raises:
+        SkillError: The resolver's ``invalid_input``/``path_escape``; ``path_escape`` ``{rel}``
+            when a symlink met on the way leads outside the real skill directory; ``not_found``
+            ``{rel}`` when the directory or a component is missing, not a directory, its name too
+            long, or reaching it takes more than :data:`MAX_SYMLINK_HOPS` symlinks (a loop);
+            ``not_a_file`` ``{rel}`` for a directory or special file; ``io_error`` ``{path}``.
+    """
+    base, candidate, rel_text = _confine(skill_dir, rel)
+    if not _HAS_SAFE_OPEN:
+        return _open_by_identity(base, candidate, rel_text)
+    resolved = resolve(base, strict=True)
+    if resolved is None:
+        raise _not_found(rel_text)
+    real_base, hops = resolved
+    try:
+        fd = open_real_dir(real_base)
+    except OSError as exc:
+        raise fs_error(exc, candidate) from None
+    if fd is None:
+        raise _not_found(rel_text)
+    try:
+        pin = pin_directory(real_base, fd, hops)
+        inner = candidate[len(base.rstrip("/")) :].strip("/")
+        found = reach(pin, "", inner, rel_text, want="file", base_fd=fd)
+    finally:
+        os.close(fd)
+    return _wrap(found.fd, rel_text)
+
+
 def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
     """Fallback without ``O_NOFOLLOW``/``dir_fd``: open the checked real path by name, then require
     the descriptor to be the very file that was checked (same ``st_dev``/``st_ino``; SPEC §10).
@@ -432,38 +781,84 @@ def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
         SkillError: As :func:`open_confined`; ``path_escape`` when the file opened is not the one
             checked or the real path changed meanwhile.
     """
-    resolved_base = _canonical(base, MAX_SYMLINK_HOPS)
-    resolved = _canonical(candidate, MAX_SYMLINK_HOPS)
+    resolved_base = resolve(base, strict=True)
+    resolved = resolve(candidate, strict=True)
     if resolved_base is None or resolved is None:
         raise _not_found(rel)
     real_base, real = resolved_base[0], resolved[0]
-    if not is_within(real, real_base):
+    if not contains(real_base, real):
         raise _escape(rel)
     try:
         checked = os.lstat(real)
         if stat.S_ISLNK(checked.st_mode):
-            # realpath resolved every link it could: what is left is a loop or a fresh swap.
+            # every link that could be resolved was: what is left is a loop or a fresh swap.
             os.stat(real)
             raise _escape(rel)
     except OSError as exc:
-        if exc.errno in _UNREACHABLE:
+        if unreachable(exc):
             raise _not_found(rel) from None
         raise fs_error(exc, candidate) from None
     if not stat.S_ISREG(checked.st_mode):
         raise _not_a_file(rel)
     try:
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_BINARY", 0) | _NONBLOCK | _CLOEXEC)
+        fd = os.open(real, _FILE_FLAGS & ~_NOFOLLOW)
     except OSError as exc:
-        if exc.errno in _UNREACHABLE:
+        if unreachable(exc):
             raise _not_found(rel) from None
         raise fs_error(exc, candidate) from None
     try:
         opened = os.fstat(fd)
         same = (opened.st_dev, opened.st_ino) == (checked.st_dev, checked.st_ino)
-        again = _canonical(candidate, MAX_SYMLINK_HOPS)
+        again = resolve(candidate, strict=True)
         if not same or again is None or again[0] != real:
             raise _escape(rel)
     except BaseException:
         os.close(fd)
         raise
     return _wrap(fd, rel)
+
+
+def read_limited(fd: int, cap: int) -> bytes | None:
+    """Read the regular file open as ``fd`` whole, never more than ``cap`` bytes (SPEC §20.5).
+
+    The size is taken from ``fstat`` first and the read stops one byte past the cap, so a sparse
+    or growing file never allocates more than ``cap + 1`` bytes.
+
+    Returns:
+        The bytes, or ``None`` when the file holds more than ``cap`` bytes.
+
+    Raises:
+        OSError: From ``fstat``/``read``.
+    """
+    size = os.fstat(fd).st_size
+    if size > cap:
+        return None
+    chunks: list[bytes] = []
+    total = 0
+    while total <= cap:
+        chunk = os.read(fd, min(cap + 1 - total, max(size + 1 - total, 65_536)))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > cap:
+        return None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:
+    """Read the open file ``fh`` (``size`` bytes by ``fstat`` or as declared) whole, never more
+    than ``cap + 1`` bytes, so a sparse or growing file never allocates more (SPEC §20.5).
+
+    Returns:
+        The bytes, or ``None`` when there are more than ``cap``.
+
+    Raises:
+        OSError: From the read.
+    """
+    if size > cap:
+        return None
+    data = fh.read(size + 1)
+    if len(data) > size:  # it grew while being read: go on, up to the cap
+        data += fh.read(cap + 1 - len(data))
+    return None if len(data) > cap else data

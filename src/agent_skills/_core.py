@@ -15,13 +15,15 @@ from ._args import coerce_byte_limit, coerce_name
 from ._config import (
     DEFAULT_FOLLOW_SYMLINKS,
     DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_MANIFEST_BYTES,
+    DEFAULT_MAX_RESOURCE_BYTES,
     DEFAULT_MAX_RESOURCES,
     DEFAULT_STRICT,
     RootInput,
     SkillConfig,
     resolve_config,
 )
-from ._confine import real_path
+from ._confine import read_capped
 from ._diagnostics import Diagnostic, DiscoveryReport
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import SkillContent, SkillInfo
@@ -133,15 +135,18 @@ class AgentSkills:
         Args:
             name: The skill's name.
             rel: Path relative to the skill directory.
-            max_bytes: Largest size accepted, in bytes; ``None`` for no limit.
+            max_bytes: Largest size accepted, in bytes; ``None`` for the configured
+                ``max_resource_bytes`` (64 MiB by default; SPEC §20.5). Reading stops at the cap,
+                so a sparse or growing file never allocates more.
 
         Returns:
             The file's bytes.
 
         Raises:
             SkillError: As :meth:`open_resource`; ``too_large`` ``{name, rel, size, max_bytes}``
-                when the file is larger than ``max_bytes``; ``invalid_input`` for a negative or
-                non-int ``max_bytes``.
+                when the file is larger than the cap (``max_bytes`` is the cap that applied);
+                ``stale_skill`` ``{name, dir}``; ``invalid_input`` for a negative or non-int
+                ``max_bytes``.
         """
         return self._read(self._registry, name, rel, coerce_byte_limit(max_bytes))
 
@@ -164,31 +169,28 @@ class AgentSkills:
             self._config.trust.check_read(approval, name, rel_posix, data)
         return data
 
-    @staticmethod
     def _read_bytes(
-        registry: SkillRegistry, name: str, rel: str | os.PathLike[str], max_bytes: int | None
+        self,
+        registry: SkillRegistry,
+        name: str,
+        rel: str | os.PathLike[str],
+        max_bytes: int | None,
     ) -> bytes:
+        cap = self._config.max_resource_bytes if max_bytes is None else max_bytes
         with registry.open(name, rel) as fh:
             rel_text = os.fspath(rel)
             try:
-                if max_bytes is None:
-                    return fh.read()
                 size = _opened_size(fh)
-                data = fh.read(max_bytes + 1) if size <= max_bytes else b""
+                data = read_capped(fh, size, cap)
             except OSError as exc:
                 skill = registry.lookup(name)
                 where = skill.info.dir / rel_text if skill is not None else Path(rel_text)
                 raise fs_error(exc, where) from None
-            if size > max_bytes or len(data) > max_bytes:
+            if data is None:
                 raise SkillError(
                     ErrorCode.TOO_LARGE,
-                    f"Resource '{rel_text}' in skill '{name}' is larger than {max_bytes} bytes",
-                    {
-                        "name": name,
-                        "rel": rel_text,
-                        "size": max(size, len(data)),
-                        "max_bytes": max_bytes,
-                    },
+                    f"Resource '{rel_text}' in skill '{name}' is larger than {cap} bytes",
+                    {"name": name, "rel": rel_text, "size": max(size, cap + 1), "max_bytes": cap},
                 )
             return data
 
@@ -236,18 +238,23 @@ class AgentSkills:
         return self._registry.report
 
     def allowed_read_roots(self) -> list[Path]:
-        """Return the real directory of every merged skill, ordered as :meth:`list_skills` (§14).
+        """Return the pinned real directory of every merged skill, ordered as :meth:`list_skills`
+        (SPEC §14, §20.1).
 
-        For hosts that pre-approve every discovered skill in their own permission system.
+        Each pin is verified when called: a skill whose directory was replaced, renamed away or
+        turned into a link since discovery is left out. For hosts that pre-approve every
+        discovered skill in their own permission system; the paths are right when returned.
         """
+        registry = self._registry
         roots: list[Path] = []
-        for info in self._registry.list():
-            if self._registry.archived(info.name) is not None:
+        for info in registry.list():
+            if registry.archived(info.name) is not None:
                 continue  # SPEC §25.1: an archived skill has no directory to grant
             try:
-                roots.append(Path(real_path(os.fspath(info.dir))))
+                pin = registry.verify(info.name)
             except SkillError:
-                continue  # the directory is being replaced right now: grant nothing for it
+                continue  # stale or unreachable now: grant nothing for it
+            roots.append(info.real_dir if info.real_dir is not None else Path(pin.real_dir))
         return roots
 
 
@@ -271,12 +278,15 @@ def create_agent_skills(
     index: str | os.PathLike[str] | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     disabled: Sequence[str | os.PathLike[str]] = (),
+    max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
+    max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
 ) -> AgentSkills:
     """Resolve the configuration and scan the roots once (SPEC §1-§2).
 
     Args:
         roots: Ordered roots, lowest precedence first (see ``resolve_config``).
-        workspace, cwd, home, strict, follow_symlinks, max_resources: See ``resolve_config``.
+        workspace, cwd, home, strict, follow_symlinks, max_resources, max_manifest_bytes,
+            max_resource_bytes: See ``resolve_config``.
         trust: A :class:`~agent_skills.TrustStore` gating workspace-scope skills (SPEC §23.3);
             ``None`` trusts every root.
         index: A file for the on-disk index of parsed manifests (SPEC §26): discovery reuses the
@@ -306,5 +316,7 @@ def create_agent_skills(
         index=index,
         max_depth=max_depth,
         disabled=disabled,
+        max_manifest_bytes=max_manifest_bytes,
+        max_resource_bytes=max_resource_bytes,
     )
     return AgentSkills(config)

@@ -67,6 +67,9 @@ class DiagnosticKind(StrEnum):
     INVALID_ARCHIVE = "invalid_archive"
     INDEX_IGNORED = "index_ignored"
     NOT_PUBLISHED = "not_published"
+    MANIFEST_OUTSIDE = "manifest_outside"
+    NOT_A_FILE = "not_a_file"
+    TOO_LARGE = "too_large"
 
 
 @dataclass(frozen=True, slots=True)

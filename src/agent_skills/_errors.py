@@ -18,13 +18,16 @@ Codes (what raises them; their ``fields``):
 - ``too_large``: ``read_resource`` over ``max_bytes``; ``name``, ``rel``, ``size``, ``max_bytes``.
 - ``access_denied``: the agent file-access policy refused a path (SPEC §14); ``path``
   (``check_read``), or ``name``, ``rel`` (``SkillSession.read_resource`` of a skill not activated).
+- ``stale_skill``: the skill's pinned real directory was replaced, renamed away or became a symlink
+  after discovery (SPEC §20.1); ``name``, ``dir`` (the pinned ``real_dir``).
 
 - ``stale_skill``: a pinned skill (or its archive) changed since discovery (SPEC §20.1, §25.1);
   ``name``, ``dir``.
 - ``invalid_archive``: an archive root or source breaking a rule of SPEC §25.1; ``path``,
   ``reason``.
 
-``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``.
+``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``; the errnos that
+mean "there is nothing to reach there" for a resource (:data:`UNREACHABLE_ERRNOS`) live here too.
 """
 
 from __future__ import annotations
@@ -36,7 +39,19 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, NoReturn
 
-__all__ = ["ErrorCode", "ErrorFields", "SkillError", "StartupError", "fs_error"]
+__all__ = [
+    "UNREACHABLE_ERRNOS",
+    "ErrorCode",
+    "ErrorFields",
+    "SkillError",
+    "StartupError",
+    "fs_error",
+    "unreachable",
+]
+
+UNREACHABLE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
+"""errnos that make a resource ``not_found`` rather than ``io_error`` (SPEC §10): the path names
+nothing reachable (missing, through a non-directory, a symlink loop, a name too long)."""
 
 
 class ErrorCode(StrEnum):
@@ -189,3 +204,8 @@ def fs_error(exc: OSError, path: str | os.PathLike[str]) -> SkillError:
     symbol = errno.errorcode.get(code, "EIO") if code is not None else "EIO"
     detail = exc.strerror or str(exc) or "I/O error"
     return SkillError(ErrorCode.IO_ERROR, f"{symbol}: {detail}: {where}", fields)
+
+
+def unreachable(exc: OSError) -> bool:
+    """True when ``exc`` says the path names nothing reachable (:data:`UNREACHABLE_ERRNOS`)."""
+    return exc.errno in UNREACHABLE_ERRNOS

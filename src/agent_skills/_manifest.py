@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
 
 __all__ = [
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
     "ManifestResult",
     "ParsedSkill",
     "invalid_utf8_diagnostic",
@@ -317,6 +319,71 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     )
 
 
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of collections a frontmatter may have (SPEC §20.6)."""
+MAX_YAML_NODES = 100_000
+"""Most YAML nodes a frontmatter may hold (SPEC §20.6)."""
+
+_COLLECTION_STARTS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_COLLECTION_ENDS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.AliasEvent, *_COLLECTION_STARTS)
+
+
+def _nesting_bound(text: str) -> int:
+    """An upper bound of the collection depth of ``text``: each level needs a line of its own, a
+    flow bracket, or a block indicator (``- ``, ``? ``) on a shared line."""
+    return (
+        text.count("\n")
+        + 1
+        + text.count("[")
+        + text.count("{")
+        + text.count("- ")
+        + text.count("-\t")
+        + text.count("? ")
+        + text.count("?\t")
+    )
+
+
+def _check_shape(yaml_text: str) -> None:
+    """Bound depth and size before the composer and constructor, which recurse, see the text.
+
+    The event stream is walked iteratively only when the text could break a bound (a cheap count
+    says whether it can), so ordinary frontmatter pays nothing.
+
+    Raises:
+        SkillError: ``invalid_skill`` ``{reason}`` (``yaml_depth`` or ``yaml_nodes``).
+    """
+    if _nesting_bound(yaml_text) <= MAX_YAML_DEPTH and len(yaml_text) <= MAX_YAML_NODES:
+        return
+    depth = nodes = 0
+    events = _Core12Loader(yaml_text)
+    try:
+        while events.check_event():
+            event = events.get_event()
+            if isinstance(event, _NODE_EVENTS):
+                nodes += 1
+                if nodes > MAX_YAML_NODES:
+                    raise SkillError(
+                        ErrorCode.INVALID_SKILL,
+                        f"invalid YAML frontmatter: more than {MAX_YAML_NODES} nodes",
+                        {"reason": "yaml_nodes"},
+                    )
+            if isinstance(event, _COLLECTION_STARTS):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise SkillError(
+                        ErrorCode.INVALID_SKILL,
+                        f"invalid YAML frontmatter: nested deeper than {MAX_YAML_DEPTH} levels",
+                        {"reason": "yaml_depth"},
+                    )
+            elif isinstance(event, _COLLECTION_ENDS):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # the syntax error is reported, with its position, by the load that follows
+    finally:
+        events.dispose()
+
+
 def _check_tree(value: object) -> None:
     """Reject alias cycles and alias bombs so the data stays JSON-compatible and small."""
     budget = MAX_FRONTMATTER_NODES
@@ -347,10 +414,13 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
 
     Raises:
         SkillError: ``invalid_skill`` with ``fields`` ``line``/``column`` (1-based, in the file)
-            when known.
+            when known; ``invalid_skill`` ``{reason}`` (``yaml_depth`` or ``yaml_nodes``) for a
+            document nested deeper than :data:`MAX_YAML_DEPTH` or holding more than
+            :data:`MAX_YAML_NODES` nodes, checked before anything recursive runs (SPEC §20.6).
     """
     if not yaml_text.strip():
         return None
+    _check_shape(yaml_text)
     loader = _Core12Loader(yaml_text)
     try:
         value = loader.get_single_data()
@@ -386,8 +456,33 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
 
 _REPAIR_QUOTES = "quoted values containing ': ', ' #' or a final ':'"
 _REPAIR_TABS = "indented with spaces instead of tabs"
-_TOP_KEY_RE = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)([ \t]*:[ \t]+)(.*?)[ \t]*$")
+# Each pattern is followed by a character it cannot match, so it runs in linear time (SPEC §20.7).
+_KEY_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _LEADING_WS_RE = re.compile(r"^[ \t]+")
+
+
+def _top_key(line: str) -> tuple[str, str, str] | None:
+    """Split a top-level ``key: value`` line into ``(key, separator, value)``, or ``None``.
+
+    A line scanner, linear in the line's length: the key is ``[A-Za-z0-9_][A-Za-z0-9_.-]*``, the
+    separator blanks, a colon and at least one blank, the value the rest without trailing blanks.
+    """
+    m = _KEY_NAME_RE.match(line)
+    if m is None:
+        return None
+    end = m.end()
+    i = end
+    n = len(line)
+    while i < n and line[i] in " \t":
+        i += 1
+    if i >= n or line[i] != ":":
+        return None
+    j = i + 1
+    while j < n and line[j] in " \t":
+        j += 1
+    if j == i + 1:
+        return None
+    return line[:end], line[end:j], line[j:].rstrip(" \t")
 
 
 def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
@@ -405,9 +500,9 @@ def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
         if ws and "\t" in ws.group(0):
             new = ws.group(0).replace("\t", "  ") + new[ws.end() :]
             done.add(_REPAIR_TABS)
-        m = _TOP_KEY_RE.match(new)
+        m = _top_key(new)
         if m:
-            value = m.group(3)
+            value = m[2]
             # Besides the quoting and block indicators of SPEC §5, a value starting with '!' is
             # tagged, not plain: quoting it would let a non-core tag load as a string.
             if (
@@ -416,7 +511,7 @@ def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
                 and (": " in value or " #" in value or value.endswith(":"))
             ):
                 escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-                new = f'{m.group(1)}{m.group(2)}"{escaped}"'
+                new = f'{m[0]}{m[1]}"{escaped}"'
                 done.add(_REPAIR_QUOTES)
         if new != line:
             lines[i] = new

@@ -8,13 +8,16 @@ filesystem, no logging. Every later stage builds or reads these types; none defi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ._config import Scope
 from ._diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from ._confine import Pin
 
 __all__ = [
     "RESOURCE_KINDS",
@@ -141,6 +144,8 @@ class SkillInfo:
         shadowed: Copies displaced by this one from earlier roots, nearest first.
         category: The POSIX path of the skill directory's parent relative to its root: ``""``
             for a skill directly in its root, ``"ios"`` for ``<root>/ios/swiftui`` (SPEC §21.4).
+        real_dir: The skill directory's real path, pinned at discovery with its identity: every
+            later access works from it (SPEC §20.1). ``None`` only for an info built by hand.
     """
 
     name: str
@@ -156,6 +161,7 @@ class SkillInfo:
     path: Path
     shadowed: tuple[ShadowedSkill, ...] = ()
     category: str = ""
+    real_dir: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON shape used by the CLI (SPEC §16, §21.4): paths as strings."""
@@ -204,10 +210,15 @@ class SkillContent(SkillInfo):
 
 @dataclass(frozen=True, slots=True)
 class ResolvedSkill:
-    """A skill found in one root, before or after merging: its info and body (SPEC §1)."""
+    """A skill found in one root, before or after merging: its info and body (SPEC §1).
+
+    ``pin`` is the skill directory's real path and identity taken at discovery (SPEC §20.1);
+    ``None`` for a skill built by hand, which the registry then pins by name when it is used.
+    """
 
     info: SkillInfo
     body: str
+    pin: Pin | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

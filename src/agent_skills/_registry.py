@@ -12,7 +12,6 @@ import difflib
 import errno
 import gc
 import os
-import stat
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,7 +30,7 @@ from ._archive import (
 )
 from ._args import coerce_name
 from ._config import SkillConfig, is_path_entry
-from ._confine import open_confined, resolve_resource_path
+from ._confine import Pin, absolute, open_in, pin_by_name, stat_in, verify_pin
 from ._diagnostics import (
     Diagnostic,
     DiagnosticKind,
@@ -42,7 +41,7 @@ from ._diagnostics import (
     RootNote,
     emit,
 )
-from ._errors import ErrorCode, SkillError, fs_error
+from ._errors import ErrorCode, SkillError
 from ._manifest import ParsedSkill, parse_manifest
 from ._model import (
     ResolvedSkill,
@@ -130,6 +129,9 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
         if type(frozen) is tuple and frozen == allowed:
             allowed = frozen
     assert cand.manifest is not None
+    real_dir = cand.dir
+    if cand.pin is not None and cand.pin.real_dir != os.fspath(cand.dir):
+        real_dir = Path(cand.pin.real_dir)
     return SkillInfo(
         name=values["name"],
         description=values["description"],
@@ -143,6 +145,7 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
         dir=cand.dir,
         path=cand.manifest,
         category=cand.category,
+        real_dir=real_dir,
     )
 
 
@@ -284,6 +287,8 @@ class SkillRegistry:
                 skill.info.dir,
                 follow_symlinks=self.config.follow_symlinks,
                 max_resources=self.config.max_resources,
+                pin=skill.pin,
+                name=name,
             )
         emit(listing.diagnostics)
         info = skill.info
@@ -321,28 +326,36 @@ class SkillRegistry:
         archived = self._archived.get(name)
         if archived is not None:
             raise archived_path_error(archived, name, rel)
+        pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
+        base = absolute(os.fspath(skill.info.dir))
         try:
-            path = resolve_resource_path(skill.info.dir, rel)
+            inner = stat_in(pin, name, base, rel)[1]
         except SkillError as err:
             raise _with_name(err, name) from None
-        rel_text = os.fspath(rel)
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            if exc.errno in _UNREACHABLE:
-                raise SkillError(
-                    ErrorCode.NOT_FOUND,
-                    f"No such resource '{rel_text}' in skill '{name}'",
-                    {"name": name, "rel": rel_text},
-                ) from None
-            raise fs_error(exc, path) from None
-        if not stat.S_ISREG(st.st_mode):
-            raise SkillError(
-                ErrorCode.NOT_A_FILE,
-                f"Resource '{rel_text}' in skill '{name}' is not a file",
-                {"name": name, "rel": rel_text},
-            )
-        return path
+        return Path(base.rstrip("/") + "/" + inner if inner else base)
+
+    def pin(self, name: str) -> Pin:
+        """The pin of the merged skill ``name`` (SPEC §20.1), for skills on disk (an archived
+        skill is pinned by its archive, checked by the archive reader).
+
+        Raises:
+            SkillError: ``invalid_input`` for a non-``str``; ``not_found`` ``{name}``.
+        """
+        skill = self._require(name)
+        if name in self._archived:  # no directory on disk: the archive reader checks its pin
+            return Pin(absolute(os.fspath(skill.info.dir)), 0, 0)
+        return skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
+
+    def verify(self, name: str) -> Pin:
+        """Check that the skill's pinned directory is still the one discovered; return the pin.
+
+        Raises:
+            SkillError: ``not_found`` ``{name}``; ``stale_skill`` ``{name, dir}``.
+        """
+        pin = self.pin(name)
+        if name not in self._archived:
+            verify_pin(pin, name)
+        return pin
 
     def open(self, name: str, rel: str | os.PathLike[str]) -> IO[bytes]:
         """Open a resource race-free (SPEC §10); the errors of :meth:`resource`.
@@ -354,8 +367,9 @@ class SkillRegistry:
         archived = self._archived.get(name)
         if archived is not None:
             return open_archived(archived, name, rel)
+        pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
         try:
-            return open_confined(skill.info.dir, rel)
+            return open_in(pin, name, absolute(os.fspath(skill.info.dir)), rel)
         except SkillError as err:
             raise _with_name(err, name) from None
 
@@ -466,6 +480,7 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
                     follow_symlinks=config.follow_symlinks,
                     max_depth=config.max_depth,
                     index=index,
+                    max_manifest_bytes=config.max_manifest_bytes,
                 )
                 note, cands = walked.note, walked.candidates
                 root_diags.extend(walked.diagnostics)
@@ -593,6 +608,17 @@ def load_candidate(
     if cand.error is not None:
         if strict:
             raise cand.error
+        if cand.error.code == ErrorCode.TOO_LARGE:
+            found.append(
+                Diagnostic(
+                    DiagnosticKind.TOO_LARGE,
+                    f"skipping {cand.manifest}: {cand.error.message}",
+                    cand.manifest,
+                )
+            )
+            return CandidateResult(
+                cand, EntryStatus.SKIPPED, reason=cand.error.message, diagnostics=tuple(found)
+            )
         found.append(
             Diagnostic(
                 DiagnosticKind.IO_ERROR,
@@ -644,8 +670,10 @@ def load_candidate(
                 cand.manifest,
             )
         )
-    skill = ResolvedSkill(info, parsed.body)
-    return CandidateResult(cand, EntryStatus.LOADED, skill, info.name, diagnostics=tuple(found))
+    skill = ResolvedSkill(info, parsed.body, cand.pin)
+    return CandidateResult(
+        cand, EntryStatus.LOADED, skill, info.name, cand.note, diagnostics=tuple(found)
+    )
 
 
 def _admit(

@@ -1,9 +1,11 @@
-"""Enumeration of a skill's files (SPEC §9).
+"""Enumeration of a skill's files (SPEC §9, §20.2).
 
-The walk lists every regular file of the skill directory without ever leaving its real directory:
+The walk lists every regular file of the skill directory without ever leaving its real directory.
+It runs through directory descriptors from the pinned skill directory down, each directory opened
+relative to its parent with ``O_NOFOLLOW``:
 symlinks that dangle or lead outside are reported and skipped, links to directories inside are
 walked only after the whole real tree (so an alias never hides a file under its real name), and a
-set of visited real directories ends cycles.
+set of visited directories (by ``st_dev``/``st_ino``) ends cycles.
 """
 
 from __future__ import annotations
@@ -12,16 +14,24 @@ import heapq
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._confine import is_within, real_path
+from ._confine import Pin, open_dir_at, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
-from ._errors import SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error
 from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
 from ._scan import is_manifest_name
 
-__all__ = ["RESOURCE_KINDS", "ResourceKind", "ResourceListing", "SkillResource", "list_resources"]
+__all__ = [
+    "MAX_DIRECTORY_DEPTH",
+    "RESOURCE_KINDS",
+    "ResourceKind",
+    "ResourceListing",
+    "SkillResource",
+    "list_resources",
+]
 
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules"})
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
@@ -44,109 +54,157 @@ def _kind(rel: str) -> ResourceKind:
     return "other"
 
 
+MAX_DIRECTORY_DEPTH = 64
+"""Deepest directory walked below a skill; deeper ones make the listing truncated (SPEC §20.6)."""
+
+
 def list_resources(
-    skill_dir: Path, *, follow_symlinks: bool = True, max_resources: int = 5000
+    skill_dir: Path,
+    *,
+    follow_symlinks: bool = True,
+    max_resources: int = 5000,
+    pin: Pin | None = None,
+    name: str = "",
 ) -> ResourceListing:
-    """List a skill's files (SPEC §9).
+    """List a skill's files through directory descriptors (SPEC §9, §20.2).
+
+    Every directory is opened relative to its parent's descriptor with ``O_NOFOLLOW``, starting
+    from the pinned skill directory, so a directory swapped for a link during the walk is never
+    listed through. Symlinks met are resolved as reads resolve them (SPEC §10).
 
     Args:
-        skill_dir: The skill directory (may be a symlink).
+        skill_dir: The skill directory as configured (``SkillResource.path`` is under it).
         follow_symlinks: When False, every symlink is ignored.
         max_resources: Keep only the first this many, in ``(rel.casefold(), rel)`` order.
+        pin: The skill's pin; ``None`` pins ``skill_dir`` by name now.
+        name: The skill's name, for ``stale_skill``.
 
     Returns:
-        A :class:`ResourceListing`; never raises. Left out: the top-level manifest (every case
-        variant), names starting with ``.``, ``__pycache__`` and ``node_modules`` directories, and
-        names that cannot be addressed as a resource path (holding ``\\``, or a top-level
-        ``X:`` drive form).
+        A :class:`ResourceListing`. Left out: the top-level manifest (every case variant), names
+        starting with ``.``, ``__pycache__`` and ``node_modules`` directories, names that cannot be
+        addressed as a resource path (holding ``\\``, or a top-level ``X:`` drive form), and
+        directories more than :data:`MAX_DIRECTORY_DEPTH` levels down (the listing is then
+        truncated).
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}`` when ``pin`` no longer matches the directory.
     """
-    base = os.fspath(skill_dir)
     try:
-        real_base = real_path(base)
-    except SkillError as changing:
-        diag = Diagnostic(
-            DiagnosticKind.IO_ERROR, f"cannot list {skill_dir}: {changing}", skill_dir
-        )
+        if pin is None:
+            pin, root = _pin_now(skill_dir)
+        else:
+            root = open_pinned(pin, name)
+    except SkillError as err:
+        if err.code == ErrorCode.STALE_SKILL:
+            raise
+        diag = Diagnostic(DiagnosticKind.IO_ERROR, f"cannot list {skill_dir}: {err}", skill_dir)
         return ResourceListing((), False, (diag,))
+    try:
+        return _walk(skill_dir, pin, name, root, follow_symlinks, max_resources)
+    finally:
+        os.close(root)
+
+
+def _pin_now(skill_dir: Path) -> tuple[Pin, int]:
+    """Pin ``skill_dir`` by name now (for callers without a pin) and open it."""
+    pin = pin_by_name(skill_dir, "")
+    return pin, open_pinned(pin, "")
+
+
+def _open_below(root: int, parts: tuple[str, ...]) -> int | None:
+    """Open the real directory ``parts`` below ``root`` one component at a time, ``O_NOFOLLOW``.
+
+    Returns ``None`` when a component is missing, not a directory, or became a symlink.
+    """
+    if not parts:
+        return os.dup(root)
+    cur = root
+    for part in parts:
+        try:
+            nxt = open_dir_at(cur, part)
+        finally:
+            if cur != root:
+                os.close(cur)
+        if nxt is None:
+            return None
+        cur = nxt
+    return cur
+
+
+def _walk(
+    skill_dir: Path, pin: Pin, name: str, root: int, follow_symlinks: bool, max_resources: int
+) -> ResourceListing:
     found: dict[str, int] = {}
     diags: list[Diagnostic] = []
-    visited: set[str] = set()
-    # (real directory, rel prefix); real directories first, then directory links inside.
-    stack: list[tuple[str, str]] = [(real_base, "")]
-    # Directory links as a heap keyed by (rel.casefold(), rel): which alias lists a directory
-    # reachable only through links does not depend on the order of scandir.
-    links: list[tuple[tuple[str, str], str, str]] = []
+    visited: set[tuple[int, int]] = set()
+    too_deep = False
+    # (real parts below the skill directory, rel prefix); real directories first, then the
+    # directory links inside, as a heap keyed by (rel.casefold(), rel): which alias lists a
+    # directory reachable only through links does not depend on the order of scandir.
+    stack: list[tuple[tuple[str, ...], str]] = [((), "")]
+    links: list[tuple[tuple[str, str], tuple[str, ...], str]] = []
 
-    def visit_link(path: str, rel: str, name: str) -> None:
+    def visit_link(parts: tuple[str, ...], rel: str, entry_name: str) -> None:
+        where = skill_dir / rel
         try:
-            st = os.stat(path)
-            target = real_path(path)
-        except (OSError, SkillError):
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.DANGLING_SYMLINK,
-                    f"skipping dangling symlink {skill_dir / rel}",
-                    skill_dir / rel,
+            hit = reach(pin, name, "/".join(parts), rel, base_fd=root)
+        except SkillError as err:
+            if err.code == ErrorCode.PATH_ESCAPE and os.path.exists(
+                os.path.join(pin.real_dir, *parts)
+            ):
+                diags.append(
+                    Diagnostic(
+                        DiagnosticKind.ESCAPING_SYMLINK,
+                        f"skipping resource symlink escaping skill dir {where}",
+                        where,
+                    )
                 )
-            )
-            return
-        if not is_within(target, real_base):
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.ESCAPING_SYMLINK,
-                    f"skipping resource symlink escaping skill dir {skill_dir / rel}",
-                    skill_dir / rel,
+            elif err.code in (ErrorCode.PATH_ESCAPE, ErrorCode.NOT_FOUND):
+                diags.append(
+                    Diagnostic(
+                        DiagnosticKind.DANGLING_SYMLINK, f"skipping dangling symlink {where}", where
+                    )
                 )
-            )
             return
-        if stat.S_ISREG(st.st_mode):
-            found.setdefault(rel, st.st_size)
-        elif stat.S_ISDIR(st.st_mode) and name not in _SKIPPED_DIRS:
-            heapq.heappush(links, (sort_key(rel + "/"), target, rel + "/"))
+        if stat.S_ISREG(hit.st.st_mode):
+            found.setdefault(rel, hit.st.st_size)
+        elif stat.S_ISDIR(hit.st.st_mode) and entry_name not in _SKIPPED_DIRS:
+            heapq.heappush(links, (sort_key(rel + "/"), hit.parts, rel + "/"))
 
     while stack or links:
         if stack:
-            real_dir, prefix = stack.pop()
+            parts, prefix = stack.pop()
         else:
-            _, real_dir, prefix = heapq.heappop(links)
-        if real_dir in visited:
+            _, parts, prefix = heapq.heappop(links)
+        depth = prefix.count("/")
+        if depth > MAX_DIRECTORY_DEPTH:
+            too_deep = True
             continue
-        visited.add(real_dir)
+        listed = skill_dir / prefix.rstrip("/") if prefix else skill_dir
         try:
-            with os.scandir(real_dir) as it:
-                entries = sorted(it, key=lambda e: sort_key(e.name))
-        except OSError as exc:
-            err = fs_error(exc, real_dir)
-            diags.append(
-                Diagnostic(
-                    DiagnosticKind.IO_ERROR,
-                    f"cannot list {real_dir}: {err.message}",
-                    skill_dir / prefix.rstrip("/") if prefix else skill_dir,
-                )
-            )
-            continue
-        top = prefix == ""
-        for entry in entries:
-            name = entry.name
-            if name.startswith(".") or "\\" in name:
-                continue
-            if top and (is_manifest_name(name) or _DRIVE_RE.match(name)):
-                continue
-            rel = prefix + name
+            fd = _open_below(root, parts)
+            if fd is None:
+                continue  # replaced by a link or removed during the walk: not listed through
             try:
-                if entry.is_symlink():
-                    if follow_symlinks:
-                        visit_link(entry.path, rel, name)
-                elif entry.is_dir(follow_symlinks=False):
-                    if name not in _SKIPPED_DIRS:
-                        stack.append((os.path.join(real_dir, name), rel + "/"))
-                elif entry.is_file(follow_symlinks=False):
-                    found[rel] = entry.stat(follow_symlinks=False).st_size
-            except OSError:
-                continue
+                ident = os.fstat(fd)
+                key = (ident.st_dev, ident.st_ino)
+                if key in visited:
+                    continue
+                visited.add(key)
+                with os.scandir(fd) as it:
+                    # Processed while the listing's descriptor is open: entries stat through it.
+                    for entry in sorted(it, key=lambda e: sort_key(e.name)):
+                        _visit(entry, parts, prefix, follow_symlinks, found, stack, visit_link)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            err = fs_error(exc, listed)
+            diags.append(
+                Diagnostic(DiagnosticKind.IO_ERROR, f"cannot list {listed}: {err.message}", listed)
+            )
     ordered = sorted(found, key=sort_key)
-    truncated = len(ordered) > max_resources
-    if truncated:
+    truncated = len(ordered) > max_resources or too_deep
+    if len(ordered) > max_resources:
         diags.append(
             Diagnostic(
                 DiagnosticKind.RESOURCES_TRUNCATED,
@@ -155,7 +213,45 @@ def list_resources(
             )
         )
         ordered = ordered[:max_resources]
+    if too_deep:
+        diags.append(
+            Diagnostic(
+                DiagnosticKind.RESOURCES_TRUNCATED,
+                f"listing of {skill_dir} truncated: directories more than "
+                f"{MAX_DIRECTORY_DEPTH} levels deep are not listed",
+                skill_dir,
+            )
+        )
     resources = tuple(
         SkillResource(_kind(rel), rel, skill_dir / rel, found[rel]) for rel in ordered
     )
     return ResourceListing(resources, truncated, tuple(diags))
+
+
+def _visit(
+    entry: os.DirEntry[str],
+    parts: tuple[str, ...],
+    prefix: str,
+    follow_symlinks: bool,
+    found: dict[str, int],
+    stack: list[tuple[tuple[str, ...], str]],
+    visit_link: Callable[[tuple[str, ...], str, str], None],
+) -> None:
+    """Sort one directory entry into files, directories to walk and links to resolve."""
+    entry_name = entry.name
+    if entry_name.startswith(".") or "\\" in entry_name:
+        return
+    if not prefix and (is_manifest_name(entry_name) or _DRIVE_RE.match(entry_name)):
+        return
+    rel = prefix + entry_name
+    try:
+        if entry.is_symlink():
+            if follow_symlinks:
+                visit_link((*parts, entry_name), rel, entry_name)
+        elif entry.is_dir(follow_symlinks=False):
+            if entry_name not in _SKIPPED_DIRS:
+                stack.append(((*parts, entry_name), rel + "/"))
+        elif entry.is_file(follow_symlinks=False):
+            found[rel] = entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        return

@@ -13,9 +13,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._config import MAX_DEPTH, SkillRoot
+from ._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot
+from ._confine import (
+    Pin,
+    absolute,
+    open_file,
+    open_real_dir,
+    pin_directory,
+    reach,
+    read_limited,
+    real_path,
+    resolve,
+)
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
-from ._errors import SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error
 from ._model import sort_key
 
 if TYPE_CHECKING:
@@ -72,6 +83,8 @@ class Candidate:
             ``None`` when the directory cannot be kept in the index.
         category: The POSIX path of the entry's parent relative to the root (``""`` at depth 1,
             SPEC §21.4).
+        pin: The directory's real path and identity, taken when it was opened (SPEC §20.1).
+        note: A remark for the report entry of a loaded skill (``manifest_outside``).
     """
 
     root: SkillRoot
@@ -86,6 +99,8 @@ class Candidate:
     cached: ManifestResult | None = None
     stamp: tuple[bool, os.stat_result, os.stat_result] | None = None
     category: str = ""
+    pin: Pin | None = None
+    note: str = ""
 
 
 def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
@@ -105,6 +120,17 @@ def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
     return RootNote(root.path, RootStatus.OK), entries
 
 
+_ROOT_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _too_large(where: Path, size: int, cap: int) -> SkillError:
+    return SkillError(
+        ErrorCode.TOO_LARGE,
+        f"manifest {where} is larger than {cap} bytes ({size} bytes; max_manifest_bytes)",
+        {"path": str(where), "size": size, "max_bytes": cap},
+    )
+
+
 def is_manifest_name(name: str) -> bool:
     """Whether ``name`` is a letter-case variant of ``SKILL.md`` (SPEC §4, §9)."""
     return name.lower() == _MANIFEST_LOWER
@@ -122,6 +148,8 @@ class ManifestLookup:
             a dangling link), ``manifest_case`` (the chosen name is not exactly ``SKILL.md``).
         linked: Whether a variant is a symlink: what it leads to can change while the directory
             does not, so the on-disk index does not keep such a directory (SPEC §26).
+        outside: For a manifest that is a link leading outside the skill directory (SPEC
+            §20.3), the link's real target; else ``None``.
     """
 
     name: str | None
@@ -129,38 +157,77 @@ class ManifestLookup:
     skip_reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     linked: bool = False
+    outside: str | None = None
 
 
-def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> ManifestLookup:
-    """Find a skill's manifest by listing the directory, never by ``exists()`` (SPEC §4).
+def find_manifest(
+    dir: str | os.PathLike[str],
+    *,
+    follow_symlinks: bool,
+    dir_fd: int | None = None,
+    pin: Pin | None = None,
+) -> ManifestLookup:
+    """Find a skill's manifest by listing the directory, never by ``exists()`` (SPEC §4, §20).
 
     The one rule for every caller (discovery, ``validate``, the CLI): an entry whose lower-cased
     name is ``skill.md`` and which is a regular file, or with ``follow_symlinks`` a symlink to
-    one. Exact ``SKILL.md`` wins; otherwise the first variant in ``(casefold, name)`` order.
+    one (resolved as resource links are, SPEC §10; one leading outside the skill is used and
+    named in ``outside``, SPEC §20.3). Exact ``SKILL.md`` wins; otherwise the first variant in
+    ``(casefold, name)`` order. A variant that is a FIFO, socket or device (or a link to one) is
+    never used and gets a ``not_a_file`` diagnostic (SPEC §20.4).
 
     Args:
         dir: The directory to look in (text or path-like).
         follow_symlinks: Whether a manifest that is a symlink (to a regular file) is used.
+        dir_fd: A descriptor of ``dir`` to list through (discovery's pinned descriptor); ``None``
+            opens ``dir`` now.
+        pin: ``dir``'s pin when ``dir_fd`` is given.
 
     Returns:
         A :class:`ManifestLookup`. Nothing is raised: an unlistable directory is a skip reason
         with an ``io_error`` diagnostic.
     """
     dir_text = os.fspath(dir)
-    diags: list[Diagnostic] = []
+    where = Path(dir_text)
+    own = dir_fd is None or pin is None
     try:
-        with os.scandir(dir_text) as it:
-            variants = sorted((e for e in it if is_manifest_name(e.name)), key=_entry_key)
+        if dir_fd is None or pin is None:
+            dir_fd = os.open(dir_text, _ROOT_FLAGS)
+            try:
+                pin = pin_directory(real_path(absolute(dir_text)), dir_fd)
+            except OSError:
+                os.close(dir_fd)
+                raise
     except (OSError, ValueError) as exc:
-        where = Path(dir_text)
         message = fs_error(exc, where).message if isinstance(exc, OSError) else str(exc)
         diag = Diagnostic(DiagnosticKind.IO_ERROR, f"skipping {where}: {message}", where)
         return ManifestLookup(
             None, skip_reason=f"directory unreadable: {message}", diagnostics=(diag,)
         )
+    try:
+        return _lookup(dir_text, dir_fd, pin, follow_symlinks)
+    finally:
+        if own:
+            os.close(dir_fd)
+
+
+def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> ManifestLookup:
+    where = Path(dir_text)
+    diags: list[Diagnostic] = []
+    try:
+        with os.scandir(fd) as it:
+            variants = sorted((e for e in it if is_manifest_name(e.name)), key=_entry_key)
+    except OSError as exc:
+        message = fs_error(exc, where).message
+        diag = Diagnostic(DiagnosticKind.IO_ERROR, f"skipping {where}: {message}", where)
+        return ManifestLookup(
+            None, skip_reason=f"directory unreadable: {message}", diagnostics=(diag,)
+        )
     usable: list[str] = []
+    outside: dict[str, str] = {}
     unfollowed: list[str] = []
     dangling: list[str] = []
+    special: list[str] = []
     linked = False
     for entry in variants:
         try:
@@ -169,29 +236,46 @@ def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> Mani
                 if not follow_symlinks:
                     unfollowed.append(entry.name)
                     continue
-                try:
-                    target = os.stat(entry.path)
-                except OSError:
+                kind, target = _classify_link(fd, pin, entry.name)
+                if kind == "ok":
+                    usable.append(entry.name)
+                elif kind == "outside":
+                    usable.append(entry.name)
+                    outside[entry.name] = target
+                elif kind == "special":
+                    special.append(entry.name)
+                elif kind == "dangling":
                     dangling.append(entry.name)
+                    link = os.path.join(dir_text, entry.name)
                     diags.append(
                         Diagnostic(
                             DiagnosticKind.DANGLING_SYMLINK,
-                            f"skipping dangling symlink {entry.path}",
-                            Path(entry.path),
+                            f"skipping dangling symlink {link}",
+                            Path(link),
                         )
                     )
-                    continue
-                if stat.S_ISREG(target.st_mode):
-                    usable.append(entry.name)
             elif entry.is_file(follow_symlinks=False):
                 usable.append(entry.name)
+            elif not entry.is_dir(follow_symlinks=False):
+                special.append(entry.name)
         except OSError:
             continue
+    for name in special:
+        path = os.path.join(dir_text, name)
+        diags.append(
+            Diagnostic(
+                DiagnosticKind.NOT_A_FILE,
+                f"ignoring {path}: not a regular file (a FIFO, socket or device)",
+                Path(path),
+            )
+        )
     if not usable:
         if unfollowed:
             reason = f"manifest {unfollowed[0]} is a symlink, not followed (follow_symlinks=False)"
         elif dangling:
             reason = f"manifest {dangling[0]} is a dangling symlink"
+        elif special:
+            reason = f"manifest {special[0]} is not a regular file"
         else:
             reason = _NO_MANIFEST
         return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags), linked=linked)
@@ -205,27 +289,110 @@ def find_manifest(dir: str | os.PathLike[str], *, follow_symlinks: bool) -> Mani
                 Path(path),
             )
         )
-    return ManifestLookup(chosen, path, None, tuple(diags), linked)
+    return ManifestLookup(chosen, path, None, tuple(diags), linked, outside.get(chosen))
+
+
+def _classify_link(fd: int, pin: Pin, name: str) -> tuple[str, str]:
+    """What the manifest link ``name`` leads to: ``("ok" | "outside" | "special" | "dangling" |
+    "other", real target of an outside link)``."""
+    try:
+        hit = reach(pin, "", name, name, base_fd=fd)
+    except SkillError as err:
+        if err.code == ErrorCode.PATH_ESCAPE:
+            target = resolve(os.path.join(pin.real_dir, name), strict=True)
+            if target is None:
+                return "dangling", ""
+            try:
+                mode = os.stat(target[0]).st_mode
+            except OSError:
+                return "dangling", ""
+            if stat.S_ISREG(mode):
+                return "outside", target[0]
+            return ("other", "") if stat.S_ISDIR(mode) else ("special", "")
+        if err.code == ErrorCode.NOT_FOUND:
+            return "dangling", ""
+        return "other", ""
+    if stat.S_ISREG(hit.st.st_mode):
+        return "ok", ""
+    return ("other", "") if stat.S_ISDIR(hit.st.st_mode) else ("special", "")
 
 
 def _entry_key(entry: os.DirEntry[str]) -> tuple[str, str]:
     return sort_key(entry.name)
 
 
-def _read_manifest(
-    path: str, where: Path
-) -> tuple[bytes | None, SkillError | None, os.stat_result | None]:
-    """Read a manifest: ``(data, error, stat)``; the ``fstat`` is taken before the first byte."""
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What reading the chosen manifest gave (see :func:`_read_manifest`)."""
+
+    data: bytes | None = None
+    error: SkillError | None = None
+    stat: os.stat_result | None = None
+    skip_reason: str | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    pin: Pin | None = None
+    note: str = ""
+
+
+def _read_manifest(lookup: ManifestLookup, fd: int, pin: Pin, cap: int, manifest: Path) -> _Read:
+    """Read the manifest ``lookup`` chose through the directory descriptor ``fd`` (SPEC §20.4-5):
+    opened without following a final link and without blocking, read only when ``fstat`` says it
+    is a regular file, never more than ``cap`` bytes. A link leading outside (SPEC §20.3) is
+    read from its real target, whose identity is pinned."""
+    assert lookup.name is not None
+    name = lookup.name
+    mfd = -1
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            return fh.read(), None, st
+        if lookup.outside is not None:
+            mfd = open_file(lookup.outside)
+        else:
+            try:
+                mfd = reach(pin, "", name, name, want="file", base_fd=fd).fd
+            except SkillError as err:
+                if err.code != ErrorCode.NOT_A_FILE:
+                    return _Read(error=SkillError(err.code, err.message, {"path": str(manifest)}))
+                raise OSError(0, "not a regular file") from None
+        st = os.fstat(mfd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(0, "not a regular file")
+        data = read_limited(mfd, cap)
+        if data is None:
+            return _Read(error=_too_large(manifest, os.fstat(mfd).st_size, cap))
+        if lookup.outside is None:
+            return _Read(data, stat=st, pin=pin)
+        diag = Diagnostic(
+            DiagnosticKind.MANIFEST_OUTSIDE,
+            f"manifest {manifest} is a link to {lookup.outside}, outside the skill directory "
+            "(loaded; not published over MCP)",
+            manifest,
+        )
+        return _Read(
+            data,
+            stat=st,
+            diagnostics=(diag,),
+            pin=replace(pin, manifest=(lookup.outside, st.st_dev, st.st_ino)),
+            note=f"manifest is a link to {lookup.outside}, outside the skill directory",
+        )
     except OSError as exc:
-        return None, fs_error(exc, where), None
+        if exc.errno == 0:  # swapped for a FIFO, socket or device after it was listed
+            diag = Diagnostic(
+                DiagnosticKind.NOT_A_FILE,
+                f"skipping {manifest.parent}: its manifest {name} is not a regular file",
+                manifest,
+            )
+            return _Read(skip_reason=f"manifest {name} is not a regular file", diagnostics=(diag,))
+        return _Read(error=fs_error(exc, manifest))
+    finally:
+        if mfd >= 0:
+            os.close(mfd)
 
 
 def scan_root(
-    root: SkillRoot, *, follow_symlinks: bool, index: ManifestIndex | None = None
+    root: SkillRoot,
+    *,
+    follow_symlinks: bool,
+    index: ManifestIndex | None = None,
+    max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
 ) -> tuple[RootNote, list[Candidate]]:
     """Scan one root for skill candidates (SPEC §4).
 
@@ -250,7 +417,7 @@ def scan_root(
             continue
         if not (is_link or is_dir):
             continue
-        out.append(_candidate(root, entry, is_link, follow_symlinks, index))
+        out.append(_candidate(root, entry, is_link, follow_symlinks, index, cap=max_manifest_bytes))
     return note, out
 
 
@@ -262,8 +429,10 @@ def _candidate(
     index: ManifestIndex | None = None,
     parent: Path | None = None,
     category: str = "",
+    cap: int = DEFAULT_MAX_MANIFEST_BYTES,
 ) -> Candidate:
-    """What one directory-or-symlink entry holds (SPEC §4); ``parent`` defaults to the root."""
+    """What one directory-or-symlink entry holds (SPEC §4, §20); ``parent`` defaults to the
+    root. ``cap`` is ``max_manifest_bytes`` (SPEC §20.5)."""
     path = (root.path if parent is None else parent) / entry.name
     if is_link:
         if not follow_symlinks:
@@ -296,6 +465,56 @@ def _candidate(
                 skip_reason="symlink to a file, not a directory",
                 category=category,
             )
+    opened = _open_pinned_candidate(entry.path)
+    if opened is None:
+        return Candidate(
+            root,
+            entry.name,
+            path,
+            skip_reason="directory changed during the scan",
+            category=category,
+        )
+    fd, pin = opened
+    try:
+        return _read_candidate(
+            root, entry, is_link, follow_symlinks, index, path, category, fd, pin, cap
+        )
+    finally:
+        os.close(fd)
+
+
+def _open_pinned_candidate(dir_text: str) -> tuple[int, Pin] | None:
+    """Open a candidate directory by walking its real path from ``/`` with ``O_NOFOLLOW`` and pin
+    it with one ``fstat`` (SPEC §20.1); ``None`` when it changed under the scan."""
+    resolved = resolve(absolute(dir_text), strict=True)
+    if resolved is None:
+        return None
+    try:
+        fd = open_real_dir(resolved[0])
+    except OSError:
+        return None
+    if fd is None:
+        return None
+    try:
+        return fd, pin_directory(resolved[0], fd, resolved[1])
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def _read_candidate(
+    root: SkillRoot,
+    entry: os.DirEntry[str],
+    is_link: bool,
+    follow_symlinks: bool,
+    index: ManifestIndex | None,
+    path: Path,
+    category: str,
+    fd: int,
+    pin: Pin,
+    cap: int,
+) -> Candidate:
+    """Find and read the manifest of the pinned candidate directory open as ``fd``."""
     dir_stat = None
     if index is not None:
         hit = index.lookup(entry.path, is_link)
@@ -310,9 +529,10 @@ def _candidate(
                 diagnostics=hit.scan_diagnostics,
                 cached=hit.result,
                 category=category,
+                pin=pin,
             )
         dir_stat = index.stat_dir(entry.path, is_link)
-    lookup = find_manifest(entry.path, follow_symlinks=follow_symlinks)
+    lookup = find_manifest(entry.path, follow_symlinks=follow_symlinks, dir_fd=fd, pin=pin)
     if lookup.name is None:
         return Candidate(
             root,
@@ -321,24 +541,38 @@ def _candidate(
             skip_reason=lookup.skip_reason,
             diagnostics=lookup.diagnostics,
             category=category,
+            pin=pin,
         )
     manifest = path / lookup.name
-    data, error, manifest_stat = _read_manifest(lookup.path, manifest)
+    read = _read_manifest(lookup, fd, pin, cap, manifest)
+    diagnostics = lookup.diagnostics + read.diagnostics
+    if read.skip_reason is not None:
+        return Candidate(
+            root,
+            entry.name,
+            path,
+            skip_reason=read.skip_reason,
+            diagnostics=diagnostics,
+            category=category,
+            pin=pin,
+        )
     stamp = None
-    if dir_stat is not None and manifest_stat is not None and not lookup.linked:
-        stamp = (is_link, dir_stat, manifest_stat)
+    if dir_stat is not None and read.stat is not None and not lookup.linked:
+        stamp = (is_link, dir_stat, read.stat)
     return Candidate(
         root,
         entry.name,
         path,
         manifest,
         lookup.path,
-        data,
-        error,
+        read.data,
+        read.error,
         None,
-        lookup.diagnostics,
+        diagnostics,
         stamp=stamp,
         category=category,
+        pin=read.pin or pin,
+        note=read.note,
     )
 
 
@@ -374,6 +608,7 @@ def walk_root(
     follow_symlinks: bool,
     max_depth: int,
     index: ManifestIndex | None = None,
+    max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
 ) -> RootScan:
     """Search one root for skill directories down to ``max_depth`` (SPEC §4, §21.4).
 
@@ -398,10 +633,16 @@ def walk_root(
         A :class:`RootScan`. Nothing is raised.
     """
     if max_depth <= 1:
-        note, out = scan_root(root, follow_symlinks=follow_symlinks, index=index)
+        note, out = scan_root(
+            root,
+            follow_symlinks=follow_symlinks,
+            index=index,
+            max_manifest_bytes=max_manifest_bytes,
+        )
         return RootScan(note, out)
     note, entries = _list_root(root)
     walk = _Walk(root, follow_symlinks, max_depth, index)
+    walk.cap = max_manifest_bytes
     if note.status == RootStatus.OK:
         try:
             st = os.stat(root.path)
@@ -464,6 +705,7 @@ class _Walk:
     ) -> None:
         self.root = root
         self.index = index
+        self.cap = DEFAULT_MAX_MANIFEST_BYTES
         self.follow_symlinks = follow_symlinks
         self.max_depth = max_depth
         self.out: list[Candidate] = []
@@ -522,7 +764,14 @@ class _Walk:
                 return added
             self.looked_at += 1
             cand = _candidate(
-                self.root, entry, is_link, self.follow_symlinks, self.index, parent, category
+                self.root,
+                entry,
+                is_link,
+                self.follow_symlinks,
+                self.index,
+                parent,
+                category,
+                self.cap,
             )
             index = len(self.out)
             self.out.append(cand)

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 
 from ._archive import archived_path_error
 from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
-from ._confine import is_within, real_path
+from ._confine import Pin, contains, real_path, verify_pin
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
 from ._manifest import parse_skill
@@ -433,7 +433,7 @@ class SkillSession:
             self._project_root = Path(real_path(os.path.abspath(root)))
         self._lock = threading.Lock()
         # name -> real skill directory, in activation order; and the directory shown for it
-        self._active: dict[str, str] = {}
+        self._active: dict[str, Pin] = {}
         self._shown: dict[str, Path] = {}
         self._dropped: tuple[str, ...] = ()
         self._offers_search = False
@@ -737,11 +737,12 @@ class SkillSession:
                 ``too_large``) as :func:`current_body`.
         """
         coerce_str(name, "skill name")
-        found = self._skills.registry.lookup(name)
+        registry = self._skills.registry
+        found = registry.lookup(name)
         if found is None or not found.info.model_invocable:
             raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
         skill_dir = Path(os.path.abspath(found.info.dir))
-        real_dir = real_path(os.fspath(skill_dir))
+        real_dir = registry.verify(name)  # the pin, checked now (SPEC §20.1): stale_skill
         with self._lock:
             # After a refresh the name may lead to another directory: that is a new activation.
             already = self._active.get(name) == real_dir
@@ -788,13 +789,9 @@ class SkillSession:
         """
         coerce_str(name, "skill name")
         with self._lock:
-            real_dir = self._active.get(name)
-        current = self._skills.registry.lookup(name)
-        if (
-            real_dir is None
-            or current is None
-            or real_path(os.path.abspath(current.info.dir)) != real_dir
-        ):
+            pin = self._active.get(name)
+        registry = self._skills.registry
+        if pin is None or name not in registry or registry.pin(name) != pin:
             try:
                 rel_text = os.fspath(rel)
             except TypeError:
@@ -814,8 +811,10 @@ class SkillSession:
         ``~`` is not expanded (``"~/x"`` is a relative path). A relative path is taken against
         the project root; with no project root it is refused. The path is then made real
         (symlinks and ``..`` resolved, in that order, as far as it exists) and allowed when it
-        lies inside the real project root or inside the real directory of a skill activated in
-        this session, compared by path components (``/s/foo`` never contains ``/s/foo-evil``).
+        lies inside the real project root or inside the pinned real directory of a skill
+        activated in this session, compared by path components (``/s/foo`` never contains
+        ``/s/foo-evil``); a skill whose directory was replaced since discovery approves nothing
+        (its pin is verified, SPEC §20.1; ``access_denied``, never ``stale_skill``).
 
         The check does not open the file: open the returned real path, which holds no symlink
         at the moment of the check.
@@ -847,8 +846,13 @@ class SkillSession:
         except (OSError, ValueError, SkillError):
             raise denied from None
         self._refuse_archived(real)
-        if any(is_within(real, root) for root in self._roots()):
+        if self._project_root is not None and contains(os.fspath(self._project_root), real):
             return Path(real)
+        with self._lock:
+            active = list(self._active.items())
+        for name, pin in active:
+            if contains(pin.real_dir, real) and _fresh(pin, name):
+                return Path(real)
         raise denied
 
     def _refuse_archived(self, real: str) -> None:
@@ -857,29 +861,32 @@ class SkillSession:
         registry = self._skills.registry
         with self._lock:
             active = list(self._active.items())
-        for name, real_dir in active:
+        for name, pin in active:
             archived = registry.archived(name)
-            if archived is not None and is_within(real, real_dir):
-                rel = os.path.relpath(real, real_dir).replace(os.sep, "/")
+            if archived is not None and contains(pin.real_dir, real):
+                rel = os.path.relpath(real, pin.real_dir).replace(os.sep, "/")
                 raise archived_path_error(archived, name, rel)
 
     def _roots(self) -> list[str]:
         roots = [os.fspath(self._project_root)] if self._project_root is not None else []
         registry = self._skills.registry
         with self._lock:
-            for name, real_dir in self._active.items():
-                if registry.archived(name) is not None:
-                    continue  # SPEC §25.1: no directory to grant for an archived skill
-                if real_dir not in roots:
-                    roots.append(real_dir)
+            active = list(self._active.items())
+        for name, pin in active:
+            if registry.archived(name) is not None:
+                continue  # SPEC §25.1: no directory to grant for an archived skill
+            if pin.real_dir not in roots and _fresh(pin, name):
+                roots.append(pin.real_dir)
         return roots
 
     def allowed_read_roots(self) -> list[Path]:
         """Return the directories the agent may read (SPEC §14), as a new list.
 
-        The real project root (if any) first, then the real directory of every skill activated
-        in this session, in activation order, each listed once. Feed it to a host's permission
-        system, an MCP ``roots`` list, or read-only sandbox mounts.
+        The real project root (if any) first, then the pinned real directory of every skill
+        activated in this session, in activation order, each listed once; a skill whose directory
+        was replaced since discovery is left out (each pin is verified when called, SPEC §20.1).
+        Feed it to a host's permission system, an MCP ``roots`` list, or read-only sandbox
+        mounts.
         """
         return [Path(root) for root in self._roots()]
 
@@ -993,7 +1000,7 @@ class SkillSession:
             strings, ``None`` when unset).
         """
         with self._lock:
-            active = [{"name": name, "dir": real} for name, real in self._active.items()]
+            active = [{"name": name, "dir": pin.real_dir} for name, pin in self._active.items()]
         root = self._project_root
         return {
             "version": STATE_VERSION,
@@ -1044,11 +1051,11 @@ class SkillSession:
             if found is not None and found.info.model_invocable:
                 shown = Path(os.path.abspath(found.info.dir))
                 try:
-                    same = real_path(os.fspath(shown)) == real
+                    pin = registry.verify(name)
                 except SkillError:
-                    same = False
-                if same:
-                    session._active[name] = real
+                    pin = None
+                if pin is not None and pin.real_dir == real:
+                    session._active[name] = pin
                     session._shown[name] = shown
                     continue
             dropped.append(name)
@@ -1075,6 +1082,15 @@ def _search_index(skills: AgentSkills) -> SkillSearchIndex:
     with _INDEXES_LOCK:
         _INDEXES[skills] = (registry, index)
     return index
+
+
+def _fresh(pin: Pin, name: str) -> bool:
+    """True when the pinned directory is still the one activated (SPEC §20.1)."""
+    try:
+        verify_pin(pin, name)
+    except SkillError:
+        return False
+    return True
 
 
 def _search_line(description: str) -> str:

@@ -60,7 +60,7 @@ else:
 
 
 from ._config import MAX_DEPTH, SkillRoot, expand_home
-from ._confine import is_within
+from ._confine import contains
 from ._core import AgentSkills, create_agent_skills
 from ._diagnostics import EntryStatus, RootStatus, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
@@ -1196,7 +1196,7 @@ def trust_command(
     done: list[dict[str, str]] = []
     if revoke:
         for directory in sorted(store.approved()):
-            if any(is_within(os.fspath(directory), base) for base in bases):
+            if any(contains(base, os.fspath(directory)) for base in bases):
                 store.revoke(directory)
                 done.append({"dir": str(directory), "status": "revoked"})
     else:
@@ -1212,7 +1212,7 @@ def trust_command(
             ):
                 continue
             real = os.path.realpath(entry.path)
-            if real in seen or not any(is_within(real, base) for base in bases):
+            if real in seen or not any(contains(base, real) for base in bases):
                 continue
             seen.add(real)
             follow = skills.config.follow_symlinks

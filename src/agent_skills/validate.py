@@ -361,18 +361,54 @@ def _check_manifest_text(text: str, skill_dir: Path, profile: Profile) -> list[P
 # Frontmatter
 
 
-_QUOTED_KEY = r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"?:\-\[\]{}][^:#]*?))"""
-_KEY_RE = re.compile(r"^" + _QUOTED_KEY + r"[ \t]*:(?:[ \t]|$)")
-_NESTED_KEY_RE = re.compile(r"^([ \t]+)" + _QUOTED_KEY + r"[ \t]*:(?:[ \t]|$)")
+def _line_key(line: str, *, nested: bool) -> str | None:
+    """The block-mapping key a YAML line opens, or ``None``: ``key:``, ``"key":`` or ``'key':``
+    followed by a blank or the end of the line. ``nested`` requires (and skips) leading blanks,
+    otherwise the key starts the line.
 
-
-def _key_of(match: re.Match[str], offset: int) -> str:
-    double, single, plain = match.group(offset), match.group(offset + 1), match.group(offset + 2)
-    if double is not None:
-        return double
-    if single is not None:
-        return single.replace("''", "'")
-    return plain
+    A line scanner, linear in the line's length (SPEC §20.7): no backtracking pattern sees the
+    unbounded text.
+    """
+    n = len(line)
+    i = 0
+    while i < n and line[i] in " \t":
+        i += 1
+    if (i > 0) != nested or i >= n:
+        return None
+    first = line[i]
+    if first == '"':
+        j = i + 1
+        while j < n and line[j] != '"':
+            j += 2 if line[j] == "\\" else 1
+        if j >= n:
+            return None
+        key, j = line[i + 1 : j], j + 1
+    elif first == "'":
+        j = i + 1
+        while j < n:
+            if line[j] == "'":
+                if j + 1 < n and line[j + 1] == "'":
+                    j += 2
+                    continue
+                break
+            j += 1
+        if j >= n:
+            return None
+        key, j = line[i + 1 : j].replace("''", "'"), j + 1
+    else:
+        if first.isspace() or first in "#'\"?:-[]{}":
+            return None
+        j = i
+        while j < n and line[j] not in ":#":
+            j += 1
+        if j >= n or line[j] == "#":
+            return None
+        key = line[i:j].rstrip(" \t")
+    while j < n and line[j] in " \t":
+        j += 1
+    if j >= n or line[j] != ":":
+        return None
+    return key if j + 1 == n or line[j + 1] in " \t" else None
 
 
 def _key_lines(yaml_text: str, first_line: int) -> dict[str, int]:
@@ -383,9 +419,9 @@ def _key_lines(yaml_text: str, first_line: int) -> dict[str, int]:
     """
     out: dict[str, int] = {}
     for i, line in enumerate(yaml_text.split("\n")):
-        m = _KEY_RE.match(line)
-        if m:
-            out.setdefault(_key_of(m, 1), first_line + i)
+        key = _line_key(line, nested=False)
+        if key is not None:
+            out.setdefault(key, first_line + i)
     return out
 
 
@@ -396,8 +432,7 @@ def _nested_key_line(yaml_text: str, first_line: int, parent_line: int, key: str
         line = lines[i]
         if line and not line[0].isspace() and not line.startswith("#"):
             return None
-        m = _NESTED_KEY_RE.match(line)
-        if m and _key_of(m, 2) == key:
+        if _line_key(line, nested=True) == key:
             return first_line + i
     return None
 
