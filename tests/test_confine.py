@@ -404,10 +404,10 @@ def test_read_errors_after_open_become_io_error(
 ) -> None:
     s = tree / "skills" / "s"
 
-    def failing_read(fd: int, cap: int) -> bytes:
+    def failing_read(fh: Any, size: int, cap: int) -> bytes:
         raise OSError(errno.EIO, "Input/output error")
 
-    monkeypatch.setattr("agent_skills._core.read_limited", failing_read)
+    monkeypatch.setattr("agent_skills._core.read_capped", failing_read)
     code, fields = _err(lambda: skills.read_resource("s", "references/a.md"))
     assert (code, fields) == ("io_error", {"path": str(s / "references/a.md")})
 

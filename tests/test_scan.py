@@ -98,7 +98,6 @@ def test_root_that_is_a_file_is_silent_and_noted(tmp_path: Path, warn_messages: 
     assert warn_messages == []
 
 
-@needs_proc
 def test_unreadable_root_is_silent_and_noted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warn_messages: list[str]
 ) -> None:
@@ -106,7 +105,15 @@ def test_unreadable_root_is_silent_and_noted(
     make_skill(locked, "a")
     other = tmp_path / "other"
     make_skill(other, "b")
-    _refuse_open(monkeypatch, locked)
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        # a skill directory is listed through its descriptor: only the root is named
+        if not isinstance(path, int) and os.fspath(path) == str(locked):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
     skills = build(locked, other)
     assert [s.name for s in skills.list_skills()] == ["b"]
     assert skills.diagnostics == ()

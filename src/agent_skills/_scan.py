@@ -465,7 +465,19 @@ def _candidate(
                 skip_reason="symlink to a file, not a directory",
                 category=category,
             )
-    opened = _open_pinned_candidate(entry.path)
+    try:
+        opened = _open_pinned_candidate(entry.path)
+    except OSError as exc:
+        message = fs_error(exc, path).message
+        diag = Diagnostic(DiagnosticKind.IO_ERROR, f"skipping {path}: {message}", path)
+        return Candidate(
+            root,
+            entry.name,
+            path,
+            skip_reason=f"directory unreadable: {message}",
+            diagnostics=(diag,),
+            category=category,
+        )
     if opened is None:
         return Candidate(
             root,
@@ -485,14 +497,15 @@ def _candidate(
 
 def _open_pinned_candidate(dir_text: str) -> tuple[int, Pin] | None:
     """Open a candidate directory by walking its real path from ``/`` with ``O_NOFOLLOW`` and pin
-    it with one ``fstat`` (SPEC §20.1); ``None`` when it changed under the scan."""
+    it with one ``fstat`` (SPEC §20.1); ``None`` when it changed under the scan.
+
+    Raises:
+        OSError: An error other than "nothing there" while opening it.
+    """
     resolved = resolve(absolute(dir_text), strict=True)
     if resolved is None:
         return None
-    try:
-        fd = open_real_dir(resolved[0])
-    except OSError:
-        return None
+    fd = open_real_dir(resolved[0])  # OSError (EACCES, EMFILE): the caller reports it
     if fd is None:
         return None
     try:
