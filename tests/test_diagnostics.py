@@ -176,7 +176,13 @@ def test_severity_and_root_status_are_enums_and_accept_their_words(tmp_path: Pat
     assert d.to_dict() == {"kind": "shadowed", "message": "m", "path": None, "severity": "info"}
     with pytest.raises(ValueError):
         Diagnostic(DiagnosticKind.IO_ERROR, "m", None, "error")  # type: ignore[arg-type]
-    assert [s.value for s in RootStatus] == ["ok", "missing", "not_a_directory", "unreadable"]
+    assert [s.value for s in RootStatus] == [
+        "ok",
+        "missing",
+        "not_a_directory",
+        "unreadable",
+        "invalid_archive",  # an archive root refused whole (SPEC §25.1)
+    ]
     skills = agent_skills.create_agent_skills([tmp_path / "absent"])
     (note,) = skills.report().roots
     assert note.status is RootStatus.MISSING
