@@ -66,6 +66,17 @@ def stat_key(st: os.stat_result) -> StatKey:
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
+def _same(st: os.stat_result, key: list[int]) -> bool:
+    """Whether ``st`` has the stamp ``key`` of :func:`stat_key` (the likeliest change first)."""
+    return (
+        st.st_ctime_ns == key[4]
+        and st.st_mtime_ns == key[3]
+        and st.st_size == key[2]
+        and st.st_ino == key[1]
+        and st.st_dev == key[0]
+    )
+
+
 class IndexHit:
     """A valid entry: what the scan and the parser found when the manifest was last read.
 
@@ -224,8 +235,11 @@ class ManifestIndex:
         try:
             if entry[_RACY] or entry[_LINKED] is not linked:
                 return None
-            dst = self.stat_dir(dir_text, linked)
-            if dst is None or stat_key(dst) != entry[_DIR_STAT]:
+            try:
+                dst = os.stat(dir_text) if linked else os.lstat(dir_text)
+            except (OSError, ValueError):
+                return None
+            if not _same(dst, entry[_DIR_STAT]):
                 return None
             name = entry[_MANIFEST]
             if type(name) is not str or "/" in name or "\0" in name:
@@ -234,7 +248,7 @@ class ManifestIndex:
                 mst = os.lstat(os.path.join(dir_text, name))
             except OSError:
                 return None
-            if stat_key(mst) != entry[_MANIFEST_STAT] or not stat.S_ISREG(mst.st_mode):
+            if not _same(mst, entry[_MANIFEST_STAT]) or not stat.S_ISREG(mst.st_mode):
                 return None
             hit = self._restore(entry, dir_text, name)
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, UnicodeError):
