@@ -53,6 +53,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import linear
 import processes
 import yaml
 from floor import floor_discovery
@@ -465,6 +466,41 @@ def bench_processes(
     return rows
 
 
+def bench_linear(repeats: int) -> list[Row]:
+    """Time per byte at 1 MiB against 64 KiB on hostile shapes of text (SPEC §20.7)."""
+    rows = []
+    for r in linear.measure(repeats):
+        ok = r["ratio"] <= 2.0
+        rows.append(
+            Row(
+                0,
+                f"linear, {r['shape']}: 1 MiB in (64 KiB: {_fmt_time(r['small'])})",
+                r["large"],
+                1,
+                "call",
+                r["ratio"],
+                "≤ 2× the time per byte at 64 KiB",
+                ok,
+                repeats,
+            )
+        )
+        if r["shape"] == "parse: body after a small frontmatter":
+            rows.append(
+                Row(
+                    0,
+                    "parse_skill of 1 MiB, small frontmatter, the rest body",
+                    r["large"],
+                    1,
+                    "call",
+                    None,
+                    "< 50 ms",
+                    r["large"] < 50 * MS,
+                    repeats,
+                )
+            )
+    return rows
+
+
 def bench_serve(samples: int) -> list[Row]:
     """``agent-skills serve`` until it answers ``initialize``, against a minimal server (§26)."""
     try:
@@ -759,6 +795,7 @@ def main(argv: list[str] | None = None) -> int:
     small = cached_tree(100).root
     rows.extend(bench_import(5 if args.quick else 11, small))
     rows.extend(bench_serve(2 if args.quick else 7))
+    rows.extend(bench_linear(1 if args.quick else 5))
     print()
     print(render(rows, trees))
     if args.json:

@@ -1,0 +1,151 @@
+"""Linear time on hostile shapes of text (SPEC §20.7, measured as §26 asks).
+
+For each shape, a manifest of about 64 KiB and one of about 1 MiB are parsed (and validated) and
+the time per byte of the large one is compared with the small one's: linear code keeps the ratio
+near 1, a quadratic step shows as a ratio near 16 (the target is at most 2). A 1 MiB manifest
+whose frontmatter is small, the rest body, must parse in under 50 ms.
+
+Shapes: many keys; a long single value; lines the lenient repair rewrites (unquoted ``: ``);
+comment lines of dashes (fence search); a tool list of nested parentheses (``normalize_tools``);
+deep indentation; and the author-facing ``check_frontmatter`` over many metadata keys.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agent_skills import SkillError, normalize_tools, parse_skill
+from agent_skills.validate import check_frontmatter
+
+SMALL = 64 * 1024
+LARGE = 1024 * 1024
+HEAD = "---\nname: shape\ndescription: a hostile shape\n"
+
+
+def _fill(unit: str, size: int) -> str:
+    return unit * max(1, size // len(unit))
+
+
+def _many_keys(size: int) -> str:
+    lines, n, i = [], 0, 0
+    while n < size:
+        line = f"key{i}: value number {i}\n"
+        lines.append(line)
+        n += len(line)
+        i += 1
+    return HEAD + "".join(lines) + "---\nbody\n"
+
+
+def _repair(size: int) -> str:
+    lines, n, i = [], 0, 0
+    while n < size:
+        line = f"note{i}: see: this\n"  # a plain value holding ': ' is repaired by quoting
+        lines.append(line)
+        n += len(line)
+        i += 1
+    return HEAD + "".join(lines) + "---\nbody\n"
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "many keys": _many_keys,
+    "one long value": lambda size: (
+        "---\nname: shape\ndescription: " + _fill("word ", size) + "\n---\nbody\n"
+    ),
+    "lines the repair rewrites": _repair,
+    "comment lines of dashes": lambda size: HEAD + _fill("# ---- -- ---x\n", size) + "---\nbody\n",
+    "deep indentation": lambda size: (
+        HEAD + "metadata:\n" + _fill("  k: " + " " * 200 + "v\n", size) + "---\nbody\n"
+    ),
+    "body after a small frontmatter": lambda size: HEAD + "---\n" + _fill("line of body\n", size),
+}
+
+
+def _outcome(fn: Callable[[Any], object]) -> Callable[[Any], object]:
+    """``fn`` returning its error instead of raising it: a bounded refusal is an outcome too."""
+
+    def run(value: Any) -> object:
+        try:
+            return fn(value)
+        except SkillError as err:
+            return err
+
+    return run
+
+
+def _time(fn: Callable[[], object], repeats: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _pair(
+    make: Callable[[int], Any], run: Callable[[Any], object], repeats: int
+) -> tuple[float, float, int, int]:
+    small, large = make(SMALL), make(LARGE)
+    t_small = _time(lambda: run(small), repeats * 4)
+    t_large = _time(lambda: run(large), repeats)
+    if isinstance(small, str):
+        return t_small, t_large, len(small), len(large)
+    return t_small, t_large, SMALL, LARGE  # a parsed value: the size of text it stands for
+
+
+def measure(repeats: int = 3) -> list[dict[str, Any]]:
+    """One result per shape: ``{shape, small, large, small_bytes, large_bytes, ratio}``."""
+    out = []
+    cases: list[tuple[str, Callable[[int], Any], Callable[[Any], object]]] = [
+        (f"parse: {name}", make, _outcome(parse_skill)) for name, make in SHAPES.items()
+    ]
+    cases.append(
+        (
+            "normalize_tools: nested parentheses",
+            lambda size: _fill("Bash(git (log) x) Read, ", size),
+            normalize_tools,
+        )
+    )
+    cases.append(
+        (
+            "normalize_tools: unbalanced parentheses",
+            lambda size: _fill("((Read ", size),
+            normalize_tools,
+        )
+    )
+    cases.append(
+        (
+            "check_frontmatter: many metadata keys",
+            lambda size: {
+                "name": "shape",
+                "description": "d",
+                "metadata": {f"k{i}": f"value {i}" for i in range(size // 16)},
+            },
+            check_frontmatter,
+        )
+    )
+    for label, make, run in cases:
+        t_small, t_large, n_small, n_large = _pair(make, run, repeats)
+        ratio = (t_large / n_large) / (t_small / n_small)
+        out.append(
+            {
+                "shape": label,
+                "small": t_small,
+                "large": t_large,
+                "small_bytes": n_small,
+                "large_bytes": n_large,
+                "ratio": ratio,
+            }
+        )
+    return out
+
+
+if __name__ == "__main__":
+    for row in measure():
+        print(
+            f"{row['shape']:45} {row['small'] * 1e3:8.2f} ms {row['large'] * 1e3:9.2f} ms "
+            f"x{row['ratio']:.2f}"
+        )
