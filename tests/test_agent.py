@@ -420,11 +420,15 @@ def test_activate_adds_real_dir_to_allowlist(session: SkillSession, tree: Path) 
     ]
 
 
-@pytest.mark.parametrize("name", ["hidden", "nope", "BETA", "", "beta "])
-def test_activate_not_found(session: SkillSession, name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "suggestions"),
+    # Suggestions name only skills the model may activate: never "hidden" (SPEC §21.10).
+    [("hidden", []), ("nope", []), ("BETA", ["beta"]), ("", []), ("beta ", ["beta"])],
+)
+def test_activate_not_found(session: SkillSession, name: str, suggestions: list[str]) -> None:
     with pytest.raises(SkillError) as exc:
         session.activate(name)
-    assert _err(exc) == ("not_found", {"name": name})
+    assert _err(exc) == ("not_found", {"name": name, "suggestions": suggestions})
     assert session.active_skills() == []
 
 

@@ -325,7 +325,7 @@ def test_activation_of_a_deleted_manifest(tmp_path: Path) -> None:
 def test_current_body_unknown(mixed: AgentSkills) -> None:
     with pytest.raises(SkillError) as exc:
         current_body(mixed, "nope")
-    assert (exc.value.code, exc.value.fields) == ("not_found", {"name": "nope"})
+    assert (exc.value.code, exc.value.fields) == ("not_found", {"name": "nope", "suggestions": []})
 
 
 # -- handle_tool_call (§22.6, §22.9) ------------------------------------------------------------

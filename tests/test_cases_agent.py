@@ -117,7 +117,8 @@ def test_c1_non_model_invocable_skill_stays_closed(c1: dict[str, Path]) -> None:
     _skills, session = _c1_session(c1)
     with pytest.raises(SkillError) as exc:
         session.activate("manual-only")
-    assert _err(exc) == ("not_found", {"name": "manual-only"})
+    # Not even suggested: the model never learns the name (SPEC §21.10).
+    assert _err(exc) == ("not_found", {"name": "manual-only", "suggestions": []})
     _denied(session, c1["user"] / "manual-only" / "references" / "m.md")
     assert session.allowed_read_roots() == [c1["ws"]]
 

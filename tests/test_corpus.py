@@ -204,3 +204,37 @@ def test_corpus_follow_symlinks_makes_no_difference(corpus: Path, follow_symlink
         for root in corpus_roots(corpus)
     )
     assert total == LOADED_TOTAL
+
+
+# Nested discovery (SPEC §21.4) over the same roots: the category folders of oracle ``oci`` now
+# lead to their skills (``oci/functions/*`` and ``oci/oke/skills/*``); what is left below them
+# without a skill is reported, and nothing else changes.
+NESTED_LOADED_TOTAL = 370
+
+
+def test_corpus_nested_discovery_accounts_for_every_candidate(corpus: Path) -> None:
+    loaded = 0
+    changed: dict[str, tuple[str, str]] = {}
+    for root in corpus_roots(corpus):
+        flat = {e.path: e for e in create_agent_skills([root]).report().entries}
+        nested = create_agent_skills([root], max_depth=3)
+        loaded += len(nested)
+        entries = nested.report().entries
+        assert len({e.path for e in entries}) == len(entries), root
+        for info in nested.list_skills():
+            assert info.category == info.dir.parent.relative_to(root).as_posix().strip(".")
+        for e in entries:
+            assert e.path.is_relative_to(root) and e.path.is_dir()
+            old = flat.get(e.path)
+            if old is None or (old.status, old.reason) != (e.status, e.reason):
+                rel = e.path.relative_to(corpus).as_posix()
+                changed[rel] = (e.status.value, e.reason)
+        # A depth-1 entry that disappeared was a category: a skill was found below it.
+        for path, old in flat.items():
+            if path not in {e.path for e in entries}:
+                assert old.reason == "no SKILL.md in directory"
+                assert any(i.dir.is_relative_to(path) for i in nested.list_skills())
+    assert loaded == NESTED_LOADED_TOTAL
+    new_loaded = {k for k, (status, _) in changed.items() if status == "loaded"}
+    assert len(new_loaded) == NESTED_LOADED_TOTAL - LOADED_TOTAL
+    assert all(k.startswith("oracle__skills/oci/") for k in changed)

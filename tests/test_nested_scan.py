@@ -251,3 +251,30 @@ def test_missing_root_is_fine_nested(tmp_path: Path) -> None:
     skills = create_agent_skills([tmp_path / "missing"], max_depth=3)
     assert [n.status for n in skills.report().roots] == ["missing"]
     assert skills.report().entries == ()
+
+
+def test_a_fifo_or_huge_gitignore_is_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    make_skill(root / "a", "kept")
+    make_skill(root / "b", "also-kept")
+    os.mkfifo(root / ".gitignore")  # opening it for reading would wait for a writer
+    (root / "b" / ".gitignore").write_text("also-kept/\n" + "#" * (1 << 20))
+    skills = create_agent_skills([root], max_depth=3)
+    assert [s.name for s in skills.list_skills()] == ["also-kept", "kept"]
+
+
+def test_gitignore_patterns_that_do_not_compile_are_ignored(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    make_skill(root / "a", "kept")
+    (root / ".gitignore").write_bytes(b"***/[\n\xff\xfe\n!\n\\\n")
+    skills = create_agent_skills([root], max_depth=2)
+    assert [s.name for s in skills.list_skills()] == ["kept"]
+
+
+def test_undecodable_folder_names_are_walked(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    odd = os.fsdecode(b"cat\xff")
+    make_skill(root / odd, "inside")
+    skills = create_agent_skills([root], max_depth=2)
+    [info] = skills.list_skills()
+    assert (info.name, info.category) == ("inside", odd)

@@ -689,14 +689,25 @@ class _Ignore:
 
 def _read_gitignore(directory: str, base: str) -> _Ignore | None:
     path = os.path.join(directory, ".gitignore")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_GITIGNORE_BYTES:
-            return None
-        with open(path, "rb") as fh:
-            text = fh.read(_MAX_GITIGNORE_BYTES).decode("utf-8", "replace")
+        # Opened without blocking and checked on the descriptor: a FIFO or a device put there
+        # (or swapped in after a stat) is refused, never waited on or read without end.
+        fd = os.open(path, flags)
     except (OSError, ValueError):
         return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_GITIGNORE_BYTES:
+            return None
+        data = os.read(fd, _MAX_GITIGNORE_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > _MAX_GITIGNORE_BYTES:
+        return None
+    text = data.decode("utf-8", "replace")
     import pathspec  # only a nested walk that meets a .gitignore pays for it
 
     try:

@@ -35,6 +35,7 @@ from ._errors import ErrorCode, SkillError
 from ._manifest import parse_skill
 from ._model import SkillInfo
 from ._placeholders import Dialect, render_skill
+from ._registry import unknown_skill
 from ._search import SkillSearchIndex, query_terms
 from .catalog import (
     CatalogFit,
@@ -740,7 +741,8 @@ class SkillSession:
         registry = self._skills.registry
         found = registry.lookup(name)
         if found is None or not found.info.model_invocable:
-            raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+            known = [i.name for i in self._skills.list_skills() if i.model_invocable]
+            raise unknown_skill(name, known)  # with suggestions (SPEC §21.10)
         skill_dir = Path(os.path.abspath(found.info.dir))
         real_dir = registry.verify(name)  # the pin, checked now (SPEC §20.1): stale_skill
         with self._lock:
@@ -1162,7 +1164,7 @@ def current_body(skills: AgentSkills, name: str) -> str:
     coerce_str(name, "skill name")
     found = skills.registry.lookup(name)
     if found is None:
-        raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+        raise unknown_skill(name, [i.name for i in skills.list_skills()])
     config = skills.config
     limit = getattr(config, "max_manifest_bytes", _MAX_MANIFEST_BYTES)
     try:
