@@ -309,3 +309,33 @@ def test_an_archived_workspace_skill_is_trusted_only_as_approved(
     skills.refresh()
     entry = next(e for e in skills.report().entries if e.name == "hello")
     assert (entry.status.value, entry.reason) == ("untrusted", "changed since approval")
+
+
+def test_a_linked_archive_has_its_real_path_as_real_dir(archive: Path, tmp_path: Path) -> None:
+    link = tmp_path / "link.skill"
+    link.symlink_to(archive)
+    skills = create_agent_skills([link])
+    info = next(i for i in skills.list_skills() if i.name == "hello")
+    assert (info.dir, info.real_dir) == (link / "hello", archive.resolve() / "hello")
+
+
+def test_an_archived_manifest_over_the_limit_is_skipped(tmp_path: Path) -> None:
+    big = MANIFEST + b"x" * 2000
+    path = make_zip(
+        tmp_path / "big.zip",
+        [("hello/SKILL.md", big), ("small/SKILL.md", MANIFEST.replace(b"hello", b"small", 1))],
+    )
+    skills = create_agent_skills([path], max_manifest_bytes=1000)
+    assert [i.name for i in skills.list_skills()] == ["small"]
+    entry = next(e for e in skills.report().entries if e.path == path / "hello")
+    manifest = path / "hello" / "SKILL.md"
+    assert (entry.status.value, entry.reason) == (
+        "skipped",
+        f"{manifest} is larger than 1000 bytes",
+    )
+    assert [(d.kind.value, d.message) for d in skills.diagnostics] == [
+        ("too_large", f"skipping {manifest}: {manifest} is larger than 1000 bytes")
+    ]
+    with pytest.raises(SkillError) as info:
+        create_agent_skills([path], max_manifest_bytes=1000, strict=True)
+    assert info.value.code == "too_large"

@@ -470,7 +470,9 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
         for root in config.roots:
             root_index = index
             if is_archive_root(root.path):
-                note, cands, found_diags, found = scan_archive(root)
+                note, cands, found_diags, found = scan_archive(
+                    root, max_manifest_bytes=config.max_manifest_bytes
+                )
                 root_diags.extend(found_diags)
                 archived.update(found)
                 root_index = None  # the archive's pin covers its manifests (SPEC §25.1)
@@ -495,6 +497,13 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
         for results in per_root
     ]
     merged = merge_skills(groups)
+    if archived:  # SPEC §25.1: real_dir is <real archive path>/<top folder>
+        merged = [
+            replace(s, info=replace(s.info, real_dir=archived[s.info.dir].real_dir))
+            if s.info.dir in archived
+            else s
+            for s in merged
+        ]
     approvals = {
         s.info.name: gate.approvals[s.info.dir] for s in merged if s.info.dir in gate.approvals
     }
