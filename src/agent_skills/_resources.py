@@ -14,7 +14,6 @@ import heapq
 import os
 import re
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,6 +130,88 @@ def _open_below(root: int, parts: tuple[str, ...]) -> int | None:
     return cur
 
 
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """What one directory's entries hold, sorted into the three things the walk does next.
+
+    Attributes:
+        files: ``(rel, size)`` of each regular file.
+        dirs: ``(real parts, rel prefix)`` of each real subdirectory to walk.
+        links: ``(real parts of the link, rel, entry name)`` of each symlink to resolve.
+    """
+
+    files: tuple[tuple[str, int], ...]
+    dirs: tuple[tuple[tuple[str, ...], str], ...]
+    links: tuple[tuple[tuple[str, ...], str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    """What a symlink met in the walk resolves to: a file's size, a directory, or a diagnostic."""
+
+    size: int | None = None
+    dir_parts: tuple[str, ...] | None = None
+    diagnostic: Diagnostic | None = None
+
+
+def _sort_entries(
+    entries: list[os.DirEntry[str]], parts: tuple[str, ...], prefix: str, follow_symlinks: bool
+) -> _Listed:
+    """Sort one directory's entries (SPEC §9): what is left out, files, directories, links."""
+    files: list[tuple[str, int]] = []
+    dirs: list[tuple[tuple[str, ...], str]] = []
+    links: list[tuple[tuple[str, ...], str, str]] = []
+    for entry in sorted(entries, key=lambda e: sort_key(e.name)):
+        entry_name = entry.name
+        if entry_name.startswith(".") or "\\" in entry_name:
+            continue
+        if not prefix and (is_manifest_name(entry_name) or _DRIVE_RE.match(entry_name)):
+            continue
+        rel = prefix + entry_name
+        try:
+            if entry.is_symlink():
+                if follow_symlinks:
+                    links.append(((*parts, entry_name), rel, entry_name))
+            elif entry.is_dir(follow_symlinks=False):
+                if entry_name not in _SKIPPED_DIRS:
+                    dirs.append(((*parts, entry_name), rel + "/"))
+            elif entry.is_file(follow_symlinks=False):
+                files.append((rel, entry.stat(follow_symlinks=False).st_size))
+        except OSError:
+            continue
+    return _Listed(tuple(files), tuple(dirs), tuple(links))
+
+
+def _resolve_link(
+    skill_dir: Path, pin: Pin, name: str, root: int, parts: tuple[str, ...], rel: str
+) -> _Link:
+    """Resolve a symlink met in the walk as reads resolve it (SPEC §9, §10)."""
+    where = skill_dir / rel
+    try:
+        hit = reach(pin, name, "/".join(parts), rel, base_fd=root)
+    except SkillError as err:
+        if err.code == ErrorCode.PATH_ESCAPE and os.path.exists(os.path.join(pin.real_dir, *parts)):
+            return _Link(
+                diagnostic=Diagnostic(
+                    DiagnosticKind.ESCAPING_SYMLINK,
+                    f"skipping resource symlink escaping skill dir {where}",
+                    where,
+                )
+            )
+        if err.code in (ErrorCode.PATH_ESCAPE, ErrorCode.NOT_FOUND):
+            return _Link(
+                diagnostic=Diagnostic(
+                    DiagnosticKind.DANGLING_SYMLINK, f"skipping dangling symlink {where}", where
+                )
+            )
+        return _Link()
+    if stat.S_ISREG(hit.st.st_mode):
+        return _Link(size=hit.st.st_size)
+    if stat.S_ISDIR(hit.st.st_mode):
+        return _Link(dir_parts=hit.parts)
+    return _Link()
+
+
 def _walk(
     skill_dir: Path, pin: Pin, name: str, root: int, follow_symlinks: bool, max_resources: int
 ) -> ResourceListing:
@@ -143,69 +224,61 @@ def _walk(
     # directory reachable only through links does not depend on the order of scandir.
     stack: list[tuple[tuple[str, ...], str]] = [((), "")]
     links: list[tuple[tuple[str, str], tuple[str, ...], str]] = []
-
-    def visit_link(parts: tuple[str, ...], rel: str, entry_name: str) -> None:
-        where = skill_dir / rel
-        try:
-            hit = reach(pin, name, "/".join(parts), rel, base_fd=root)
-        except SkillError as err:
-            if err.code == ErrorCode.PATH_ESCAPE and os.path.exists(
-                os.path.join(pin.real_dir, *parts)
-            ):
-                diags.append(
-                    Diagnostic(
-                        DiagnosticKind.ESCAPING_SYMLINK,
-                        f"skipping resource symlink escaping skill dir {where}",
-                        where,
-                    )
-                )
-            elif err.code in (ErrorCode.PATH_ESCAPE, ErrorCode.NOT_FOUND):
-                diags.append(
-                    Diagnostic(
-                        DiagnosticKind.DANGLING_SYMLINK, f"skipping dangling symlink {where}", where
-                    )
-                )
-            return
-        if stat.S_ISREG(hit.st.st_mode):
-            found.setdefault(rel, hit.st.st_size)
-        elif stat.S_ISDIR(hit.st.st_mode) and entry_name not in _SKIPPED_DIRS:
-            heapq.heappush(links, (sort_key(rel + "/"), hit.parts, rel + "/"))
-
     while stack or links:
         if stack:
             parts, prefix = stack.pop()
         else:
             _, parts, prefix = heapq.heappop(links)
-        depth = prefix.count("/")
-        if depth > MAX_DIRECTORY_DEPTH:
+        if prefix.count("/") > MAX_DIRECTORY_DEPTH:
             too_deep = True
             continue
-        listed = skill_dir / prefix.rstrip("/") if prefix else skill_dir
         try:
             fd = _open_below(root, parts)
             if fd is None:
                 continue  # replaced by a link or removed during the walk: not listed through
             try:
                 ident = os.fstat(fd)
-                key = (ident.st_dev, ident.st_ino)
-                if key in visited:
+                if (ident.st_dev, ident.st_ino) in visited:
                     continue
-                visited.add(key)
+                visited.add((ident.st_dev, ident.st_ino))
                 with os.scandir(fd) as it:
-                    # Processed while the listing's descriptor is open: entries stat through it.
-                    for entry in sorted(it, key=lambda e: sort_key(e.name)):
-                        _visit(entry, parts, prefix, follow_symlinks, found, stack, visit_link)
+                    # Sorted while the listing's descriptor is open: entries stat through it.
+                    listed = _sort_entries(list(it), parts, prefix, follow_symlinks)
             finally:
                 os.close(fd)
         except OSError as exc:
-            err = fs_error(exc, listed)
+            where = skill_dir / prefix.rstrip("/") if prefix else skill_dir
+            err = fs_error(exc, where)
             diags.append(
-                Diagnostic(DiagnosticKind.IO_ERROR, f"cannot list {listed}: {err.message}", listed)
+                Diagnostic(DiagnosticKind.IO_ERROR, f"cannot list {where}: {err.message}", where)
             )
+            continue
+        found.update(listed.files)
+        stack.extend(listed.dirs)
+        for link_parts, rel, entry_name in listed.links:
+            link = _resolve_link(skill_dir, pin, name, root, link_parts, rel)
+            if link.diagnostic is not None:
+                diags.append(link.diagnostic)
+            elif link.size is not None:
+                found.setdefault(rel, link.size)
+            elif link.dir_parts is not None and entry_name not in _SKIPPED_DIRS:
+                heapq.heappush(links, (sort_key(rel + "/"), link.dir_parts, rel + "/"))
+    return _listing(skill_dir, found, diags, max_resources, too_deep)
+
+
+def _listing(
+    skill_dir: Path,
+    found: dict[str, int],
+    diags: list[Diagnostic],
+    max_resources: int,
+    too_deep: bool,
+) -> ResourceListing:
+    """The listing of ``found`` in ``(rel.casefold(), rel)`` order, capped (SPEC §9, §20.6)."""
     ordered = sorted(found, key=sort_key)
     truncated = len(ordered) > max_resources or too_deep
+    notes = list(diags)
     if len(ordered) > max_resources:
-        diags.append(
+        notes.append(
             Diagnostic(
                 DiagnosticKind.RESOURCES_TRUNCATED,
                 f"listing of {skill_dir} truncated to {max_resources} of {len(ordered)} files",
@@ -214,7 +287,7 @@ def _walk(
         )
         ordered = ordered[:max_resources]
     if too_deep:
-        diags.append(
+        notes.append(
             Diagnostic(
                 DiagnosticKind.RESOURCES_TRUNCATED,
                 f"listing of {skill_dir} truncated: directories more than "
@@ -225,33 +298,4 @@ def _walk(
     resources = tuple(
         SkillResource(_kind(rel), rel, skill_dir / rel, found[rel]) for rel in ordered
     )
-    return ResourceListing(resources, truncated, tuple(diags))
-
-
-def _visit(
-    entry: os.DirEntry[str],
-    parts: tuple[str, ...],
-    prefix: str,
-    follow_symlinks: bool,
-    found: dict[str, int],
-    stack: list[tuple[tuple[str, ...], str]],
-    visit_link: Callable[[tuple[str, ...], str, str], None],
-) -> None:
-    """Sort one directory entry into files, directories to walk and links to resolve."""
-    entry_name = entry.name
-    if entry_name.startswith(".") or "\\" in entry_name:
-        return
-    if not prefix and (is_manifest_name(entry_name) or _DRIVE_RE.match(entry_name)):
-        return
-    rel = prefix + entry_name
-    try:
-        if entry.is_symlink():
-            if follow_symlinks:
-                visit_link((*parts, entry_name), rel, entry_name)
-        elif entry.is_dir(follow_symlinks=False):
-            if entry_name not in _SKIPPED_DIRS:
-                stack.append(((*parts, entry_name), rel + "/"))
-        elif entry.is_file(follow_symlinks=False):
-            found[rel] = entry.stat(follow_symlinks=False).st_size
-    except OSError:
-        return
+    return ResourceListing(resources, truncated, tuple(notes))
