@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._archive import archived_digests, locate
+from ._config import DEFAULT_MAX_RESOURCES
 from ._confine import open_confined, real_path
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
@@ -86,7 +87,7 @@ def digest_skill_dir(
     skill_dir: str | os.PathLike[str],
     *,
     follow_symlinks: bool = True,
-    max_resources: int = 5000,
+    max_resources: int = DEFAULT_MAX_RESOURCES,
 ) -> tuple[str, tuple[FileDigest, ...]]:
     """Hash a skill directory as discovery would serve it now (SPEC §9, §23.3).
 
@@ -225,7 +226,7 @@ class TrustStore:
         skill_dir: str | os.PathLike[str],
         *,
         follow_symlinks: bool = True,
-        max_resources: int = 5000,
+        max_resources: int = DEFAULT_MAX_RESOURCES,
     ) -> str:
         """Approve the skill in ``skill_dir`` as it is now; return its digest (SPEC §23.3).
 
