@@ -550,7 +550,7 @@ class _Gate:
             return EntryStatus.DISABLED, f"disabled by name '{info.name}'"
         if self._paths:
             lexical = os.path.normpath(os.fspath(info.dir))
-            if lexical in self._paths or _real(lexical) in self._paths:
+            if lexical in self._paths or _real_dir(info, info.dir) in self._paths:
                 return EntryStatus.DISABLED, f"disabled by path {info.dir}"
         store = self._config.trust
         if store is None or cand.root.scope != "workspace":
@@ -743,7 +743,8 @@ def _report_entries(
                 if cand.dir == winner.dir:
                     reason = f"same directory as the winner {winner.dir} (its root is listed again)"
                 else:
-                    notes.append(_shadowed(name, cand.dir, winner))
+                    displaced = result.skill.info if result.skill is not None else None
+                    notes.append(_shadowed(name, cand.dir, displaced, winner))
                     if notes[-1].severity == DiagnosticSeverity.INFO:
                         reason = "same skill (alias)"
                     else:
@@ -754,11 +755,20 @@ def _report_entries(
     return entries, notes
 
 
-def _shadowed(name: str, displaced: Path, winner: SkillInfo) -> Diagnostic:
+def _real_dir(info: SkillInfo | None, path: Path) -> str:
+    """The real directory pinned at discovery (SPEC §20), else resolved now."""
+    if info is not None and info.real_dir is not None:
+        return os.fspath(info.real_dir)
+    return _real(os.fspath(path))
+
+
+def _shadowed(
+    name: str, displaced: Path, displaced_info: SkillInfo | None, winner: SkillInfo
+) -> Diagnostic:
     """The ``shadowed`` diagnostic (SPEC §21.8): a warning, as the Agent Skills client guide asks,
     except for an alias (the displaced copy's real directory is the winner's: one skill linked
     into several client folders), which stays at info."""
-    if _real(os.fspath(displaced)) == _real(os.fspath(winner.dir)):
+    if _real_dir(displaced_info, displaced) == _real_dir(winner, winner.dir):
         return Diagnostic(
             DiagnosticKind.SHADOWED,
             f"skill '{name}' in {displaced} is the same skill as {winner.dir} (alias)",
