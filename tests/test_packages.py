@@ -836,3 +836,57 @@ def test_concurrent_installs_into_one_root_both_land(tmp_path: Path) -> None:
     assert sorted(p.name for p in root.iterdir()) == names
     for name in names:
         assert (root / name / "scripts" / "hi.sh").read_bytes() == SCRIPT
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("{", "invalid JSON"),
+        ('{"version": 1}', "'skills' is not a list"),
+        ('[{"version": 1}]', "expected an object with version 1"),
+        ('{"version": 1, "skills": [{"files": []}]}', "a skill entry has no name"),
+        (
+            '{"version": 1, "skills": [{"name": "a", "files": [{"path": "x"}]}]}',
+            "skill 'a' has malformed files",
+        ),
+        (
+            '{"version": 1, "skills": [{"name": "a", "files": [], "origin": "x"}]}',
+            "skill 'a' has a malformed origin",
+        ),
+    ],
+)
+def test_read_lock_refuses_malformed_locks(tmp_path: Path, text: str, reason: str) -> None:
+    path = tmp_path / "skills.lock.json"
+    path.write_text(text)
+    with pytest.raises(SkillError) as info:
+        pkg.read_lock(path)
+    assert info.value.code == "invalid_input"
+    assert info.value.fields["path"] == str(path)
+    assert str(info.value.fields["reason"]).startswith(reason)
+
+
+def test_write_lock_is_atomic_and_ends_with_a_newline(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "skills.lock.json"
+    pkg.write_lock(target, {"version": 1, "skills": []})
+    assert target.read_text() == '{\n  "version": 1,\n  "skills": []\n}\n'
+    assert sorted(p.name for p in target.parent.iterdir()) == ["skills.lock.json"]
+    assert pkg.read_lock(target) == {"version": 1, "skills": []}
+
+
+def test_git_missing_from_path_is_a_coded_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pkg.shutil, "which", lambda name: None)
+    with pytest.raises(SkillError) as info:
+        pkg.install_skills(pkg.Source("git", "https://example.com/r.git"), tmp_path / "root")
+    assert (info.value.code, info.value.message) == ("io_error", "git is not on PATH")
+
+
+def test_a_source_with_only_broken_skills_names_the_problems(tmp_path: Path) -> None:
+    src = tmp_path / "vendor"
+    make_skill(src, "broken", raw="---\nname: [unclosed\n---\n")
+    with pytest.raises(SkillError) as info:
+        pkg.install_skills(pkg.Source("directory", str(src)), tmp_path / "root")
+    assert info.value.code == "not_found"
+    assert info.value.message.startswith(f"no skill in {src}; invalid_skill: ")
+    assert list((tmp_path / "root").iterdir()) == []
