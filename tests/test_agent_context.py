@@ -620,3 +620,32 @@ def test_search_index_is_shared_per_snapshot(tmp_path: Path) -> None:
     assert _search_index(skills) is first
     skills.refresh()
     assert _search_index(skills) is not first
+
+
+def test_search_without_fts5(mixed: AgentSkills, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    from agent_skills import _search
+
+    class NoFts5:
+        def execute(self, sql: str) -> None:
+            raise sqlite3.OperationalError("no such module: fts5")
+
+    monkeypatch.setattr(_search.sqlite3, "connect", lambda *a, **k: NoFts5())
+    session = SkillSession(mixed)
+    with pytest.raises(SkillError) as exc:
+        session.search_skills("pdf")
+    assert (exc.value.code, exc.value.fields) == (
+        "io_error",
+        {"reason": "no such module: fts5"},
+    )
+    assert session.handle_tool_call("activate_skill", {"name": "pdf-tools"}).is_error is False
+
+
+def test_search_index_edge_cases(mixed: AgentSkills) -> None:
+    from agent_skills._search import SkillSearchIndex
+
+    index = SkillSearchIndex(mixed.list_skills())
+    assert len(index) == 4
+    assert index.search("pdf", 0) == []
+    assert index.search("", 5) == []
