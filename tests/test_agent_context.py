@@ -649,3 +649,42 @@ def test_search_index_edge_cases(mixed: AgentSkills) -> None:
     assert len(index) == 4
     assert index.search("pdf", 0) == []
     assert index.search("", 5) == []
+
+
+def test_outside_manifest_is_read_at_its_pinned_target(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    (root / "linked").mkdir(parents=True)
+    store = tmp_path / "store"
+    store.mkdir()
+    target = store / "SKILL.md"
+    target.write_text("---\nname: linked\ndescription: Linked.\n---\nFirst body.\n")
+    os.symlink(target, root / "linked" / "SKILL.md")
+    skills = create_agent_skills([root])
+    assert "linked" in skills
+    # Edited in place: the same file, so the new body is served.
+    with open(target, "r+", encoding="utf-8") as fh:
+        fh.seek(0)
+        fh.write("---\nname: linked\ndescription: Linked.\n---\nSecond body\n")
+    assert current_body(skills, "linked") == "Second body"
+    # Replaced by another file: stale, nothing from the new file is served.
+    other = store / "other.md"
+    other.write_text("---\nname: linked\ndescription: Evil.\n---\nEvil body.\n")
+    os.replace(other, target)
+    with pytest.raises(SkillError) as exc:
+        current_body(skills, "linked")
+    assert exc.value.code == "stale_skill"
+    result = SkillSession(skills).handle_tool_call("activate_skill", {"name": "linked"})
+    assert result.is_error and result.text.startswith("stale_skill: ")
+    assert "Evil" not in result.text
+
+
+def test_activation_of_a_replaced_skill_directory_is_stale(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill_dir = make_skill(root, "moved", body="Original.")
+    skills = create_agent_skills([root])
+    os.rename(skill_dir, tmp_path / "elsewhere")
+    make_skill(root, "moved", body="Impostor.")
+    result = SkillSession(skills).handle_tool_call("activate_skill", {"name": "moved"})
+    assert result.is_error
+    assert result.text.startswith("stale_skill: ")
+    assert "Impostor" not in result.text

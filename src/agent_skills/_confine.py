@@ -307,6 +307,52 @@ def open_pinned(pin: Pin, name: str) -> int:
     return fd
 
 
+def read_pinned_manifest(pin: Pin, name: str, cap: int) -> bytes | None:
+    """Read the manifest of a skill whose ``SKILL.md`` links outside it (SPEC §20.3, §22.4).
+
+    Opens the target pinned at discovery, never the link: its directory is walked from ``/``
+    with ``O_NOFOLLOW``, the file opened with ``O_NOFOLLOW | O_NONBLOCK | O_NOCTTY``, and its
+    identity compared with the pin before a byte is read.
+
+    Args:
+        pin: The skill's pin, with ``pin.manifest`` set.
+        name: The skill's name, for errors.
+        cap: The most bytes accepted.
+
+    Returns:
+        The bytes, or ``None`` when the file holds more than ``cap``.
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}`` when the target is gone, became a link, is
+            not a regular file or is another file than the one pinned; ``fs_error``'s code for
+            other OS errors.
+    """
+    assert pin.manifest is not None
+    target, dev, ino = pin.manifest
+    parent, leaf = posixpath.split(target)
+    try:
+        dir_fd = open_real_dir(parent)
+        if dir_fd is None:
+            raise _stale(name, pin.real_dir)
+        try:
+            fd = open_file(leaf, dir_fd)
+        except OSError as exc:
+            if exc.errno in _LINK_ERRNOS or unreachable(exc):
+                raise _stale(name, pin.real_dir) from None
+            raise
+        finally:
+            os.close(dir_fd)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (dev, ino):
+                raise _stale(name, pin.real_dir)
+            return read_limited(fd, cap)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise fs_error(exc, target) from None
+
+
 def pin_by_name(skill_dir: str | os.PathLike[str], name: str) -> Pin:
     """Pin ``skill_dir`` as it is now, by name (for a skill that carries no pin).
 

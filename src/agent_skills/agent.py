@@ -29,13 +29,14 @@ from typing import Any, Final, Literal
 
 from ._archive import archived_path_error
 from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
-from ._confine import Pin, contains, real_path, verify_pin
+from ._confine import Pin, contains, read_pinned_manifest, real_path, verify_pin
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
 from ._manifest import parse_skill
 from ._model import SkillInfo
 from ._placeholders import Dialect, render_skill
 from ._registry import unknown_skill
+from ._scan import MANIFEST_NAME
 from ._search import SkillSearchIndex, query_terms
 from .catalog import (
     CatalogFit,
@@ -1140,14 +1141,32 @@ def _skill_content(
     return "\n".join(lines)
 
 
+def _read_outside_manifest(skills: AgentSkills, name: str, pin: Pin, limit: int) -> bytes:
+    """The manifest of a skill whose ``SKILL.md`` links outside it, read at its pinned target
+    (SPEC §20.3) and, for a gated skill, checked against its approval (SPEC §23.3)."""
+    data = read_pinned_manifest(pin, name, limit)
+    if data is None:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"The manifest of skill '{name}' is larger than {limit} bytes",
+            {"name": name, "rel": MANIFEST_NAME, "max_bytes": limit},
+        )
+    approval = skills.registry.approval(name)
+    trust = skills.config.trust
+    if approval is not None and trust is not None:
+        trust.check_read(approval, name, MANIFEST_NAME, data)
+    return data
+
+
 def current_body(skills: AgentSkills, name: str) -> str:
     """Read a skill's manifest now and return its current body (SPEC §22.4).
 
-    The manifest is read through :meth:`AgentSkills.read_resource` (confined to the skill's
-    directory, race-free, at most the configured ``max_manifest_bytes``) and parsed again as
-    discovery parses it; the catalog entry is not changed (that waits for a refresh). A manifest
-    that is a link leading outside its skill (SPEC §20.3) is not re-read here: its body is the
-    one discovered.
+    The manifest is read through the skill's pin (SPEC §20.1): with
+    :meth:`AgentSkills.read_resource` (confined to the skill's directory, race-free, checked
+    against a trust approval, at most the configured ``max_manifest_bytes``), or, for a manifest
+    that is a link leading outside the skill (SPEC §20.3), at the target pinned at discovery,
+    whose identity must not have changed. It is parsed again as discovery parses it; the catalog
+    entry is not changed (that waits for a refresh).
 
     Args:
         skills: The skills.
@@ -1157,22 +1176,24 @@ def current_body(skills: AgentSkills, name: str) -> str:
         The body.
 
     Raises:
-        SkillError: ``not_found`` ``{name}`` for an unknown skill; ``invalid_skill``
-            ``{name, path}`` when the manifest no longer parses; the read's ``not_found``,
-            ``not_a_file``, ``io_error`` and ``too_large`` (SPEC §10).
+        SkillError: ``not_found`` ``{name}`` for an unknown skill; ``stale_skill`` ``{name,
+            dir}`` when the skill's directory (or an outside manifest) is not the one pinned;
+            ``invalid_skill`` ``{name, path}`` when the manifest no longer parses; the read's
+            ``not_found``, ``not_a_file``, ``io_error``, ``too_large`` and ``access_denied``
+            (a gated skill's manifest changed since approval).
     """
     coerce_str(name, "skill name")
-    found = skills.registry.lookup(name)
+    registry = skills.registry  # one snapshot throughout
+    found = registry.lookup(name)
     if found is None:
         raise unknown_skill(name, [i.name for i in skills.list_skills()])
     config = skills.config
     limit = getattr(config, "max_manifest_bytes", _MAX_MANIFEST_BYTES)
-    try:
+    pin = registry.verify(name) if registry.archived(name) is None else None
+    if pin is not None and pin.manifest is not None:
+        data = _read_outside_manifest(skills, name, pin, limit)
+    else:
         data = skills.read_resource(name, found.info.path.name, max_bytes=limit)
-    except SkillError as err:
-        if err.code == ErrorCode.PATH_ESCAPE:
-            return found.body  # a manifest linked from outside: served as discovered
-        raise
     try:
         parsed = parse_skill(data, strict=config.strict, path=found.info.path)
     except SkillError as err:
