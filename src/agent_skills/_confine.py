@@ -220,6 +220,26 @@ def pin_directory(real_dir: str, fd: int, hops: int = 0) -> Pin:
     return Pin(real_dir, st.st_dev, st.st_ino, hops)
 
 
+def open_child_dir(parent_fd: int, name: str) -> int | None:
+    """Open the directory ``name`` (one component) below the directory open as ``parent_fd``,
+    with ``O_NOFOLLOW``: the last step of :func:`open_real_dir`, for a scan that walked to the
+    parent once (SPEC §20.1, §26).
+
+    Returns:
+        A descriptor (``O_RDONLY | O_DIRECTORY``) the caller closes, or ``None`` when ``name`` is
+        missing, not a directory, or a symlink.
+
+    Raises:
+        OSError: For other errors (``EACCES``, ``EMFILE``).
+    """
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    except OSError as exc:
+        if exc.errno in _LINK_ERRNOS or unreachable(exc):
+            return None
+        raise
+
+
 def open_real_dir(real_dir: str) -> int | None:
     """Open the directory at the real path ``real_dir`` by walking it from ``/`` one component at a
     time with ``O_NOFOLLOW`` (``O_PATH`` for the ancestors; SPEC §20.1).

@@ -212,19 +212,26 @@ class ManifestIndex:
         self._old = header["entries"]
         self._blob = memoryview(data)[start + head_len :]
 
-    def stat_dir(self, dir_text: str, linked: bool) -> os.stat_result | None:
-        """Stat a skill directory as :meth:`lookup` compares it (its target when ``linked``)."""
+    def stat_dir(
+        self, dir_text: str, linked: bool, dir_fd: int | None = None
+    ) -> os.stat_result | None:
+        """Stat a skill directory as :meth:`lookup` compares it (its target when ``linked``);
+        ``dir_fd`` is the directory open (the scan's pinned descriptor), then ``fstat`` it."""
         try:
+            if dir_fd is not None:
+                return os.fstat(dir_fd)
             return os.stat(dir_text) if linked else os.lstat(dir_text)
         except (OSError, ValueError):
             return None
 
-    def lookup(self, dir_text: str, linked: bool) -> IndexHit | None:
+    def lookup(self, dir_text: str, linked: bool, dir_fd: int | None = None) -> IndexHit | None:
         """Return the stored outcome for the skill directory ``dir_text`` if it is still valid.
 
         Args:
             dir_text: The directory as listed in its root (``root/entry``).
             linked: Whether the root's entry is a symlink (its target is compared).
+            dir_fd: The directory open (the scan's pinned descriptor): stamps are then taken
+                through it (``fstat``, and the manifest relative to it).
 
         Returns:
             An :class:`IndexHit`, or ``None`` (no entry, racy, changed, or damaged).
@@ -235,17 +242,17 @@ class ManifestIndex:
         try:
             if entry[_RACY] or entry[_LINKED] is not linked:
                 return None
-            try:
-                dst = os.stat(dir_text) if linked else os.lstat(dir_text)
-            except (OSError, ValueError):
-                return None
-            if not _same(dst, entry[_DIR_STAT]):
+            dst = self.stat_dir(dir_text, linked, dir_fd)
+            if dst is None or not _same(dst, entry[_DIR_STAT]):
                 return None
             name = entry[_MANIFEST]
             if type(name) is not str or "/" in name or "\0" in name:
                 raise ValueError(name)
             try:
-                mst = os.lstat(os.path.join(dir_text, name))
+                if dir_fd is not None:
+                    mst = os.lstat(name, dir_fd=dir_fd)
+                else:
+                    mst = os.lstat(os.path.join(dir_text, name))
             except OSError:
                 return None
             if not _same(mst, entry[_MANIFEST_STAT]) or not stat.S_ISREG(mst.st_mode):
