@@ -515,3 +515,20 @@ def test_docs_mcp_snippets_are_accepted_by_the_cli(machine: dict[str, Path]) -> 
         result = invoke(machine, "list", "--json", *options)
         assert result.exit_code == 0, (args, result.stderr)
         assert json.loads(result.stdout), args
+
+
+def test_disable_a_directory_lets_the_lower_copy_win(machine: dict[str, Path]) -> None:
+    make_skill(
+        machine["project"] / ".claude/skills",
+        "shared-agents-skill",
+        frontmatter={"name": "shared-agents-skill", "description": "The project copy."},
+    )
+    top = invoke(machine, "show", "shared-agents-skill", "--json")
+    assert json.loads(top.stdout)["description"] == "The project copy."
+    # A relative directory is taken against the current directory, like --root.
+    rel = os.path.relpath(machine["project"] / ".claude/skills/shared-agents-skill", machine["cwd"])
+    lower = invoke(machine, "show", "shared-agents-skill", "--json", "--disable", rel)
+    data = json.loads(lower.stdout)
+    assert (data["description"], data["scope"], data["category"]) == (DESCRIPTION, "user", "")
+    text = invoke(machine, "show", "shared-agents-skill", "--disable", rel).stdout
+    assert ["category", "-"] in [line.split() for line in text.splitlines()]

@@ -3,16 +3,20 @@
 Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read NAME REL``,
 ``catalog``, ``report``, ``validate PATH...`` and ``serve``. Options come after the command.
 
-Roots (every command but ``validate``): ``--preset clarvis|agents|none`` (default ``clarvis``: the
-four roots of SPEC §3; ``agents``: ``~/.agents/skills`` then ``<workspace>/.agents/skills``;
-``none``: no preset roots), ``--workspace DIR`` (default: the current directory), then each
-``--root PATH`` in ascending precedence (a relative ``--root`` is taken against the current
-directory), ``--strict`` and ``--no-follow-symlinks``.
+Roots (every command but ``validate``): ``--preset CLIENT`` (one of ``client_skill_roots``'s
+clients, SPEC §21.1; default ``auto``: every client's folders, user then project; ``none``: no
+preset roots), ``--workspace DIR`` (default: the nearest directory above holding ``.git``, else
+the current one, SPEC §21.2), then each ``--root PATH`` in ascending precedence (``~`` expands; a
+relative ``--root`` is taken against the current directory), ``--max-depth N``, ``--disable NAME``,
+``--strict`` (also: a missing ``--root`` is exit 2) and ``--no-follow-symlinks``.
 
 Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillError`, validation
 errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`.
-Errors print ``code: message`` on stderr, never a traceback. Discovery warnings go to stderr as
-``warning: ...`` lines, never into ``--json`` output on stdout.
+Errors print ``code: message`` on stderr, never a traceback; under ``--json`` they are one object
+``{"error": {"code", "message", "fields"}}`` on stderr (usage errors: ``usage_error``,
+configuration: ``startup_error``; SPEC §21.11). Discovery warnings go to stderr as ``warning: ...``
+lines, never into ``--json`` output on stdout. Tables keep every column at 60 terminal columns and
+more (SPEC §21.12, see :func:`_columns`).
 
 This is the only module that imports ``click`` and ``rich``.
 """
@@ -467,8 +471,9 @@ def _text(value: object) -> Text:
 def cli() -> None:
     """Discover, inspect, validate and serve Agent Skills (SKILL.md folders).
 
-    Options come after the command. Every command but `validate` reads the skill roots of a
-    preset (default: clarvis) plus any --root.
+    Options come after the command. Every command but `validate` reads the skill folders of a
+    preset (default: auto, every client's: Claude Code, Codex, Gemini CLI, Copilot, Cursor,
+    opencode, goose and .agents) plus any --root.
 
     \b
     Examples:
@@ -554,6 +559,7 @@ def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
         ("root", content.root),
         ("dir", content.dir),
         ("path", content.path),
+        ("category", content.category or "-"),
         ("allowed-tools", " ".join(tools) if tools is not None else "-"),
         ("user-invocable", "yes" if content.user_invocable else "no"),
         ("model-invocable", "yes" if content.model_invocable else "no"),
@@ -739,7 +745,11 @@ def report_command(skills: AgentSkills, as_json: bool) -> None:
     """Explain discovery: every candidate directory of every root and what became of it.
 
     Statuses: loaded; shadowed (by a later root: which one); duplicate (same name earlier in the
-    same root); invalid (why); skipped (why). Then the state of each root and the diagnostics.
+    same root); invalid (why); skipped (why); disabled (--disable); untrusted. Then every root
+    searched with its scope, source and state (and a hint when a root is itself a skill), the
+    known skill folders not searched when nothing was found, and the diagnostics.
+    JSON: {roots: [{root, status, message, scope, source, hint}], entries, diagnostics,
+    not_searched}.
 
     \b
     Examples:
