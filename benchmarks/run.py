@@ -299,7 +299,7 @@ def _bm25s_rows(n: int, infos: list[Any], repeats: int) -> list[Row]:
         import bm25s
     except ImportError:
         return []
-    corpus = [f"{i.name} {i.description} {getattr(i, 'category', '')}" for i in infos]
+    corpus = [f"{i.name} {i.description} {i.category}" for i in infos]
 
     def build() -> Any:
         retriever = bm25s.BM25()

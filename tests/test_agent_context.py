@@ -688,3 +688,26 @@ def test_activation_of_a_replaced_skill_directory_is_stale(tmp_path: Path) -> No
     assert result.is_error
     assert result.text.startswith("stale_skill: ")
     assert "Impostor" not in result.text
+
+
+def test_search_ranks_by_category(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(
+        root / "devops" / "cloud",
+        "deploy",
+        frontmatter={"name": "deploy", "description": "Ship it."},
+    )
+    make_skill(
+        root / "writing",
+        "notes",
+        frontmatter={"name": "notes", "description": "Write cloud notes."},
+    )
+    skills = create_agent_skills([root], max_depth=3)
+    assert {i.name: i.category for i in skills.list_skills()} == {
+        "deploy": "devops/cloud",
+        "notes": "writing",
+    }
+    session = SkillSession(skills)
+    assert [i.name for i in session.search_skills("devops")] == ["deploy"]
+    # The category weighs more than the description.
+    assert [i.name for i in session.search_skills("cloud")] == ["deploy", "notes"]

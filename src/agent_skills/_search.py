@@ -85,9 +85,8 @@ def query_terms(query: str) -> list[str]:
 
 
 def _category(info: SkillInfo) -> str:
-    # SkillInfo.category comes with nested discovery (SPEC §21.4); "" at depth 1.
-    category = getattr(info, "category", "")
-    return category.replace("/", " ") if isinstance(category, str) else ""
+    # SkillInfo.category (SPEC §21.4): the parent's path below the root, "" at depth 1.
+    return info.category.replace("/", " ")
 
 
 class SkillSearchIndex:
