@@ -890,3 +890,26 @@ def test_a_source_with_only_broken_skills_names_the_problems(tmp_path: Path) -> 
     assert info.value.code == "not_found"
     assert info.value.message.startswith(f"no skill in {src}; invalid_skill: ")
     assert list((tmp_path / "root").iterdir()) == []
+
+
+@needs_git
+def test_the_ext_transport_never_runs_a_command(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    marker = env["tmp"] / "pwned"
+    result = run("add", f"ext::sh -c touch% {marker}")
+    assert result.exit_code == 1
+    assert result.output.startswith("invalid_input: ")  # not a URL git may fetch
+    with pytest.raises(SkillError) as info:  # and git itself refuses it, whatever its config
+        pkg.install_skills(pkg.Source("git", f"ext::sh -c touch% {marker}"), env["tmp"] / "r")
+    assert info.value.message.startswith("git clone failed")
+    assert not marker.exists()
+
+
+def test_an_unknown_client_is_a_usage_error(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["tmp"] / "vendor")
+    result = run("add", str(env["tmp"] / "vendor"), "--client", "nope")
+    assert result.exit_code == 2
+    assert "nope" in result.output

@@ -177,7 +177,9 @@ def _archive_skills(index: ArchiveIndex) -> list[_SourceSkill]:
         files = tuple(
             _SourceFile(rel, opener(skill.member_of(rel)), f.executable) for rel, f in members
         )
-        out.append(_SourceSkill(name, where, files, index.diagnostics))
+        prefix = f"{index.path}/{skill.top}/" if skill.top else ""
+        diags = tuple(d for d in index.diagnostics if str(d.path).startswith(prefix))
+        out.append(_SourceSkill(name, where, files, diags))
     return out
 
 
@@ -628,15 +630,26 @@ def _git(args: Sequence[str], cwd: str | None = None) -> str:
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         message = detail[-1] if detail else f"exit status {done.returncode}"
+        command = next(
+            a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c")
+        )
         raise SkillError(
-            ErrorCode.IO_ERROR, f"git {args[0]} failed: {message}", {"command": f"git {args[0]}"}
+            ErrorCode.IO_ERROR, f"git {command} failed: {message}", {"command": f"git {command}"}
         )
     return done.stdout.decode("utf-8", "replace").strip()
 
 
 def _clone(source: Source, dest: str) -> str:
     """Clone ``source`` into ``dest`` at its ref; return the commit checked out."""
-    base = ["-c", "core.symlinks=true", "-c", "advice.detachedHead=false"]
+    # ext:: runs a command; it is refused whatever the user's git configuration allows.
+    base = [
+        "-c",
+        "protocol.ext.allow=never",
+        "-c",
+        "core.symlinks=true",
+        "-c",
+        "advice.detachedHead=false",
+    ]
     if source.ref is None:
         _git([*base, "clone", "--quiet", "--depth", "1", "--", source.location, dest])
     else:
