@@ -532,3 +532,11 @@ def test_disable_a_directory_lets_the_lower_copy_win(machine: dict[str, Path]) -
     assert (data["description"], data["scope"], data["category"]) == (DESCRIPTION, "user", "")
     text = invoke(machine, "show", "shared-agents-skill", "--disable", rel).stdout
     assert ["category", "-"] in [line.split() for line in text.splitlines()]
+
+
+def test_strict_with_a_root_that_is_a_file_warns_only(machine: dict[str, Path]) -> None:
+    f = machine["project"] / "README.md"
+    f.write_text("x")
+    result = invoke(machine, "list", "--json", "--strict", "--root", str(f))
+    assert result.exit_code == 0  # SPEC §21.13: only a missing --root is exit 2
+    assert result.stderr == f"warning: --root {f}: root is not a directory\n"

@@ -412,7 +412,7 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
         if note.root not in explicit:
             continue
         if note.status != RootStatus.OK:
-            if options["strict"]:
+            if options["strict"] and note.status == RootStatus.MISSING:
                 _fail(CliErrorCode.USAGE_ERROR, f"--root {note.root}: {note.message}", 2)
             if warnings:
                 click.echo(_safe(f"warning: --root {note.root}: {note.message}"), err=True)
