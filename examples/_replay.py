@@ -8,13 +8,23 @@ network and still exercises the exact shapes a real call sends and receives.
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
+try:
+    import agent_skills  # noqa: F401
+except ImportError:  # running from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
 TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
+SKILLS = Path(__file__).resolve().parent / "skills"
 
 
 class Transcript:
@@ -57,3 +67,41 @@ def check_request(kind: Any, value: Any) -> None:
         pydantic.ValidationError: When the request does not have the SDK's shape.
     """
     TypeAdapter(kind).validate_python(value)
+
+
+def example_main(
+    argv: list[str] | None,
+    *,
+    doc: str,
+    key: str,
+    transcript: Path,
+    client: Callable[[], Any],
+    replay: Callable[[Transcript], Any],
+    run: Callable[[Any, str, str, Recorder | None], int],
+) -> int:
+    """The command line of an SDK example: the real API when ``key`` is set, else the replay.
+
+    Args:
+        argv: The arguments (``None`` for ``sys.argv``).
+        doc: The example's docstring (its first paragraph is the help text).
+        key: The environment variable holding the API key (the SDK's own).
+        transcript: The transcript replayed by default.
+        client: Builds the SDK client.
+        replay: Builds the offline stand-in from a :class:`Transcript`.
+        run: The loop: ``run(client, model, task, recorder) -> exit status``.
+    """
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--transcript", type=Path, default=transcript, help="replay this file")
+    parser.add_argument("--record", type=Path, help="with an API key: write the responses here")
+    parser.add_argument("--model", help="model name (default: the transcript's)")
+    args = parser.parse_args(argv)
+    recorded = Transcript(args.transcript)
+    model = args.model or recorded.model
+    if os.environ.get(key):
+        recorder = Recorder(recorded.api, model, recorded.task) if args.record else None
+        status = run(client(), model, recorded.task, recorder)
+        if recorder is not None:
+            recorder.write(args.record)
+        return status
+    print(f"(no {key}: replaying {recorded.path.name})")
+    return run(replay(recorded), model, recorded.task, None)

@@ -14,8 +14,6 @@ order, so it runs offline and prints the same transcript every time::
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,18 +21,12 @@ from typing import Any
 import anthropic
 from anthropic.types import Message, MessageParam, ToolParam
 
-try:
-    from agent_skills import create_agent_skills
-    from agent_skills.agent import SkillSession
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from agent_skills import create_agent_skills
-    from agent_skills.agent import SkillSession
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _replay import TRANSCRIPTS, Recorder, Transcript, check_request
+from _replay import SKILLS, TRANSCRIPTS, Recorder, Transcript, check_request, example_main
 
-SKILLS = Path(__file__).resolve().parent / "skills"
+from agent_skills import create_agent_skills
+from agent_skills.agent import SkillSession
+
 TRANSCRIPT = TRANSCRIPTS / "anthropic_messages.json"
 MAX_TURNS = 8
 
@@ -109,21 +101,15 @@ def _args(arguments: Any) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transcript", type=Path, default=TRANSCRIPT, help="replay this file")
-    parser.add_argument("--record", type=Path, help="with an API key: write the responses here")
-    parser.add_argument("--model", help="model name (default: the transcript's)")
-    args = parser.parse_args(argv)
-    transcript = Transcript(args.transcript)
-    model = args.model or transcript.model
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        recorder = Recorder(transcript.api, model, transcript.task) if args.record else None
-        status = run(anthropic.Anthropic(), model, transcript.task, recorder)
-        if recorder is not None and args.record is not None:
-            recorder.write(args.record)
-        return status
-    print(f"(no ANTHROPIC_API_KEY: replaying {transcript.path.name})")
-    return run(ReplayClient(transcript), model, transcript.task)
+    return example_main(
+        argv,
+        doc=__doc__ or "",
+        key="ANTHROPIC_API_KEY",
+        transcript=TRANSCRIPT,
+        client=anthropic.Anthropic,
+        replay=ReplayClient,
+        run=run,
+    )
 
 
 if __name__ == "__main__":

@@ -15,8 +15,6 @@ With ``OPENAI_API_KEY`` set it talks to the API (``pip install openai``); withou
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,18 +22,12 @@ from typing import Any
 import openai
 from openai.types.responses import FunctionToolParam, Response, ResponseInputParam
 
-try:
-    from agent_skills import create_agent_skills
-    from agent_skills.agent import SkillSession
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from agent_skills import create_agent_skills
-    from agent_skills.agent import SkillSession
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _replay import TRANSCRIPTS, Recorder, Transcript, check_request
+from _replay import SKILLS, TRANSCRIPTS, Recorder, Transcript, check_request, example_main
 
-SKILLS = Path(__file__).resolve().parent / "skills"
+from agent_skills import create_agent_skills
+from agent_skills.agent import SkillSession
+
 TRANSCRIPT = TRANSCRIPTS / "openai_responses.json"
 CATALOG_BUDGET = 1200  # characters: too small for the five example skills, so search is offered
 MAX_TURNS = 8
@@ -98,21 +90,15 @@ def run(client: Any, model: str, task: str, recorder: Recorder | None = None) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transcript", type=Path, default=TRANSCRIPT, help="replay this file")
-    parser.add_argument("--record", type=Path, help="with an API key: write the responses here")
-    parser.add_argument("--model", help="model name (default: the transcript's)")
-    args = parser.parse_args(argv)
-    transcript = Transcript(args.transcript)
-    model = args.model or transcript.model
-    if os.environ.get("OPENAI_API_KEY"):
-        recorder = Recorder(transcript.api, model, transcript.task) if args.record else None
-        status = run(openai.OpenAI(), model, transcript.task, recorder)
-        if recorder is not None and args.record is not None:
-            recorder.write(args.record)
-        return status
-    print(f"(no OPENAI_API_KEY: replaying {transcript.path.name})")
-    return run(ReplayClient(transcript), model, transcript.task)
+    return example_main(
+        argv,
+        doc=__doc__ or "",
+        key="OPENAI_API_KEY",
+        transcript=TRANSCRIPT,
+        client=openai.OpenAI,
+        replay=ReplayClient,
+        run=run,
+    )
 
 
 if __name__ == "__main__":

@@ -21,15 +21,8 @@ from agent_skills.agent import (
 )
 from agent_skills.catalog import CatalogFit
 from conftest import make_skill
+from test_agent import INSTRUCTIONS
 
-INSTRUCTIONS = (
-    "Skills are folders of instructions, scripts and reference files for specific tasks. "
-    "Each skill below is listed with a description of when to use it. When a task matches a "
-    "skill's description, call the activate_skill tool with the skill's name before you "
-    "start, then follow the instructions it returns. Paths in a skill's instructions are relative "
-    "to its skill directory, which the activation result names together with the skill's files; "
-    "read those files with read_skill_resource or with your file tools once the skill is active."
-)
 SEARCH_SENTENCE = (
     " Not every skill is listed: when none of the listed skills fits the task, call "
     "search_skills with a few words describing it and activate the best match."
