@@ -527,11 +527,11 @@ def test_interrupted_copy_leaves_the_old_copy_whole(
     real_copy = pkg._copy_file
     calls = {"n": 0}
 
-    def failing(source: Any, dest: Path) -> None:
+    def failing(source: Any, dest: Path, *rest: Any) -> None:
         calls["n"] += 1
         if calls["n"] == 2:
             raise OSError(28, "No space left on device")
-        real_copy(source, dest)
+        real_copy(source, dest, *rest)
 
     monkeypatch.setattr(pkg, "_copy_file", failing)
     result = run("add", str(skill), "--force")
@@ -913,3 +913,36 @@ def test_an_unknown_client_is_a_usage_error(
     result = run("add", str(env["tmp"] / "vendor"), "--client", "nope")
     assert result.exit_code == 2
     assert "nope" in result.output
+
+
+def test_install_and_pack_refuse_a_skill_over_the_size_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pkg, "MAX_TOTAL_BYTES", 1000)
+    skill = hello(tmp_path / "vendor")
+    with open(skill / "assets.bin", "wb") as fh:  # sparse: nothing on disk, 1 GiB to read
+        fh.truncate(1 << 30)
+    with pytest.raises(SkillError) as info:
+        pkg.install_skills(pkg.Source("directory", str(skill)), tmp_path / "root")
+    assert (info.value.code, dict(info.value.fields)) == (
+        "too_large",
+        {"path": str(skill), "max_bytes": 1000},
+    )
+    assert list((tmp_path / "root").iterdir()) == []
+    with pytest.raises(SkillError) as info:
+        pkg.pack_skill(skill, tmp_path / "x.skill")
+    assert info.value.code == "too_large"
+    assert not (tmp_path / "x.skill").exists()
+
+
+def test_a_skill_with_more_files_than_an_archive_holds_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pkg, "MAX_MEMBERS", 3)
+    skill = hello(tmp_path / "vendor")
+    for i in range(3):
+        (skill / f"f{i}.md").write_text("x")
+    with pytest.raises(SkillError) as info:
+        pkg.install_skills(pkg.Source("directory", str(skill)), tmp_path / "root")
+    assert info.value.code == "not_found"  # the only skill of the source could not be taken
+    assert "more than 3 files" in info.value.message

@@ -31,7 +31,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from ._archive import ArchiveChanged, ArchiveIndex, archive_kind, read_index, read_member
+from ._archive import (
+    MAX_MEMBERS,
+    MAX_TOTAL_BYTES,
+    ArchiveChanged,
+    ArchiveIndex,
+    archive_kind,
+    read_index,
+    read_member,
+)
 from ._config import Scope, SkillRoot
 from ._confine import open_confined, resolve_resource_path
 from ._core import AgentSkills
@@ -126,7 +134,14 @@ def _dir_skill(skill_dir: Path) -> _SourceSkill:
     with open_confined(skill_dir, manifest.name) as fh:
         data = fh.read()
     name = _name_of(data, manifest)
-    listing = list_resources(skill_dir)
+    # A skill is packed or copied whole or not at all: a listing cut at a cap would drop files.
+    listing = list_resources(skill_dir, max_resources=MAX_MEMBERS)
+    if listing.truncated:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{skill_dir} has more than {MAX_MEMBERS} files",
+            {"path": str(skill_dir), "max_files": MAX_MEMBERS},
+        )
     rels = [manifest.name, *(r.rel for r in listing.resources)]
 
     def opener(rel: str) -> Callable[[], IO[bytes]]:
@@ -227,9 +242,12 @@ def pack_skill(
     skill = _dir_skill(skill_path)
     target = Path(os.fspath(output)) if output is not None else Path.cwd() / f"{skill.name}.skill"
     members: list[tuple[str, bytes, bool]] = []
+    budget = _Budget(skill_path)
     for source in skill.files:
         with source.open() as fh:
-            members.append((f"{skill.name}/{source.rel}", fh.read(), _is_executable(source, fh)))
+            data = fh.read(budget.left + 1)
+            budget.take(len(data))
+            members.append((f"{skill.name}/{source.rel}", data, _is_executable(source, fh)))
     members.sort(key=lambda m: m[0])
 
     def write(out: IO[bytes]) -> None:
@@ -827,7 +845,25 @@ def _clean_leftovers(root: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _copy_file(source: _SourceFile, dest_dir: Path) -> None:
+class _Budget:
+    """The bytes a skill may still copy or pack: :data:`MAX_TOTAL_BYTES` in all, as for an
+    archive (SPEC §25.1), so a sparse or endless file cannot fill the disk or the memory."""
+
+    def __init__(self, where: Path) -> None:
+        self.where = where
+        self.left = MAX_TOTAL_BYTES
+
+    def take(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise SkillError(
+                ErrorCode.TOO_LARGE,
+                f"{self.where} holds more than {MAX_TOTAL_BYTES} bytes",
+                {"path": str(self.where), "max_bytes": MAX_TOTAL_BYTES},
+            )
+
+
+def _copy_file(source: _SourceFile, dest_dir: Path, budget: _Budget | None = None) -> None:
     """Copy one file into the staged skill: confined read, exclusive create, exec bit kept."""
     parts = source.rel.split("/")
     if any(p in ("", ".", "..") for p in parts) or "\\" in source.rel or "\x00" in source.rel:
@@ -847,6 +883,8 @@ def _copy_file(source: _SourceFile, dest_dir: Path) -> None:
         fd = os.open(target, flags, mode)
         with os.fdopen(fd, "wb") as out:
             while chunk := src.read(_CHUNK):
+                if budget is not None:
+                    budget.take(len(chunk))
                 out.write(chunk)
     os.chmod(target, mode)
 
@@ -869,9 +907,10 @@ def _install_one(skill: _SourceSkill, root: Path, force: bool) -> bool:
     try:
         staged = tmp / skill.name
         os.mkdir(staged, 0o755)
+        budget = _Budget(Path(skill.where))
         for source in skill.files:
             try:
-                _copy_file(source, staged)
+                _copy_file(source, staged, budget)
             except OSError as exc:
                 raise fs_error(exc, staged / source.rel) from None
         _refuse_invalid(staged, skill.name)
