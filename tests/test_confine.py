@@ -711,3 +711,37 @@ def test_real_below_agrees_with_realpath_over_every_kind_of_component(tmp_path: 
         assert _confine._real_below(real_base, inner) == os.path.realpath(whole)
 
     check()
+
+
+# -- the lexical rules, shared with archived skills -------------------------------------------
+
+
+def test_lexical_rel_is_the_resolver_without_a_directory() -> None:
+    from agent_skills._archive import member_rel
+    from agent_skills._confine import has_drive, is_absolute_rel, lexical_rel
+
+    assert lexical_rel("a/./b/../c") == ("a/c", "a/./b/../c")
+    assert lexical_rel("a\\b") == ("a/b", "a\\b")
+    assert member_rel("x/../y.md") == "y.md"
+    for absolute in ("/x", "//server/share", "C:x", "c:/x"):
+        assert is_absolute_rel(absolute)
+    assert not is_absolute_rel("x/C:")
+    assert has_drive("C:") and has_drive("x:y") and not has_drive("xy:")
+    for rel, code in [
+        ("../x", "path_escape"),
+        ("a/../../x", "path_escape"),
+        ("/etc/passwd", "invalid_input"),
+        ("C:\\x", "invalid_input"),
+        ("", "invalid_input"),
+        ("a\0b", "invalid_input"),
+        (3, "invalid_input"),
+    ]:
+        with pytest.raises(SkillError) as on_disk:
+            resolve_resource_path("/s/skill", rel)  # type: ignore[arg-type]
+        with pytest.raises(SkillError) as archived:
+            member_rel(rel)
+        assert on_disk.value.code == archived.value.code == code
+        assert on_disk.value.message == archived.value.message
+    with pytest.raises(SkillError) as itself:
+        member_rel("a/..")
+    assert (itself.value.code, itself.value.fields) == ("not_a_file", {"rel": "a/.."})

@@ -27,7 +27,6 @@ import errno
 import gzip
 import io
 import os
-import re
 import stat
 import tarfile
 import threading
@@ -41,11 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal, cast
 
-from ._config import SkillRoot
+from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
+from ._confine import has_drive, lexical_rel
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._digest import FileDigest, digest_stream
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
+from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, is_skipped, sort_key
 from ._resources import ResourceListing
 from ._scan import MANIFEST_NAME, Candidate, is_manifest_name
 
@@ -83,7 +83,6 @@ MAX_DEPTH = 64
 ArchiveKind = Literal["zip", "tar.gz"]
 Pin = tuple[int, int, int, int]
 
-_DRIVE_RE = re.compile(r"^[A-Za-z]:")
 _CHUNK = 1 << 16
 # A .tar.gz has no random access: streams up to this size are kept in memory (at most
 # _TAR_CACHE_BUDGET bytes in all, least recently used dropped first), so reading N members costs
@@ -92,7 +91,6 @@ _TAR_CACHE_LIMIT = 64 * 1024 * 1024
 _TAR_CACHE_BUDGET = 128 * 1024 * 1024
 _tar_cache: OrderedDict[tuple[str, Pin], bytes] = OrderedDict()
 _tar_cache_lock = threading.Lock()
-_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules"})
 
 
 def _cache_put(key: tuple[str, Pin], data: bytes) -> None:
@@ -198,9 +196,7 @@ class ArchiveIndex:
             parts = rel.split("/")
             if len(parts) == 1 and is_manifest_name(rel):
                 continue
-            if len(parts) > MAX_DEPTH + 1 or any(
-                p.startswith(".") or p in _SKIPPED_DIRS for p in parts
-            ):
+            if len(parts) > MAX_DEPTH + 1 or any(is_skipped(p) for p in parts):
                 continue
             out.append((rel, member))
         out.sort(key=lambda item: sort_key(item[0]))
@@ -254,7 +250,7 @@ def _check_name(path: str, raw: str) -> str | None:
         raise invalid_archive(path, f"member name {raw!r} holds a backslash")
     if raw.startswith("/"):
         raise invalid_archive(path, f"member name {raw!r} is absolute")
-    if _DRIVE_RE.match(raw):
+    if has_drive(raw):
         raise invalid_archive(path, f"member name {raw!r} starts with a drive letter")
     parts = [p for p in raw.split("/") if p not in ("", ".")]
     if ".." in parts:
@@ -536,7 +532,7 @@ def is_archive_root(path: str | os.PathLike[str]) -> bool:
 
 
 def scan_archive(
-    root: SkillRoot, *, max_manifest_bytes: int = 1_048_576
+    root: SkillRoot, *, max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES
 ) -> tuple[RootNote, list[Candidate], list[Diagnostic], dict[Path, ArchivedSkill]]:
     """Scan an archive root: one candidate per top-level folder (SPEC §25.1 amends §4).
 
@@ -635,7 +631,7 @@ def _root_skill_name(index: ArchiveIndex, skill: ArchiveSkill | None) -> str:
     if skill is None:
         return stem
     try:
-        data = read_member(index, skill.manifest, 1_048_576)
+        data = read_member(index, skill.manifest, DEFAULT_MAX_MANIFEST_BYTES)
         from ._manifest import parse_skill
 
         name = parse_skill(data).frontmatter.get("name")
@@ -647,38 +643,15 @@ def _root_skill_name(index: ArchiveIndex, skill: ArchiveSkill | None) -> str:
 def member_rel(rel: object) -> str:
     """Check a resource path asked of an archived skill and return its POSIX form (SPEC §10).
 
-    The lexical rules of the resolver: backslashes are separators; an empty, NUL-holding or
-    absolute path is ``invalid_input`` ``{rel}``; one that climbs out of the skill is
-    ``path_escape`` ``{rel}``. There is no filesystem to canonicalise: members are names.
+    The lexical rules of the resolver (``_confine.lexical_rel``): backslashes are separators; a
+    non-text, empty, NUL-holding or absolute path is ``invalid_input``; one that climbs out of
+    the skill is ``path_escape`` ``{rel}``; the skill itself is ``not_a_file`` ``{rel}``. There
+    is no filesystem to canonicalise: members are names.
     """
-    try:
-        text = os.fspath(rel)  # type: ignore[call-overload]
-    except TypeError:
-        text = None
-    if not isinstance(text, str) or not text or "\x00" in text:
-        raise SkillError(
-            ErrorCode.INVALID_INPUT, f"invalid resource path: {rel!r}", {"rel": repr(rel)}
-        )
-    posix = text.replace("\\", "/")
-    if posix.startswith("/") or _DRIVE_RE.match(posix):
-        raise SkillError(
-            ErrorCode.INVALID_INPUT, f"resource path must be relative: {text}", {"rel": text}
-        )
-    parts: list[str] = []
-    for part in posix.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                raise SkillError(
-                    ErrorCode.PATH_ESCAPE, f"resource path escapes the skill: {text}", {"rel": text}
-                )
-            parts.pop()
-            continue
-        parts.append(part)
-    if not parts:
+    inner, text = lexical_rel(rel)
+    if not inner:
         raise SkillError(ErrorCode.NOT_A_FILE, f"not a file: {text}", {"rel": text})
-    return "/".join(parts)
+    return inner
 
 
 class _MemberStream(io.RawIOBase):

@@ -42,6 +42,9 @@ __all__ = [
     "Reached",
     "absolute",
     "contains",
+    "has_drive",
+    "is_absolute_rel",
+    "lexical_rel",
     "open_confined",
     "open_dir_at",
     "open_file",
@@ -460,9 +463,39 @@ def _check_rel(rel: object) -> tuple[str, str]:
     if not _encodable(rel):
         raise _invalid("resource path cannot be encoded for the file system", {"rel": rel})
     posix = rel.replace("\\", "/")
-    if posix.startswith("/") or _DRIVE_RE.match(posix):
+    if is_absolute_rel(posix):
         raise _invalid(f"resource path must be relative: {rel}", {"rel": rel})
     return rel, posix
+
+
+def has_drive(text: str) -> bool:
+    """Whether ``text`` starts with a drive (``C:``), which no relative path does (SPEC §10.2)."""
+    return _DRIVE_RE.match(text) is not None
+
+
+def is_absolute_rel(posix: str) -> bool:
+    """Whether a resource path with ``/`` separators is absolute (SPEC §10.2): ``/x``,
+    ``//server/share``, ``C:x``, ``C:/x``."""
+    return posix.startswith("/") or has_drive(posix)
+
+
+# A directory no relative path can name (NUL is refused in ``rel``): climbing out of it and back
+# in is an escape, as it is for a directory on disk whose name is not given again.
+_LEXICAL_BASE = "/\x00"
+
+
+def lexical_rel(rel: object) -> tuple[str, str]:
+    """The lexical rules of the resolver without a directory (SPEC §10.1-4), for skills whose
+    files are names, not paths (archives, SPEC §25.1).
+
+    Returns:
+        ``(rel normalised, POSIX, "" for the skill itself; rel as given)``.
+
+    Raises:
+        SkillError: ``invalid_input`` for a non-text, empty, NUL-holding or absolute ``rel``;
+            ``path_escape`` ``{rel}`` for one that climbs out of the skill.
+    """
+    return _lexical_inner(_LEXICAL_BASE, rel)
 
 
 def _check_dir(skill_dir: object) -> str:

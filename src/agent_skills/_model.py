@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RESOURCE_KINDS",
+    "SKIPPED_DIRS",
     "ResolvedSkill",
     "ResourceKind",
     "ShadowedSkill",
@@ -28,6 +29,8 @@ __all__ = [
     "SkillInfo",
     "SkillResource",
     "freeze",
+    "is_hidden",
+    "is_skipped",
     "share",
     "sort_key",
     "thaw",
@@ -35,6 +38,23 @@ __all__ = [
 
 ResourceKind: TypeAlias = Literal["scripts", "references", "assets", "examples", "other"]
 RESOURCE_KINDS: tuple[ResourceKind, ...] = ("scripts", "references", "assets", "examples")
+
+
+#: Directories that are never a skill's files and never searched for skills (SPEC §9, §21.4).
+SKIPPED_DIRS: frozenset[str] = frozenset({"__pycache__", "node_modules"})
+
+
+def is_hidden(name: str) -> bool:
+    """Whether a file or directory name is hidden (starts with ``.``): not listed as a resource,
+    not searched for skills, not watched (SPEC §9, §21.4); a hidden file is still served when
+    asked for by name (SPEC §10)."""
+    return name.startswith(".")
+
+
+def is_skipped(name: str) -> bool:
+    """Whether a path component keeps what is below it out of a skill's files and out of the
+    search for skills: a hidden name or one of :data:`SKIPPED_DIRS` (SPEC §9, §21.4)."""
+    return name.startswith(".") or name in SKIPPED_DIRS
 
 
 def sort_key(name: str) -> tuple[str, str]:

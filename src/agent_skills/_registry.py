@@ -9,7 +9,6 @@ root wins) and records the fate of every candidate in the :class:`DiscoveryRepor
 from __future__ import annotations
 
 import difflib
-import errno
 import gc
 import os
 import threading
@@ -77,8 +76,6 @@ __all__ = [
     "thaw",
     "unknown_skill",
 ]
-
-_UNREACHABLE = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
 
 
 def _shadow_of(info: SkillInfo) -> ShadowedSkill:
@@ -617,27 +614,14 @@ def load_candidate(
     if cand.error is not None:
         if strict:
             raise cand.error
-        if cand.error.code == ErrorCode.TOO_LARGE:
-            found.append(
-                Diagnostic(
-                    DiagnosticKind.TOO_LARGE,
-                    f"skipping {cand.manifest}: {cand.error.message}",
-                    cand.manifest,
-                )
-            )
-            return CandidateResult(
-                cand, EntryStatus.SKIPPED, reason=cand.error.message, diagnostics=tuple(found)
-            )
+        # SPEC §20.5: a manifest over the cap is skipped; any other read failure is invalid.
+        too_large = cand.error.code == ErrorCode.TOO_LARGE
+        kind = DiagnosticKind.TOO_LARGE if too_large else DiagnosticKind.IO_ERROR
         found.append(
-            Diagnostic(
-                DiagnosticKind.IO_ERROR,
-                f"skipping {cand.manifest}: {cand.error.message}",
-                cand.manifest,
-            )
+            Diagnostic(kind, f"skipping {cand.manifest}: {cand.error.message}", cand.manifest)
         )
-        return CandidateResult(
-            cand, EntryStatus.INVALID, reason=cand.error.message, diagnostics=tuple(found)
-        )
+        status = EntryStatus.SKIPPED if too_large else EntryStatus.INVALID
+        return CandidateResult(cand, status, reason=cand.error.message, diagnostics=tuple(found))
     assert cand.manifest is not None
     result = cand.cached
     if result is None:

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import heapq
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._confine import Pin, open_dir_at, open_pinned, pin_by_name, reach
+from ._config import DEFAULT_MAX_RESOURCES
+from ._confine import Pin, has_drive, open_dir_at, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, sort_key
+from ._model import RESOURCE_KINDS, SKIPPED_DIRS, ResourceKind, SkillResource, is_hidden, sort_key
 from ._scan import is_manifest_name
 
 __all__ = [
@@ -31,9 +31,6 @@ __all__ = [
     "SkillResource",
     "list_resources",
 ]
-
-_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules"})
-_DRIVE_RE = re.compile(r"^[A-Za-z]:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +58,7 @@ def list_resources(
     skill_dir: Path,
     *,
     follow_symlinks: bool = True,
-    max_resources: int = 5000,
+    max_resources: int = DEFAULT_MAX_RESOURCES,
     pin: Pin | None = None,
     name: str = "",
 ) -> ResourceListing:
@@ -163,9 +160,9 @@ def _sort_entries(
     links: list[tuple[tuple[str, ...], str, str]] = []
     for entry in sorted(entries, key=lambda e: sort_key(e.name)):
         entry_name = entry.name
-        if entry_name.startswith(".") or "\\" in entry_name:
+        if is_hidden(entry_name) or "\\" in entry_name:
             continue
-        if not prefix and (is_manifest_name(entry_name) or _DRIVE_RE.match(entry_name)):
+        if not prefix and (is_manifest_name(entry_name) or has_drive(entry_name)):
             continue
         rel = prefix + entry_name
         try:
@@ -173,7 +170,7 @@ def _sort_entries(
                 if follow_symlinks:
                     links.append(((*parts, entry_name), rel, entry_name))
             elif entry.is_dir(follow_symlinks=False):
-                if entry_name not in _SKIPPED_DIRS:
+                if entry_name not in SKIPPED_DIRS:
                     dirs.append(((*parts, entry_name), rel + "/"))
             elif entry.is_file(follow_symlinks=False):
                 files.append((rel, entry.stat(follow_symlinks=False).st_size))
@@ -261,7 +258,7 @@ def _walk(
                 diags.append(link.diagnostic)
             elif link.size is not None:
                 found.setdefault(rel, link.size)
-            elif link.dir_parts is not None and entry_name not in _SKIPPED_DIRS:
+            elif link.dir_parts is not None and entry_name not in SKIPPED_DIRS:
                 heapq.heappush(links, (sort_key(rel + "/"), link.dir_parts, rel + "/"))
     return _listing(skill_dir, found, diags, max_resources, too_deep)
 

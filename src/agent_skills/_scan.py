@@ -28,7 +28,7 @@ from ._confine import (
 )
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import sort_key
+from ._model import SKIPPED_DIRS, is_hidden, sort_key
 
 if TYPE_CHECKING:
     from ._index import ManifestIndex
@@ -38,7 +38,6 @@ __all__ = [
     "MANIFEST_NAME",
     "MAX_DEPTH",
     "MAX_SCAN_DIRS",
-    "NOT_SEARCHED",
     "Candidate",
     "ManifestLookup",
     "RootScan",
@@ -55,8 +54,6 @@ _MANIFEST_LOWER = MANIFEST_NAME.lower()
 
 #: Directories looked at per root by a nested walk (SPEC §21.4).
 MAX_SCAN_DIRS = 2000
-#: Names never searched by a nested walk (SPEC §21.4), besides names starting with ``.``.
-NOT_SEARCHED = frozenset({"node_modules", "__pycache__"})
 # Larger .gitignore files are not read: a walk stays bounded whatever a root holds.
 _MAX_GITIGNORE_BYTES = 1 << 20
 _NO_MANIFEST = f"no {MANIFEST_NAME} in directory"
@@ -800,9 +797,9 @@ class _Walk:
         return None
 
     def excluded(self, name: str, rel: str) -> str | None:
-        if name.startswith("."):
+        if is_hidden(name):
             return "not searched: hidden directory"
-        if name in NOT_SEARCHED:
+        if name in SKIPPED_DIRS:
             return f"not searched: {name}"
         by = self.ignored_by(rel)
         return None if by is None else f"not searched: ignored by {by}"

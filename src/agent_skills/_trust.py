@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._archive import archived_digests, locate
-from ._config import DEFAULT_MAX_RESOURCES
+from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
 from ._confine import open_confined, real_path
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
@@ -49,8 +49,8 @@ NOT_APPROVED = "not approved"
 CHANGED = "changed since approval"
 
 _VERSION = 1
-# The largest file hashed for an approval (the MCP read cap of SPEC §20.5).
-_MAX_FILE_BYTES = 67_108_864
+# The largest file hashed for an approval: the read cap of SPEC §20.5.
+_MAX_FILE_BYTES = DEFAULT_MAX_RESOURCE_BYTES
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._args import coerce_int
 from ._errors import SkillError, StartupError
-from ._model import sort_key
+from ._model import is_skipped, sort_key
 from ._trust import digest_skill_dir
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ logger = logging.getLogger("agent_skills")
 DEFAULT_DEBOUNCE_MS = 200
 WATCH_HINT = "install clarvis-agent-skills[watch]"
 # Directory names whose changes never concern a skill (SPEC §9 leaves them out).
-_IGNORED_DIRS = frozenset({"node_modules", "__pycache__"})
 # Longest a burst of changes is grouped before a refresh happens anyway, in milliseconds.
 _MAX_GROUPING_MS = 5_000
 # How often the thread looks at the stop flag, in milliseconds.
@@ -71,7 +70,7 @@ def _ignored(path: str, roots: Iterable[str]) -> bool:
     for root in roots:
         if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
             parts = path[len(root) :].split(os.sep)
-            return any(p.startswith(".") or p in _IGNORED_DIRS for p in parts if p)
+            return any(is_skipped(p) for p in parts if p)
     return False
 
 

@@ -80,7 +80,6 @@ DEFAULT_MAX_LISTED_RESOURCES = 100
 STATE_VERSION = 1
 """The ``version`` of :meth:`SkillSession.to_state` dicts."""
 
-_MAX_MANIFEST_BYTES = 1_048_576  # SPEC §20.5's default, when the config has no limit of its own
 
 ACTIVATE_TOOL_NAME: Final = "activate_skill"
 """Name of the activation tool (SPEC §14)."""
@@ -1188,7 +1187,7 @@ def current_body(skills: AgentSkills, name: str) -> str:
     if found is None:
         raise unknown_skill(name, [i.name for i in skills.list_skills()])
     config = skills.config
-    limit = getattr(config, "max_manifest_bytes", _MAX_MANIFEST_BYTES)
+    limit = config.max_manifest_bytes
     pin = registry.verify(name) if registry.archived(name) is None else None
     if pin is not None and pin.manifest is not None:
         data = _read_outside_manifest(skills, name, pin, limit)

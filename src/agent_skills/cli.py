@@ -68,7 +68,7 @@ from ._confine import contains
 from ._core import AgentSkills, create_agent_skills
 from ._diagnostics import EntryStatus, RootStatus, set_warn_sink
 from ._errors import ErrorCode, SkillError, StartupError
-from ._model import SkillInfo
+from ._model import SkillInfo, is_hidden
 from ._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
 from ._registry import unknown_skill
 from ._scan import is_manifest_name
@@ -1021,7 +1021,7 @@ def _expand_validate_path(path: Path) -> list[Path]:
         children = sorted(path.iterdir(), key=lambda p: (p.name.casefold(), p.name))
     except OSError:
         return [path]
-    skills = [c for c in children if not c.name.startswith(".") and c.is_dir() and find_manifest(c)]
+    skills = [c for c in children if not is_hidden(c.name) and c.is_dir() and find_manifest(c)]
     return skills or [path]
 
 

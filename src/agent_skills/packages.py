@@ -47,7 +47,7 @@ from ._diagnostics import Diagnostic
 from ._digest import FileDigest, digest_stream, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
 from ._manifest import parse_skill
-from ._model import sort_key
+from ._model import is_skipped, sort_key
 from ._resources import list_resources
 from ._schema import name_problem
 from .validate import Severity, find_manifest, validate_skill
@@ -724,7 +724,7 @@ def _find_skill_dirs(tree: Path) -> list[Path]:
             except OSError:
                 continue
             for entry in entries:
-                if entry.name.startswith(".") or entry.name in ("node_modules", "__pycache__"):
+                if is_skipped(entry.name):
                     continue
                 try:
                     if not entry.is_dir(follow_symlinks=False):
