@@ -242,3 +242,38 @@ def test_bad_arguments_and_missing_extra(root: Path, monkeypatch: pytest.MonkeyP
 def test_changes_are_falsy_when_empty() -> None:
     assert not SkillChanges()
     assert SkillChanges(removed=("a",))
+
+
+def test_a_fault_while_watching_does_not_end_it(root: Path) -> None:
+    skills = create_agent_skills([root])
+    recorder = Recorder()
+    with skills.watch(recorder, debounce_ms=50) as watcher:
+        original = watcher._refresh
+        calls: list[set[str]] = []
+
+        def flaky(paths: set[str]) -> None:
+            calls.append(paths)
+            if len(calls) == 1:
+                raise RuntimeError("simulated fault")
+            original(paths)
+
+        watcher._refresh = flaky  # type: ignore[method-assign]
+        (root / "alpha" / "x.md").write_text("1\n")
+        _until(lambda: len(calls) >= 1)
+        (root / "beta" / "x.md").write_text("1\n")
+        # The paths of the failed round stay pending: alpha's change is not lost.
+        assert recorder.next() == SkillChanges(changed=("alpha", "beta"))
+        assert watcher.running
+
+
+def test_a_root_that_cannot_be_watched_is_a_startup_error(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Refusing:
+        def __init__(self, *args: object) -> None:
+            raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr("watchfiles._rust_notify.RustNotify", Refusing)
+    skills = create_agent_skills([root])
+    with pytest.raises(StartupError, match=r"cannot watch the skill roots: .*inotify watch limit"):
+        skills.watch()

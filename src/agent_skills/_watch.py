@@ -123,7 +123,11 @@ class SkillWatcher:
         self._roots = [os.fspath(root.path) for root in skills.config.roots]
         self._digests: dict[Path, str | None] = {}
         self._refreshes = 0
-        self._notifiers = self._watch_set()
+        self._pending: set[str] = set()
+        try:
+            self._notifiers = self._watch_set()
+        except (OSError, RuntimeError) as exc:  # e.g. the inotify watch limit
+            raise StartupError(f"cannot watch the skill roots: {exc}") from None
         for info in skills.list_skills():
             self._digests[info.dir] = self._digest(info.dir)
         self._thread = threading.Thread(target=self._run, name="agent-skills-watch", daemon=True)
@@ -178,42 +182,59 @@ class SkillWatcher:
         return digest
 
     def _run(self) -> None:
-        step = self._debounce_ms
         while not self._stop.is_set():
-            paths: set[str] = set()
-            rebuild = False
-            for notifier, recursive in self._notifiers:
-                # Only the first notifier waits; the others are looked at in passing.
-                wait = _TICK_MS if notifier is self._notifiers[0][0] else 1
-                result = notifier.watch(_MAX_GROUPING_MS, step, wait, self._stop)
-                if isinstance(result, set):
-                    for _, path in result:
-                        if path in self._roots:
-                            rebuild = True  # a root itself appeared or went away
-                            paths.add(path)
-                        elif recursive:
-                            if not _ignored(path, self._roots):
-                                paths.add(path)
-                        elif any(r == path or r.startswith(path + os.sep) for r in self._roots):
-                            rebuild = True
-                            paths.add(path)
-            if not self._notifiers and self._stop.wait(_TICK_MS / 1000):
-                break
-            if self._stop.is_set():
-                break
-            if rebuild:
-                self._notifiers = self._watch_set()
-            if paths:
-                self._refresh(paths)
+            try:
+                self._step()
+            except Exception:  # a fault of one round never ends the watching
+                logger.exception("watching the skill roots failed; watching again")
+                # The notifiers keep collecting events meanwhile: nothing is lost.
+                if self._stop.wait(1.0):
+                    break
 
-    def _refresh(self, paths: set[str]) -> None:
+    def _step(self) -> None:
+        """Wait for one batch of changes (at most a tick), then refresh if they matter."""
+        step = self._debounce_ms
+        if self._stop.is_set():
+            return
+        paths: set[str] = set()
+        rebuild = False
+        for notifier, recursive in self._notifiers:
+            # Only the first notifier waits; the others are looked at in passing.
+            wait = _TICK_MS if notifier is self._notifiers[0][0] else 1
+            result = notifier.watch(_MAX_GROUPING_MS, step, wait, self._stop)
+            if isinstance(result, set):
+                for _, path in result:
+                    if path in self._roots:
+                        rebuild = True  # a root itself appeared or went away
+                        paths.add(path)
+                    elif recursive:
+                        if not _ignored(path, self._roots):
+                            paths.add(path)
+                    elif any(r == path or r.startswith(path + os.sep) for r in self._roots):
+                        rebuild = True
+                        paths.add(path)
+        if not self._notifiers and self._stop.wait(_TICK_MS / 1000):
+            return
+        if self._stop.is_set():
+            return
+        if rebuild:
+            self._notifiers = self._watch_set()
+        # Paths of a batch whose refresh failed stay pending: the next batch compares their
+        # skills again (no retry without new changes, so a broken tree is not rescanned in a loop).
+        if paths:
+            self._pending |= paths
+            if self._refresh(self._pending):
+                self._pending = set()
+
+    def _refresh(self, paths: set[str]) -> bool:
+        """Refresh and report; ``False`` when the refresh failed (the snapshot stays)."""
         skills = self._skills
         before = {info.name: info for info in skills.list_skills()}
         try:
             skills.refresh()
         except SkillError as err:  # strict mode: the previous snapshot stays
             logger.warning("refresh after a change failed, keeping the previous skills: %s", err)
-            return
+            return False
         finally:
             self._refreshes += 1
         after = {info.name: info for info in skills.list_skills()}
@@ -242,3 +263,4 @@ class SkillWatcher:
                 self._on_change(changes)
             except Exception:
                 logger.exception("the on_change callback of a skill watcher failed")
+        return True
