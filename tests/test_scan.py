@@ -526,3 +526,20 @@ def test_find_manifest_missing_directory_and_nul_never_raise(tmp_path: Path) -> 
 )
 def test_is_manifest_name(name: str, expected: bool) -> None:
     assert is_manifest_name(name) is expected
+
+
+@pytest.mark.parametrize(
+    ("names", "chosen"),
+    [
+        ([], None),
+        (["README.md"], None),
+        (["skill.md", "SKILL.md", "Skill.md"], "SKILL.md"),
+        (["skill.md", "Skill.md"], "Skill.md"),
+        (["skill.MD", "skill.md"], "skill.MD"),
+    ],
+)
+def test_choose_manifest_is_the_one_choice_of_variant(names: list[str], chosen: str | None) -> None:
+    from agent_skills._scan import choose_manifest
+
+    assert choose_manifest(names) == chosen
+    assert choose_manifest(reversed(names)) == chosen

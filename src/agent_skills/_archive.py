@@ -47,7 +47,7 @@ from ._digest import FileDigest, digest_stream
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, is_skipped, sort_key
 from ._resources import ResourceListing
-from ._scan import MANIFEST_NAME, Candidate, is_manifest_name
+from ._scan import MANIFEST_NAME, Candidate, choose_manifest, is_manifest_name
 
 __all__ = [
     "MAX_DEPTH",
@@ -456,14 +456,8 @@ def _build_index(
 def _manifest_in(files: dict[str, ArchiveFile], top: str) -> str | None:
     """The manifest of folder ``top`` (``""``: the top level), SPEC §4's choice of variant."""
     prefix = f"{top}/" if top else ""
-    variants = sorted(
-        (n for n in files if n.startswith(prefix) and is_manifest_name(n[len(prefix) :])),
-        key=sort_key,
-    )
-    if not variants:
-        return None
-    exact = prefix + MANIFEST_NAME
-    return exact if exact in variants else variants[0]
+    chosen = choose_manifest(n[len(prefix) :] for n in files if n.startswith(prefix))
+    return None if chosen is None else prefix + chosen
 
 
 def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) -> bytes:

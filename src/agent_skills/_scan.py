@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ __all__ = [
     "Candidate",
     "ManifestLookup",
     "RootScan",
+    "choose_manifest",
     "find_manifest",
     "is_manifest_name",
     "scan_root",
@@ -127,6 +129,23 @@ def _too_large(where: Path, size: int, cap: int) -> SkillError:
         f"manifest {where} is larger than {cap} bytes ({size} bytes; max_manifest_bytes)",
         {"path": str(where), "size": size, "max_bytes": cap},
     )
+
+
+def choose_manifest(names: Iterable[str]) -> str | None:
+    """Which of a directory's usable manifest names is the manifest (SPEC §4): exactly
+    ``SKILL.md`` when present, else the first case variant in ``(casefold, name)`` order.
+
+    Args:
+        names: Entry names in any order; those that are not a case variant of ``SKILL.md`` are
+            passed over.
+
+    Returns:
+        The chosen name, or ``None`` for no names.
+    """
+    ordered = sorted((n for n in names if is_manifest_name(n)), key=sort_key)
+    if not ordered:
+        return None
+    return MANIFEST_NAME if MANIFEST_NAME in ordered else ordered[0]
 
 
 def is_manifest_name(name: str) -> bool:
@@ -277,7 +296,8 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
         else:
             reason = _NO_MANIFEST
         return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags), linked=linked)
-    chosen = MANIFEST_NAME if MANIFEST_NAME in usable else usable[0]
+    chosen = choose_manifest(usable)
+    assert chosen is not None
     path = os.path.join(dir_text, chosen)
     if chosen != MANIFEST_NAME:
         diags.append(
