@@ -20,6 +20,7 @@ from agent_skills._args import (
     coerce_path,
     coerce_str,
     path_text,
+    shown_text,
 )
 from conftest import make_skill
 
@@ -57,6 +58,16 @@ def test_coerce_path_errors_are_coded() -> None:
         assert (info.value.message, info.value.fields) == (message, {"path": bad})
     with pytest.raises(StartupError, match=r"^home must be a str or os\.PathLike"):
         coerce_path(_RaisingPath(), "home", startup=True)
+
+
+def test_shown_names_any_argument() -> None:
+    assert (shown_text("a/b"), shown_text(Path("x")), shown_text(b"x"), shown_text(3)) == (
+        "a/b",
+        "x",
+        "b'x'",
+        "3",
+    )
+    assert shown_text(_RaisingPath()).startswith("<")
 
 
 def test_coerce_str_and_name() -> None:

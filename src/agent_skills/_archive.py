@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal, cast
 
+from ._args import shown_text
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
 from ._confine import has_drive, lexical_rel
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
@@ -798,12 +799,7 @@ def _resource_kind(rel: str) -> ResourceKind:
 
 def archived_path_error(archived: ArchivedSkill, name: str, rel: object) -> SkillError:
     """``not_a_file`` ``{name, rel, archive}``: an archived file has no path (SPEC §25.1)."""
-    try:
-        rel_text = os.fspath(rel)  # type: ignore[call-overload]
-    except TypeError:
-        rel_text = repr(rel)
-    if not isinstance(rel_text, str):
-        rel_text = repr(rel_text)
+    rel_text = shown_text(rel)
     return SkillError(
         ErrorCode.NOT_A_FILE,
         f"Resource '{rel_text}' of skill '{name}' lives in the archive {archived.index.path} "

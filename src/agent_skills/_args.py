@@ -28,6 +28,7 @@ __all__ = [
     "coerce_path",
     "coerce_str",
     "path_text",
+    "shown_text",
 ]
 
 _C = TypeVar("_C", bound=str)
@@ -37,6 +38,13 @@ def _refuse(message: str, fields: dict[str, Any], startup: bool) -> Exception:
     if startup:
         return StartupError(message)
     return SkillError(ErrorCode.INVALID_INPUT, message, fields)
+
+
+def shown_text(value: object) -> str:
+    """``value`` as text for a message or ``fields``: the path text of a ``str`` or path-like,
+    else its ``repr`` (so a bad argument can always be named)."""
+    text = path_text(value)
+    return text if text is not None else repr(value)
 
 
 def _kind(value: object) -> str:

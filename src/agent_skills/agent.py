@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from ._archive import archived_path_error
-from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
+from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str, shown_text
 from ._confine import Pin, contains, read_pinned_manifest, real_path, verify_pin
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
@@ -794,16 +794,10 @@ class SkillSession:
             pin = self._active.get(name)
         registry = self._skills.registry
         if pin is None or name not in registry or registry.pin(name) != pin:
-            try:
-                rel_text = os.fspath(rel)
-            except TypeError:
-                rel_text = repr(rel)
-            if not isinstance(rel_text, str):
-                rel_text = repr(rel_text)
             raise SkillError(
                 ErrorCode.ACCESS_DENIED,
                 f"Skill '{name}' is not active in this conversation; activate it first",
-                {"name": name, "rel": rel_text},
+                {"name": name, "rel": shown_text(rel)},
             )
         return self._skills.read_resource(name, rel, max_bytes=self._max_read_bytes)
 
