@@ -112,3 +112,18 @@ def test_trust_under_a_path_without_project_skills(run: Any, env: dict[str, Path
     assert result.stdout == ""
     assert result.stderr.splitlines()[-1] == f"no project skill under {elsewhere.resolve()}"
     assert not env["store"].exists()
+
+
+def test_a_skill_that_cannot_be_hashed_does_not_stop_the_others(
+    run: Any, env: dict[str, Path], tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: linked\ndescription: Manifest kept elsewhere.\n---\nBody.\n")
+    linked = env["skills"] / "linked"
+    linked.mkdir()
+    (linked / "SKILL.md").symlink_to(outside)
+    result = run("trust", "--store", str(env["store"]), *_preset(env))
+    assert result.exit_code == 1
+    assert sorted(line.split()[1] for line in result.stdout.splitlines()) == ["lint", "shared"]
+    assert result.stderr.splitlines()[-1].startswith("path_escape: cannot approve linked: ")
+    assert sorted(p.name for p in TrustStore(env["store"]).approved()) == ["lint", "shared"]

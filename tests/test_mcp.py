@@ -363,3 +363,25 @@ def test_inspector_verifies_corpus(tmp_path: Path) -> None:
     assert all(r["outcome"] == "verified" for r in reports)
     got = _verify(tmp_path, roots, "modern", "skills/get", expected[-1])
     assert [(r["uri"], r["outcome"]) for r in got] == [(expected[-1], "verified")]
+
+
+def test_inspector_lists_the_resource_template(tmp_path: Path) -> None:
+    # The MCP Inspector (like several SDK clients) asks for templates; -32601 broke them (§24.1).
+    home = tmp_path / "home"
+    home.mkdir()
+    command = [*_inspector(), "--method", "resources/templates/list", "--format", "json", "-q"]
+    command += [sys.executable, "-m", "agent_skills.mcp", "--preset", "none"]
+    command += ["--root", str(EXAMPLES)]
+    proc = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(home), "PYTHONPATH": str(SRC)},
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    templates = json.loads(proc.stdout)["result"]["resourceTemplates"]
+    assert [(t["name"], t["uriTemplate"]) for t in templates] == [
+        ("skill-file", "skill://{name}/{+path}")
+    ]

@@ -1204,6 +1204,7 @@ def trust_command(
         return
     bases = [os.path.realpath(p) for p in paths] or [os.path.realpath(skills.config.workspace_dir)]
     done: list[dict[str, str]] = []
+    failed: list[str] = []
     if revoke:
         for directory in sorted(store.approved()):
             if any(contains(base, os.fspath(directory)) for base in bases):
@@ -1226,21 +1227,33 @@ def trust_command(
                 continue
             seen.add(real)
             follow = skills.config.follow_symlinks
-            digest = store.approve(
-                real, follow_symlinks=follow, max_resources=skills.config.max_resources
-            )
+            try:
+                digest = store.approve(
+                    real, follow_symlinks=follow, max_resources=skills.config.max_resources
+                )
+            except SkillError as err:
+                if err.fields.get("path") == str(store.path):
+                    raise  # the store itself: nothing else can be approved either
+                # One skill that cannot be hashed (a manifest linked from outside, an archived
+                # skill, a file that vanished) does not stop the others.
+                failed.append(f"{err.code.value}: cannot approve {entry.name}: {err.message}")
+                continue
             done.append({"name": entry.name, "dir": real, "digest": digest, "status": "approved"})
     if as_json:
         _emit_json(done)
-        return
-    for item in done:
-        if item["status"] == "approved":
-            click.echo(_safe(f"approved {item['name']} {item['digest']} {item['dir']}"))
-        else:
-            click.echo(_safe(f"revoked {item['dir']}"))
-    if not done:
-        what = "approval" if revoke else "project skill"
-        click.echo(f"no {what} under {', '.join(bases)}", err=True)
+    else:
+        for item in done:
+            if item["status"] == "approved":
+                click.echo(_safe(f"approved {item['name']} {item['digest']} {item['dir']}"))
+            else:
+                click.echo(_safe(f"revoked {item['dir']}"))
+        if not done and not failed:
+            what = "approval" if revoke else "project skill"
+            click.echo(f"no {what} under {', '.join(bases)}", err=True)
+    for message in failed:
+        click.echo(_safe(message), err=True)
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 # ---------------------------------------------------------------------------------------------
