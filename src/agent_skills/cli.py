@@ -102,6 +102,7 @@ class CliErrorCode(StrEnum):
     USAGE_ERROR = "usage_error"
     STARTUP_ERROR = "startup_error"
     INTERNAL_ERROR = "internal_error"
+    ABORTED = "aborted"
 
 
 def _fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
@@ -151,7 +152,7 @@ class _Group(click.Group):
             except click.Abort:
                 if not standalone_mode:
                     raise
-                _echo_error("aborted", "interrupted")
+                _echo_error(CliErrorCode.ABORTED, "interrupted")
                 rv = 1
         finally:
             _JSON_ERRORS.reset(token)
@@ -1601,7 +1602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         exc.show()
         return exc.exit_code
     except click.Abort:
-        _echo_error("aborted", "interrupted")
+        _echo_error(CliErrorCode.ABORTED, "interrupted")
         return 1
     except BrokenPipeError:
         _silence_stdout()

@@ -73,6 +73,7 @@ from ._args import coerce_str
 from ._diagnostics import Diagnostic, DiagnosticKind, emit
 from ._digest import file_digest
 from ._manifest import _Core12Loader, load_frontmatter_yaml, split_frontmatter
+from ._registry import unknown_skill
 from ._scan import MANIFEST_NAME
 from .agent import (
     ACTIVATE_TOOL_NAME,
@@ -502,11 +503,11 @@ def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, b
         content = skills.load_skill(name)
         rel = target.relative_to(content.dir).as_posix() if content is not None else path
     if content is None:
-        raise SkillError("not_found", f"unknown skill '{name}'", {"name": name})
+        raise unknown_skill(name, [info.name for info in skills.list_skills()])
     listed = {content.path.name, *(resource.rel for resource in content.resources)}
     if rel not in listed:
         raise SkillError(
-            "not_found",
+            ErrorCode.NOT_FOUND,
             f"'{path}' is not one of the files of skill '{name}'",
             {"name": name, "rel": path},
         )
