@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import importlib
-import json
 import logging
 import os
 import shutil
@@ -63,7 +62,7 @@ else:
         return Text(*args, **kwargs)
 
 
-from ._config import MAX_DEPTH, SkillRoot, expand_home
+from ._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot, expand_home
 from ._confine import contains
 from ._core import AgentSkills, create_agent_skills
 from ._diagnostics import EntryStatus, RootStatus, set_warn_sink
@@ -72,6 +71,7 @@ from ._model import SkillInfo, is_hidden
 from ._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
 from ._registry import unknown_skill
 from ._scan import is_manifest_name
+from ._terminal import json_text, safe_text
 from .validate import PROFILES, Problem, Profile, Severity, find_manifest, validate_skill
 
 __all__ = ["cli", "main"]
@@ -187,9 +187,9 @@ def _echo_error(code: str, message: str, fields: Mapping[str, Any] | None = None
     ``{"error": {"code", "message", "fields"}}`` (SPEC §16, §21.11)."""
     if _JSON_ERRORS.get():
         error = {"code": str(code), "message": message, "fields": dict(fields or {})}
-        click.echo(json.dumps({"error": error}, ensure_ascii=False, default=str), err=True)
+        click.echo(json_text({"error": error}, indent=None), err=True)
         return
-    click.echo(f"{code}: {message}", err=True)
+    click.echo(_safe(f"{code}: {message}"), err=True)
 
 
 def _silence_stdout() -> None:
@@ -227,7 +227,7 @@ def _print(*renderables: Any) -> None:
 
 
 def _emit_json(value: Any) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    click.echo(json_text(value))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,6 +268,13 @@ def _root_options(fn: _F) -> _F:
             show_default=True,
             help="Search each root this deep for skill folders (categories such as "
             "skills/ios/swiftui need 2).",
+        ),
+        click.option(
+            "--max-manifest-bytes",
+            type=click.IntRange(1, None),
+            default=DEFAULT_MAX_MANIFEST_BYTES,
+            show_default=True,
+            help="Skip a SKILL.md larger than this many bytes (too_large).",
         ),
         click.option(
             "--disable",
@@ -367,7 +374,7 @@ def _warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
     if not logger.handlers:
         logger.addHandler(logging.NullHandler())
     if enabled:
-        set_warn_sink(lambda message: click.echo(f"warning: {message}", err=True))
+        set_warn_sink(lambda message: click.echo(_safe(f"warning: {message}"), err=True))
     else:
         set_warn_sink(lambda message: None)
     try:
@@ -405,6 +412,7 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
             trust=_trust_store(),
             max_depth=options.get("max_depth", 1),
             disabled=disabled,
+            max_manifest_bytes=options.get("max_manifest_bytes", DEFAULT_MAX_MANIFEST_BYTES),
         )
     # The library is silent about missing roots (SPEC §4); a root typed on the command line that
     # is missing is most likely a typo, so say so (preset roots are often absent, and stay quiet).
@@ -428,6 +436,7 @@ _ROOT_OPTION_KEYS = (
     "workspace",
     "roots",
     "max_depth",
+    "max_manifest_bytes",
     "disabled",
     "strict",
     "no_follow_symlinks",
@@ -570,8 +579,8 @@ def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
         facts.add_row(_text(label), _text(value))
     count = len(content.resources)
     more = " (truncated)" if content.resources_truncated else ""
-    lines = [f"\nresources: {count}{more}", *(f"  {res.rel}" for res in content.resources)]
-    _print(facts, Text("\n".join(lines)), Text("\n" + content.body))
+    lines = [f"\nresources: {count}{more}", *(f"  {_safe(res.rel)}" for res in content.resources)]
+    _print(facts, Text("\n".join(lines)), Text("\n" + safe_text(content.body)))
 
 
 @cli.command("resources")
@@ -600,7 +609,7 @@ def resources_command(skills: AgentSkills, name: str, as_json: bool) -> None:
         )
         return
     if not content.resources:
-        click.echo(f"{content.name} has no resources.")
+        click.echo(_safe(f"{content.name} has no resources."))
         return
     table = Table(box=None, pad_edge=False)
     table.add_column("KIND")
@@ -633,7 +642,7 @@ def path_command(skills: AgentSkills, name: str, rel: str, as_json: bool) -> Non
     if as_json:
         _emit_json({"name": name, "rel": rel, "path": str(path)})
     else:
-        click.echo(str(path))
+        click.echo(_safe(str(path)))
 
 
 @cli.command("read")
@@ -1085,7 +1094,7 @@ def _lint_line(skill_dir: Path, problem: Problem) -> str:
     where = str(manifest if manifest is not None else skill_dir)
     if problem.line is not None:
         where = f"{where}:{problem.line}"
-    return f"{where}: {problem.severity.value} {problem.code} {problem.message}"
+    return _safe(f"{where}: {problem.severity.value} {problem.code} {problem.message}")
 
 
 @cli.command("serve")
@@ -1446,11 +1455,8 @@ def verify_command(
 
 
 def _safe(text: str) -> str:
-    """Show control characters of skill-supplied names as ``\\xNN`` (SPEC §20.9)."""
-    return "".join(
-        c if c == "\t" or (c >= " " and not 0x7F <= ord(c) <= 0x9F) else f"\\x{ord(c):02x}"
-        for c in text
-    )
+    """A name, path or one-line message safe to print (SPEC §20.9): see ``safe_text``."""
+    return safe_text(text, inline=True)
 
 
 def _install_options(fn: _F) -> _F:

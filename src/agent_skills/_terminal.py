@@ -1,0 +1,76 @@
+"""Skill-supplied text made safe for a terminal and for JSON (SPEC §20.8-§20.9).
+
+Names, descriptions, bodies and paths come from skill folders written by someone else. Printed raw,
+an escape sequence in a description could move the cursor, retitle the window or recolour the
+screen, and a newline in a directory name could forge an output line. File names that are not
+UTF-8 reach Python as lone surrogates (``surrogateescape``), which no UTF-8 stream can write.
+
+* :func:`safe_text` is what every human-output path of the CLI prints: C0/C1 control characters
+  other than newline and tab, and undecodable bytes, become ``\\xNN``; with ``inline=True`` (names,
+  paths, table cells, one-line messages) a newline becomes ``\\n`` and a tab ``\\t`` too.
+* :func:`json_text` is ``json.dumps`` whose output is always valid UTF-8: an undecodable byte is
+  written as the four characters ``\\xNN`` inside its string.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["json_text", "safe_text"]
+
+# C0 controls but tab and newline, DEL, C1 controls, and lone surrogates.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNSAFE_INLINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    c = match.group()
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    if c == "\n":
+        return "\\n"
+    if c == "\t":
+        return "\\t"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def safe_text(text: str, *, inline: bool = False) -> str:
+    """``text`` with nothing a terminal would act on (SPEC §20.9).
+
+    Args:
+        text: Skill-supplied text.
+        inline: For a name, a path, a table cell or a one-line message: newlines and tabs are
+            shown as ``\\n`` and ``\\t`` so they cannot forge or break a line.
+
+    Returns:
+        The text with every C0/C1 control character (but newline and tab unless ``inline``)
+        written ``\\xNN``, and each undecodable byte of a file name written ``\\xNN``.
+    """
+    pattern = _UNSAFE_INLINE if inline else _UNSAFE
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def _surrogate_in_json(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\\\x{code - 0xDC00:02x}"  # the JSON string holds the characters \xNN
+    return f"\\\\u{code:04x}"
+
+
+def json_text(value: Any, *, indent: int | None = 2) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, valid UTF-8 whatever the names (SPEC §20.8).
+
+    Args:
+        value: A JSON-ready value (paths and other objects are written with ``str``).
+        indent: As for ``json.dumps``.
+
+    Returns:
+        The JSON text; a lone surrogate from an undecodable file name is written as ``\\xNN``
+        inside its string.
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    return _SURROGATE.sub(_surrogate_in_json, text) if _SURROGATE.search(text) else text

@@ -1,0 +1,155 @@
+"""Terminal safety and valid UTF-8 output (SPEC §20.8-§20.9).
+
+Skill-supplied text (names, descriptions, bodies, paths) never reaches the terminal as control
+characters: escape sequences are shown as ``\\xNN``, a newline in a name or path as ``\\n``;
+undecodable bytes of file names as ``\\xNN``; ``--json`` is valid UTF-8 and ``read`` is exact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_skills._terminal import json_text, safe_text
+from conftest import make_skill
+
+ESC_DESCRIPTION = "Title\x1b]0;pwned\x07 and \x1b[2J\x1b[31mred\x9b"
+
+
+def _cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "HOME": str(home), "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "agent_skills", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "skills"
+    make_skill(
+        root,
+        "esc",
+        frontmatter={"name": "esc", "description": ESC_DESCRIPTION},
+        body="Body \x1b[1mbold\x1b[0m\nline two\x07",
+        files={"references/a\x1bb.md": "A"},
+    )
+    if sys.platform != "darwin":
+        make_skill(
+            root,
+            os.fsdecode(b"odd\xff"),
+            frontmatter={"name": "odd", "description": "Undecodable directory name."},
+        )
+    home = tmp_path / "home"
+    home.mkdir()
+    return root, home
+
+
+def _no_controls(out: bytes) -> None:
+    text = out.decode("utf-8")  # valid UTF-8
+    bad = [c for c in text if (ord(c) < 0x20 and c not in "\n") or 0x7F <= ord(c) <= 0x9F]
+    assert bad == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["show", "esc"], ["resources", "esc"], ["report"]],
+    ids=lambda c: c[0],
+)
+def test_human_output_has_no_control_characters(
+    hostile: tuple[Path, Path], command: list[str]
+) -> None:
+    root, home = hostile
+    done = _cli(*command, "--preset", "none", "--root", str(root), cwd=root.parent, home=home)
+    assert done.returncode == 0, done.stderr
+    _no_controls(done.stdout)
+    _no_controls(done.stderr)
+    if command[0] in ("list", "show"):
+        assert b"Title\\x1b]0;pwned\\x07" in done.stdout
+    if command[0] == "show":
+        assert b"Body \\x1b[1mbold\\x1b[0m\nline two\\x07" in done.stdout  # newlines kept
+    if command[0] == "resources":
+        assert b"references/a\\x1bb.md" in done.stdout
+    if command[0] == "report" and sys.platform != "darwin":
+        assert b"odd\\xff" in done.stdout
+
+
+def test_json_is_valid_utf8_with_undecodable_bytes_as_escapes(hostile: tuple[Path, Path]) -> None:
+    root, home = hostile
+    done = _cli(
+        "list", "--json", "--preset", "none", "--root", str(root), cwd=root.parent, home=home
+    )
+    assert done.returncode == 0, done.stderr
+    skills = json.loads(done.stdout.decode("utf-8"))
+    by_name = {s["name"]: s for s in skills}
+    assert by_name["esc"]["description"] == ESC_DESCRIPTION  # --json is exact
+    if sys.platform != "darwin":
+        assert by_name["odd"]["dir"] == str(root / "odd") + "\\xff"
+
+
+def test_read_is_exact(hostile: tuple[Path, Path]) -> None:
+    root, home = hostile
+    done = _cli(
+        "read",
+        "esc",
+        "SKILL.md",
+        "--preset",
+        "none",
+        "--root",
+        str(root),
+        cwd=root.parent,
+        home=home,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (root / "esc" / "SKILL.md").read_bytes()
+
+
+def test_a_newline_in_a_name_cannot_forge_a_line(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    make_skill(root, "fake\nloaded  evil", frontmatter={"name": "n", "description": "d"})
+    home = tmp_path / "home"
+    home.mkdir()
+    done = _cli("report", "--preset", "none", "--root", str(root), cwd=tmp_path, home=home)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert not any(line.startswith("loaded  evil") for line in lines)
+    assert any("fake\\nloaded  evil" in line for line in lines)
+
+
+def test_safe_text_examples() -> None:
+    assert safe_text("a\x1b[31mb\x07c\x9bd\x7f") == "a\\x1b[31mb\\x07c\\x9bd\\x7f"
+    assert safe_text("one\ntwo\tthree") == "one\ntwo\tthree"
+    assert safe_text("one\ntwo\tthree", inline=True) == "one\\ntwo\\tthree"
+    assert safe_text(os.fsdecode(b"caf\xe9")) == "caf\\xe9"
+    assert safe_text("naïve — 日本") == "naïve — 日本"
+    assert json.loads(json_text({"p": os.fsdecode(b"x\xff")})) == {"p": "x\\xff"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None, exclude_categories=[])), st.booleans())
+def test_safe_text_leaves_nothing_a_terminal_acts_on(text: str, inline: bool) -> None:
+    out = safe_text(text, inline=inline)
+    out.encode("utf-8")  # no lone surrogate is left
+    allowed = "" if inline else "\n\t"
+    assert not any((ord(c) < 0x20 and c not in allowed) or 0x7F <= ord(c) <= 0x9F for c in out)
+    if not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF for c in text):
+        assert out == text  # ordinary text is untouched
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.text(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)))
+def test_json_text_is_always_valid_utf8(value: object) -> None:
+    text = json_text(value)
+    text.encode("utf-8")
+    json.loads(text)
