@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_skills.cli import cli
 from conftest import make_skill
@@ -540,3 +542,44 @@ def test_strict_with_a_root_that_is_a_file_warns_only(machine: dict[str, Path]) 
     result = invoke(machine, "list", "--json", "--strict", "--root", str(f))
     assert result.exit_code == 0  # SPEC §21.13: only a missing --root is exit 2
     assert result.stderr == f"warning: --root {f}: root is not a directory\n"
+
+
+# --- the layout itself, for any cells ------------------------------------------------------------
+
+_cell = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"),
+    min_size=0,
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(st.lists(_cell, min_size=4, max_size=4), min_size=1, max_size=6),
+    width=st.integers(min_value=60, max_value=220),
+    cut=st.booleans(),
+)
+def test_columns_keep_fixed_cells_whole_and_fit_the_width(
+    rows: list[list[str]], width: int, cut: bool
+) -> None:
+    from rich.cells import cell_len
+
+    from agent_skills.cli import _columns, _safe
+
+    headers = ["NAME", "SCOPE", "SOURCE", "DESCRIPTION"]
+    lines = [t.plain for t in _columns(headers, rows, width=width, cut=cut, movable=1)]
+    text = "\n".join(lines)
+    for row in rows:
+        for cell in row[:3]:
+            assert _safe(cell).strip() in text  # names and paths are never cut
+    fixed = [max(cell_len(_safe(r[i])) for r in [headers, *rows]) for i in range(3)]
+    if sum(fixed) + 4 + 4 <= width:  # when the fixed columns fit, so does every line
+        assert all(cell_len(line) <= width for line in lines)
+    if cut:
+        for row in rows:
+            flex = _safe(row[3])
+            assert flex.strip() in text or "…" in text
+    else:
+        squeezed = text.replace("\n", "").replace(" ", "")
+        for row in rows:
+            assert _safe(row[3]).replace(" ", "") in squeezed  # notes are never cut
