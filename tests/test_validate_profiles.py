@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from agent_skills import SkillError, create_agent_skills
+from agent_skills import SkillError, create_agent_skills, parse_skill
 from agent_skills.cli import cli
 from agent_skills.validate import (
     PROFILES,
@@ -189,3 +192,29 @@ def test_mcp_publishes_what_validate_passes(
         "allowed-tools must be a space-separated string, not a number (it stays available "
         "through the tools)"
     ]
+
+
+_NAME_CHARS = st.characters(categories=("Ll", "Lo", "Nd"), include_characters="-")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.text(_NAME_CHARS, min_size=1, max_size=20),
+    # Printable text: YAML itself folds C0/C1 line breaks such as U+0085 when it round-trips.
+    description=st.text(
+        st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp")), min_size=0, max_size=40
+    ),
+    metadata=st.dictionaries(st.text(min_size=1, max_size=5), st.text(max_size=5), max_size=2),
+)
+def test_what_validate_accepts_the_loader_loads(
+    name: str, description: str, metadata: dict[str, str]
+) -> None:
+    """SPEC §21.5: check_frontmatter (the validate rules) and the loader agree where they
+    overlap: a frontmatter with no spec error loads under the same name."""
+    data: dict[str, Any] = {"name": name, "description": description, "metadata": metadata}
+    if any(p.severity == E for p in check_frontmatter(data)):
+        return
+    text = "---\n" + yaml.safe_dump(data, allow_unicode=True) + "---\nBody\n"
+    parsed = parse_skill(text, strict=True)
+    assert parsed.frontmatter["name"] == name
+    assert parsed.frontmatter["description"] == description.strip()
