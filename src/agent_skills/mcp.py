@@ -127,6 +127,8 @@ _LIST_CHANGED = (
     "notifications/prompts/list_changed",
     "notifications/tools/list_changed",
 )
+# Longest one client may take to accept the change notifications, in seconds.
+_NOTIFY_TIMEOUT_S = 5.0
 #: Most streamable HTTP sessions open at once (SPEC §24.4).
 MAX_SESSIONS = 1000
 #: Seconds an HTTP session may stay idle before it is closed (SPEC §24.4: 30 minutes).
@@ -618,9 +620,10 @@ class SkillServer:
     :meth:`rebuild`): the extension's manifests are that snapshot. Skills that hosts could not
     accept (SPEC §17: Agent Skills ``name``/``description``/``compatibility``/``metadata`` rules,
     a UTF-8 ``SKILL.md`` named exactly so whose frontmatter parses without repair, at most 512
-    files and 16 MiB, no paths that collide ignoring case) are left out of ``skills/*`` and
-    ``resources/*`` with a warning on the ``agent_skills`` logger, and stay available through the
-    tools and prompts.
+    files and 16 MiB, no paths that collide ignoring case; SPEC §24.2: frontmatter within the
+    YAML subset of the official TypeScript client) are left out of ``skills/*`` and
+    ``resources/*`` with a ``not_published`` warning diagnostic (:attr:`diagnostics`), and stay
+    available through the tools and prompts.
 
     Args:
         skills: The skills to serve.
@@ -668,8 +671,10 @@ class SkillServer:
         """
         for connection in list(self._connections):
             try:
-                for method in _LIST_CHANGED:
-                    await connection.outbound.notify(method, None)
+                # A client that stopped reading must not hold up the others (or the watcher).
+                with anyio.move_on_after(_NOTIFY_TIMEOUT_S):
+                    for method in _LIST_CHANGED:
+                        await connection.outbound.notify(method, None)
             except Exception:  # a closed connection must not stop the others
                 self._connections.discard(connection)
         for event in (ResourcesListChanged(), PromptsListChanged(), ToolsListChanged()):
