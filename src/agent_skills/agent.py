@@ -732,10 +732,12 @@ class SkillSession:
 
         Raises:
             SkillError: ``invalid_input`` for a non-``str`` name; ``not_found`` ``{name}`` for an
-                unknown or non-model-invocable skill; ``invalid_skill`` ``{name, path}`` when
-                the manifest no longer parses (the catalog keeps the skill until a refresh);
-                the read's errors (``not_found`` when the manifest was deleted, ``io_error``,
-                ``too_large``) as :func:`current_body`.
+                unknown or non-model-invocable skill; ``stale_skill`` ``{name, dir}`` when the
+                skill's directory is no longer the one pinned at discovery (SPEC §20.1);
+                ``invalid_skill`` ``{name, path}`` when the manifest no longer parses (the
+                catalog keeps the skill until a refresh); the read's errors (``not_found`` when
+                the manifest was deleted, ``io_error``, ``too_large``, ``access_denied``) as
+                :func:`current_body`.
         """
         coerce_str(name, "skill name")
         registry = self._skills.registry
