@@ -339,3 +339,27 @@ def test_an_archived_manifest_over_the_limit_is_skipped(tmp_path: Path) -> None:
     with pytest.raises(SkillError) as info:
         create_agent_skills([path], max_manifest_bytes=1000, strict=True)
     assert info.value.code == "too_large"
+
+
+def test_watch_reports_a_rewritten_archive_as_changed(tmp_path: Path) -> None:
+    pytest.importorskip("watchfiles")
+    import time
+
+    path = tmp_path / "a.zip"
+
+    def write(description: str) -> None:
+        manifest = f"---\nname: hello\ndescription: {description}\n---\nBody.\n".encode()
+        make_zip(tmp_path / "next.zip", [("hello/SKILL.md", manifest)])
+        os.replace(tmp_path / "next.zip", path)
+
+    write("One.")
+    skills = create_agent_skills([path])
+    seen: list[object] = []
+    with skills.watch(seen.append, debounce_ms=50):
+        time.sleep(0.3)
+        write("Two.")
+        deadline = time.monotonic() + 20
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert [(c.added, c.removed, c.changed) for c in seen] == [((), (), ("hello",))]  # type: ignore[attr-defined]
+    assert [i.description for i in skills.list_skills()] == ["Two."]

@@ -243,7 +243,8 @@ class SkillWatcher:
         digests: dict[Path, str | None] = {}
         for name, info in after.items():
             old = before.get(name)
-            hit = any(p == info.dir or info.dir in p.parents for p in touched)
+            # The root itself touched: an archive root rewritten (SPEC §25.1) changes its skills.
+            hit = any(p in (info.dir, info.root) or info.dir in p.parents for p in touched)
             if hit or info.dir not in self._digests:
                 digests[info.dir] = self._digest(info.dir)
             else:
