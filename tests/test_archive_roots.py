@@ -363,3 +363,32 @@ def test_watch_reports_a_rewritten_archive_as_changed(tmp_path: Path) -> None:
             time.sleep(0.05)
     assert [(c.added, c.removed, c.changed) for c in seen] == [((), (), ("hello",))]  # type: ignore[attr-defined]
     assert [i.description for i in skills.list_skills()] == ["Two."]
+
+
+def test_a_member_lying_about_its_size_is_never_served_past_it(tmp_path: Path) -> None:
+    import struct
+
+    path = make_zip(
+        tmp_path / "lie.zip", [("hello/SKILL.md", MANIFEST), ("hello/big", bytes(100_000))]
+    )
+    raw = bytearray(path.read_bytes())
+    # (signature, offset of the name length, of the name, of the uncompressed size)
+    headers = ((b"PK\x01\x02", 28, 46, 24), (b"PK\x03\x04", 26, 30, 22))
+    for signature, length_at, name_at, size_at in headers:
+        start = 0
+        while (i := raw.find(signature, start)) >= 0:
+            length = struct.unpack_from("<H", raw, i + length_at)[0]
+            if raw[i + name_at : i + name_at + length] == b"hello/big":
+                struct.pack_into("<I", raw, i + size_at, 150)  # declares 150 bytes
+            start = i + 4
+    path.write_bytes(bytes(raw))
+    skills = create_agent_skills([path])
+    assert [(r.rel, r.size) for r in skills.load_skill("hello").resources] == [("big", 150)]  # type: ignore[union-attr]
+    with pytest.raises(SkillError) as info:
+        skills.read_resource("hello", "big")
+    assert info.value.code == "io_error"
+    assert "Bad CRC-32" in info.value.message
+    with pytest.raises(SkillError) as info:
+        pkg.install_skills(pkg.Source("archive", str(path)), tmp_path / "root")
+    assert info.value.code == "invalid_archive"
+    assert list((tmp_path / "root").iterdir()) == []
