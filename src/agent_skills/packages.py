@@ -235,7 +235,8 @@ def pack_skill(
 
     Raises:
         SkillError: ``invalid_skill`` ``{path, problems}`` when ``validate_skill`` finds errors
-            (SPEC §15); ``fs_error`` codes for unreadable files or an unwritable output.
+            (SPEC §15); ``too_large`` for more than 10 000 files or 512 MiB; ``fs_error`` codes
+            for unreadable files or an unwritable output.
     """
     skill_path = Path(os.fspath(skill_dir))
     _refuse_invalid(skill_path)
@@ -967,7 +968,9 @@ def install_skills(
         SkillError: ``not_found`` ``{names}`` for names not in the source, or when it holds no
             skill; ``duplicate_skill`` ``{name, paths}`` for an installed name without ``force``
             (nothing is changed); ``invalid_skill`` when a skill does not validate;
-            ``invalid_archive``; ``io_error`` when ``git`` fails; ``fs_error`` codes.
+            ``too_large`` for a skill over 10 000 files or 512 MiB; ``invalid_archive``;
+            ``io_error`` when ``git`` fails (or is not on ``PATH``); ``path_escape`` for a
+            ``//SUBDIR`` leading outside the clone; ``fs_error`` codes.
     """
     root_path = Path(os.path.abspath(os.fspath(root)))
     try:
