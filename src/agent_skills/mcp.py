@@ -235,6 +235,15 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
+def _is_utf8_name(text: str) -> bool:
+    """False for a name holding undecodable bytes (lone surrogates from ``surrogateescape``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _strict_frontmatter(data: bytes) -> dict[str, Any]:
     """The strict YAML 1.2 parse of a served ``SKILL.md``, as hosts parse it (SPEC §17).
 
@@ -371,6 +380,14 @@ def _publish(skills: AgentSkills, name: str) -> _ServedSkill:
     content = skills.load_skill(name)
     if content is None:
         raise _Unpublishable("the skill disappeared")
+    if not all(_is_utf8_name(t) for t in (str(content.dir), *(r.rel for r in content.resources))):
+        # SPEC §20.8: skill:// URIs and hosts need UTF-8 names
+        raise _Unpublishable("non_utf8_path: a file or directory name is not valid UTF-8")
+    outside = skills.registry.pin(name).manifest
+    if outside is not None:  # SPEC §20.3: a manifest link leading out of the skill (case C5)
+        raise _Unpublishable(
+            f"manifest_outside: {content.path.name} is a link to {outside[0]}, outside the skill"
+        )
     if content.path.name != MANIFEST_NAME:
         raise _Unpublishable(f"its manifest is named {content.path.name!r}, not {MANIFEST_NAME!r}")
     if content.resources_truncated:
