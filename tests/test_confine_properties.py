@@ -295,3 +295,64 @@ def test_arbitrary_input_raises_only_skill_errors(rel: object) -> None:
                 continue
             if isinstance(result, Path):
                 assert _inside(result, tree.real_dir)
+
+
+REPOINTS = st.sampled_from(["link-to-sibling", "link-to-out", "copy", "rename-sibling", "remove"])
+
+
+@PROPERTY_SETTINGS
+@given(entries=TREES, rels=st.lists(RELS, min_size=1, max_size=6), repoint=REPOINTS)
+def test_repointing_the_store_entry_after_discovery_serves_nothing_new(
+    entries: list[tuple[tuple[str, ...], str, tuple[str, str]]], rels: list[str], repoint: str
+) -> None:
+    """SPEC §20.1: between discovery and access ``store/s`` is repointed (a link to the sibling or
+    to the outside, a copy with the same files, another directory renamed into its place, or
+    removed). Every access then raises ``stale_skill`` and no list or approval names it."""
+    import shutil
+
+    from agent_skills.agent import SkillSession
+
+    with _tree(entries, True) as tree:
+        session = SkillSession(tree.skills)
+        session.activate("s")
+        real, base = tree.real_dir, tree.base
+        shutil.move(real, base / "s.moved")
+        if repoint == "link-to-sibling":
+            os.symlink(base / "store" / "s-x", real)
+        elif repoint == "link-to-out":
+            os.symlink(base / "out", real)
+        elif repoint == "copy":
+            shutil.copytree(base / "s.moved", real, symlinks=True)
+        elif repoint == "rename-sibling":
+            os.rename(base / "store" / "s-x", real)
+        stale = ("stale_skill", {"name": "s", "dir": str(real)})
+        calls = {
+            "resource_path": tree.skills.resource_path,
+            "read_resource": tree.skills.read_resource,
+            "session": session.read_resource,
+        }
+        for rel in rels:
+            for what, call in calls.items():
+                try:
+                    result = call("s", rel)
+                except SkillError as err:
+                    got = (err.code.value, dict(err.fields))
+                    # input checks come first: a bad or lexically escaping path is refused as such
+                    lexical_out = not _lexical(tree, rel).is_relative_to(tree.skill_dir)
+                    assert (
+                        got == stale
+                        or (_syntax_error(rel) and got[0] == "invalid_input")
+                        or (lexical_out and got[0] == "path_escape")
+                    ), (what, got)
+                    continue
+                pytest.fail(f"{what}({rel!r}) served {result!r} from a repointed skill")
+        with pytest.raises(SkillError) as info:
+            tree.skills.load_skill("s")
+        assert (info.value.code.value, dict(info.value.fields)) == stale
+        granted = tree.skills.allowed_read_roots()
+        assert granted == [tree.skill_dir.with_name("s-x")]  # the other skill of the root only
+        assert session.allowed_read_roots() == []
+        for probe in (real / "secret.txt", real / "a", real):
+            with pytest.raises(SkillError) as denied:
+                session.check_read(probe)
+            assert denied.value.code == "access_denied"
