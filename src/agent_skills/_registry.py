@@ -127,7 +127,9 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
             allowed = frozen
     assert cand.manifest is not None
     real_dir = cand.dir
-    if cand.pin is not None and cand.pin.real_dir != os.fspath(cand.dir):
+    # The directory's text from the listing's own strings: ``os.fspath(cand.dir)`` would make
+    # the snapshot's Path cache its text, about 100 B per skill (SPEC §26 memory).
+    if cand.pin is not None and cand.pin.real_dir != os.path.dirname(cand.location):
         real_dir = Path(cand.pin.real_dir)
     return SkillInfo(
         name=values["name"],
