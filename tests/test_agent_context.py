@@ -704,3 +704,28 @@ def test_search_ranks_by_category(tmp_path: Path) -> None:
     assert [i.name for i in session.search_skills("devops")] == ["deploy"]
     # The category weighs more than the description.
     assert [i.name for i in session.search_skills("cloud")] == ["deploy", "notes"]
+
+
+def test_search_common_words_rank_only_when_needed(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    for name, description in (
+        ("one", "Common words and a zebra."),
+        ("two", "Common words only."),
+        ("three", "Common words again."),
+        ("four", "Nothing alike."),
+    ):
+        make_skill(root, name, frontmatter={"name": name, "description": description})
+    session = SkillSession(create_agent_skills([root]))
+    # "common" is in three skills of four: the rare word decides, the common one fills up.
+    assert [i.name for i in session.search_skills("common zebra", 1)] == ["one"]
+    assert [i.name for i in session.search_skills("common zebra", 10)] == [
+        "one",
+        "three",
+        "two",
+    ]
+    # Only common words: they rank.
+    assert sorted(i.name for i in session.search_skills("common missingword")) == [
+        "one",
+        "three",
+        "two",
+    ]

@@ -89,6 +89,10 @@ def _category(info: SkillInfo) -> str:
     return info.category.replace("/", " ")
 
 
+def _quoted(term: str) -> str:
+    return '"' + term + '"'
+
+
 class SkillSearchIndex:
     """A BM25 index of skills over name, description and category (SPEC §22.2).
 
@@ -129,11 +133,32 @@ class SkillSearchIndex:
     def __len__(self) -> int:
         return len(self._skills)
 
+    def _useful(self, terms: list[str]) -> tuple[list[str], list[str]]:
+        """``(found, rare)``: the terms found in at least one skill, and those of them found in
+        at most half of the skills (all of them when none is that rare).
+
+        A term in more than half of the skills has a BM25 weight of about zero (FTS5 floors its
+        negative IDF), yet ranking every skill it matches is most of a query's time: the rare
+        terms are ranked first, and all found terms only when the rare ones match fewer skills
+        than asked for.
+        """
+        if len(terms) == 1:
+            return terms, terms
+        counts = [
+            self._db.execute("SELECT count(*) FROM skills(?)", (_quoted(term),)).fetchone()[0]
+            for term in terms
+        ]
+        found = [(term, count) for term, count in zip(terms, counts, strict=True) if count]
+        rare = [term for term, count in found if 2 * count <= len(self._skills)]
+        names = [term for term, _ in found]
+        return names, rare or names
+
     def search(self, query: str, limit: int) -> list[SkillInfo]:
         """Return the skills that best match ``query``, best first, at most ``limit``.
 
         Any word of the query may match (OR); BM25 ranks skills that match more, and rarer,
-        words higher.
+        words higher. Words found in more than half of the skills (whose BM25 weight is about
+        zero) are ranked by only when the rarer words match fewer than ``limit`` skills.
 
         Args:
             query: Free text; only its words count (see :func:`query_terms`).
@@ -145,8 +170,6 @@ class SkillSearchIndex:
         terms = query_terms(query)
         if not terms or limit < 1:
             return []
-        # Each term quoted: FTS5 operators (AND, OR, NEAR, *, ^, :) in the query are plain words.
-        match = " OR ".join('"' + term + '"' for term in terms)
         weights = ", ".join(str(w) for w in _WEIGHTS)
         sql = (
             f"SELECT rowid FROM skills WHERE skills MATCH ? "
@@ -154,7 +177,15 @@ class SkillSearchIndex:
         )
         with self._lock:
             try:
-                rows = self._db.execute(sql, (match, limit)).fetchall()
+                found, rare = self._useful(terms)
+                rows: list[tuple[int]] = []
+                # Each term quoted: FTS5 operators (AND, OR, NEAR, *, ^, :) are plain words here.
+                for chosen in (rare, found):
+                    if chosen and (not rows or len(rows) < limit):
+                        match = " OR ".join(_quoted(term) for term in chosen)
+                        rows = self._db.execute(sql, (match, limit)).fetchall()
+                    if len(rows) >= limit or chosen == found:
+                        break
             except sqlite3.Error:  # a term the tokenizer cannot take: nothing matches it
                 return []
         return [self._skills[row[0]] for row in rows]
