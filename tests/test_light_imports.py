@@ -71,3 +71,15 @@ def test_human_list_still_renders_with_rich(tmp_path: Path) -> None:
     loaded = _loaded(code, str(tmp_path))
     assert loaded["rich"] is True
     assert loaded["pydantic"] is False
+
+
+def test_import_of_the_package_loads_no_archive_digest_or_suggestion_module() -> None:
+    # Archives, digests and name suggestions load when first used: a scan of plain folders
+    # pays for none of them (SPEC §26).
+    code = (
+        "import sys, agent_skills\n"
+        "mods = ('tarfile', 'zipfile', 'gzip', 'shutil', 'hashlib', 'difflib')\n"
+        "print(sorted(m for m in mods if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

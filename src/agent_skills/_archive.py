@@ -24,21 +24,18 @@ from __future__ import annotations
 
 import bisect
 import errno
-import gzip
 import io
 import os
 import stat
-import tarfile
 import threading
 import unicodedata
-import zipfile
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 from ._args import shown_text
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
@@ -49,6 +46,13 @@ from ._errors import ErrorCode, SkillError, fs_error
 from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, is_skipped, sort_key
 from ._resources import ResourceListing
 from ._scan import MANIFEST_NAME, Candidate, choose_manifest, is_manifest_name
+
+if TYPE_CHECKING:
+    import tarfile
+    import zipfile
+
+# zipfile, tarfile and gzip (with shutil, bz2 and lzma behind them) load with the first archive
+# read, not with ``import agent_skills``: most stores hold no archive (SPEC §26, light core).
 
 __all__ = [
     "MAX_DEPTH",
@@ -269,6 +273,8 @@ class _Member:
 
 
 def _zip_members(path: str, fh: IO[bytes]) -> Iterator[tuple[str, _Member]]:
+    import zipfile
+
     try:
         with zipfile.ZipFile(fh) as zf:
             infos = zf.infolist()
@@ -302,6 +308,9 @@ def _tar_members(
     path: str, fh: IO[bytes], compressed: int, kept: list[bytes]
 ) -> Iterator[tuple[str, _Member]]:
     """The members of a ``.tar.gz``; a stream small enough to cache is appended to ``kept``."""
+    import gzip
+    import tarfile
+
     # The whole stream is measured first, so a bomb is refused before tarfile parses anything.
     limit = min(MAX_RATIO * max(compressed, 1), MAX_TOTAL_BYTES + (MAX_MEMBERS + 2) * 1024)
     total = 0
@@ -667,6 +676,9 @@ class _MemberStream(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
+        import tarfile
+        import zipfile
+
         view = memoryview(buffer).cast("B")
         try:
             data = self._src.read(len(view))
@@ -694,6 +706,9 @@ def open_member(index: ArchiveIndex, name: str) -> IO[bytes]:
         ArchiveChanged: The archive is not the pinned file any more.
         SkillError: ``invalid_archive`` when the member cannot be found or opened.
     """
+    import tarfile
+    import zipfile
+
     member = index.files[name]
     text = os.fspath(index.real_path)
     try:

@@ -13,7 +13,6 @@ confined readers of ``_confine``), so a digest never reaches past what the skill
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO
@@ -48,6 +47,8 @@ class FileDigest:
 
 def file_digest(data: bytes) -> str:
     """Return ``sha256:<hex>`` of ``data`` (SPEC §17: the digest the MCP extension serves)."""
+    import hashlib  # loaded with the first digest, not with the package (SPEC §26)
+
     return PREFIX + hashlib.sha256(data).hexdigest()
 
 
@@ -57,6 +58,8 @@ def digest_stream(fh: IO[bytes], chunk_size: int = 1 << 16) -> tuple[int, str]:
     Returns:
         ``(size, "sha256:<hex>")``: the number of bytes read and their digest.
     """
+    import hashlib
+
     hasher = hashlib.sha256()
     size = 0
     while chunk := fh.read(chunk_size):
@@ -81,6 +84,8 @@ def skill_digest(files: Iterable[FileDigest]) -> str:
         code-point order. A name that is not valid UTF-8 (surrogate-escaped bytes) is hashed as
         its original bytes.
     """
+    import hashlib
+
     hasher = hashlib.sha256()
     for record in sorted(files, key=lambda f: f.rel):
         line = f"{hex_of(record.sha256)} {record.size} {record.rel}\n"

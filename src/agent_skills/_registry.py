@@ -8,7 +8,6 @@ root wins) and records the fate of every candidate in the :class:`DiscoveryRepor
 
 from __future__ import annotations
 
-import difflib
 import gc
 import os
 import threading
@@ -160,6 +159,8 @@ def suggest_names(name: str, known: Sequence[str]) -> list[str]:
         ``difflib`` ratio to ``name`` (both case-folded) is at least 0.6, best first (ties in
         ``sort_key`` order); never ``name`` itself; at most three.
     """
+    import difflib  # only a name that is not found pays for it (SPEC §26, light core)
+
     target = name.casefold()
     same = sorted((k for k in known if k != name and k.casefold() == target), key=sort_key)
     matcher = difflib.SequenceMatcher(b=target, autojunk=False)
