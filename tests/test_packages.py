@@ -946,3 +946,21 @@ def test_a_skill_with_more_files_than_an_archive_holds_is_refused(
         pkg.install_skills(pkg.Source("directory", str(skill)), tmp_path / "root")
     assert info.value.code == "not_found"  # the only skill of the source could not be taken
     assert "more than 3 files" in info.value.message
+
+
+def test_package_entry_points_refuse_bad_arguments_with_codes(tmp_path: Path) -> None:
+    from agent_skills.packages import pack_skill, read_lock, remove_skill, write_lock
+
+    for call in (
+        lambda: pack_skill(3),  # type: ignore[arg-type]
+        lambda: read_lock(None),  # type: ignore[arg-type]
+        lambda: write_lock(b"x", {}),  # type: ignore[arg-type]
+        lambda: remove_skill(3, "x"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(SkillError) as info:
+            call()
+        assert info.value.code == "invalid_input"
+    for bad in ("", "..", "a/b", "a b", "a:b", 3):
+        with pytest.raises(SkillError) as info:
+            remove_skill(tmp_path, bad)  # type: ignore[arg-type]
+        assert info.value.code == "invalid_input"

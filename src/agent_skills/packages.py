@@ -40,6 +40,7 @@ from ._archive import (
     read_index,
     read_member,
 )
+from ._args import coerce_path, shown_text
 from ._config import Scope, SkillRoot
 from ._confine import open_confined, resolve_resource_path
 from ._core import AgentSkills
@@ -238,10 +239,14 @@ def pack_skill(
             (SPEC §15); ``too_large`` for more than 10 000 files or 512 MiB; ``fs_error`` codes
             for unreadable files or an unwritable output.
     """
-    skill_path = Path(os.fspath(skill_dir))
+    skill_path = Path(coerce_path(skill_dir, "skill_dir"))
     _refuse_invalid(skill_path)
     skill = _dir_skill(skill_path)
-    target = Path(os.fspath(output)) if output is not None else Path.cwd() / f"{skill.name}.skill"
+    target = (
+        Path(coerce_path(output, "output"))
+        if output is not None
+        else Path.cwd() / f"{skill.name}.skill"
+    )
     members: list[tuple[str, bytes, bool]] = []
     budget = _Budget(skill_path)
     for source in skill.files:
@@ -369,7 +374,7 @@ def lock_skills(
         SkillError: A file listed a moment ago cannot be read (``not_found``, ``stale_skill``,
             ``io_error``, ...).
     """
-    ws = Path(os.path.abspath(os.fspath(workspace)))
+    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
     entries: list[dict[str, Any]] = []
     for info in skills.list_skills():
         files = _hash_skill(skills, info.name)
@@ -395,7 +400,7 @@ def write_lock(path: str | os.PathLike[str], lock: Mapping[str, Any]) -> None:
         SkillError: ``fs_error`` codes when the file cannot be written.
     """
     text = json.dumps(lock, indent=2, ensure_ascii=False) + "\n"
-    target = Path(os.fspath(path))
+    target = Path(coerce_path(path, "path"))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -418,7 +423,7 @@ def read_lock(path: str | os.PathLike[str]) -> dict[str, Any]:
         SkillError: ``not_found`` ``{path}`` when missing; ``invalid_input`` ``{path, reason}``
             when it is not a version-1 lock; other ``fs_error`` codes.
     """
-    text_path = os.fspath(path)
+    text_path = coerce_path(path, "path")
     try:
         with open(text_path, "rb") as fh:
             raw = fh.read(64 * 1024 * 1024 + 1)
@@ -594,7 +599,7 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
         raise _invalid_input("SOURCE must be a non-empty string", source=str(text))
     if text.startswith("-"):
         raise _invalid_input(f"SOURCE must not start with '-': {text!r}", source=text)
-    base = os.fspath(cwd) if cwd is not None else os.getcwd()
+    base = coerce_path(cwd, "cwd") if cwd is not None else os.getcwd()
     local = os.path.join(base, text)
     if "\x00" not in text and os.path.exists(local):
         absolute = os.path.abspath(local)
@@ -972,7 +977,7 @@ def install_skills(
             ``io_error`` when ``git`` fails (or is not on ``PATH``); ``path_escape`` for a
             ``//SUBDIR`` leading outside the clone; ``fs_error`` codes.
     """
-    root_path = Path(os.path.abspath(os.fspath(root)))
+    root_path = Path(os.path.abspath(coerce_path(root, "root")))
     try:
         root_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -1020,9 +1025,9 @@ def remove_skill(root: str | os.PathLike[str], name: str) -> Installed:
         SkillError: ``invalid_input`` for a name holding a separator or made of dots;
             ``not_found`` ``{name}`` when it is not installed there; ``fs_error`` codes.
     """
-    if not name or "/" in name or "\\" in name or "\x00" in name or name.strip(".") == "":
-        raise _invalid_input(f"not a skill name: {name!r}", name=name)
-    root_path = Path(os.path.abspath(os.fspath(root)))
+    if not isinstance(name, str) or name_problem(name) is not None:
+        raise _invalid_input(f"not a skill name: {name!r}", name=shown_text(name))
+    root_path = Path(os.path.abspath(coerce_path(root, "root")))
     target = root_path / name
     if not os.path.lexists(target):
         raise SkillError(
