@@ -375,6 +375,7 @@ def test_other_os_errors_become_io_error(
 ) -> None:
     s = tree / "skills" / "s"
     real_stat, real_open = os.stat, os.open
+    monkeypatch.setattr(_confine, "_OPENAT2", [None])  # errors injected into the component walk
 
     def failing_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         if os.fspath(path) in (str(s / "references" / "a.md"), "a.md"):

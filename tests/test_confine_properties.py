@@ -209,16 +209,22 @@ def test_resolver_results_lie_inside_and_refusals_carry_the_right_code(
 
 
 @pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
-@pytest.mark.parametrize("safe_open", [True, False], ids=["descriptor-walk", "identity-fallback"])
+@pytest.mark.parametrize("mode", ["openat2", "descriptor-walk", "identity-fallback"])
 @PROPERTY_SETTINGS
 @given(entries=TREES, rels=st.lists(RELS, min_size=1, max_size=8))
 def test_reads_agree_with_resource_path_and_never_leave_the_skill(
     store: bool,
-    safe_open: bool,
+    mode: str,
     entries: list[tuple[tuple[str, ...], str, tuple[str, str]]],
     rels: list[str],
 ) -> None:
-    with _tree(entries, store) as tree, mock.patch.object(_confine, "_HAS_SAFE_OPEN", safe_open):
+    safe_open = mode != "identity-fallback"
+    fast = _confine._OPENAT2 if mode == "openat2" else [None]  # the walk alone, or openat2 first
+    with (
+        _tree(entries, store) as tree,
+        mock.patch.object(_confine, "_HAS_SAFE_OPEN", safe_open),
+        mock.patch.object(_confine, "_OPENAT2", fast),
+    ):
         for rel in rels:
             by_path = _outcome_path(tree, rel)
             by_read = _outcome_read(tree, rel)

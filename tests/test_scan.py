@@ -52,6 +52,7 @@ def _refuse_open(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
     monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(agent_skills._confine, "_OPENAT2", [None])  # opens go through os.open
 
 
 needs_proc = pytest.mark.skipif(

@@ -30,6 +30,7 @@ import os
 import posixpath
 import re
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, BinaryIO
@@ -45,6 +46,7 @@ __all__ = [
     "has_drive",
     "is_absolute_rel",
     "lexical_rel",
+    "open_below",
     "open_confined",
     "open_dir_at",
     "open_file",
@@ -97,6 +99,61 @@ def _has_safe_open() -> bool:
 
 _HAS_SAFE_OPEN = _has_safe_open()
 """True where the descriptor walk is available; tests set it to False to exercise the fallback."""
+
+
+# -- openat2: the whole walk in one system call, where Linux has it ------------------------------
+
+_RESOLVE_BENEATH = 0x08
+_RESOLVE_NO_SYMLINKS = 0x04
+_OPENAT2: list[object] = []  # [function or None], loaded on first use
+
+
+def _openat2() -> object:
+    """``openat2(dirfd, path, flags, resolve) -> fd`` through ``syscall(2)`` on Linux, or ``None``.
+
+    With ``RESOLVE_NO_SYMLINKS`` the kernel refuses a path holding any symlink (``ELOOP``), which
+    is exactly the component-by-component ``O_NOFOLLOW`` walk, in one call; with
+    ``RESOLVE_BENEATH`` it also refuses to leave ``dirfd``. Where it is missing (other systems,
+    kernels before 5.6, a seccomp filter) the walk is done one component at a time.
+    """
+    if _OPENAT2:
+        return _OPENAT2[0]
+    func: object = None
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            class _How(ctypes.Structure):
+                _fields_ = (
+                    ("flags", ctypes.c_uint64),
+                    ("mode", ctypes.c_uint64),
+                    ("resolve", ctypes.c_uint64),
+                )
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            syscall = libc.syscall
+            syscall.restype = ctypes.c_long
+
+            def openat2(dirfd: int, path: str, flags: int, resolve: int) -> int:
+                how = _How(flags, 0, resolve)
+                fd = syscall(
+                    ctypes.c_long(437),  # __NR_openat2 on every Linux architecture
+                    ctypes.c_int(dirfd),
+                    ctypes.c_char_p(os.fsencode(path)),
+                    ctypes.byref(how),
+                    ctypes.c_size_t(ctypes.sizeof(how)),
+                )
+                if fd < 0:
+                    code = ctypes.get_errno()
+                    raise OSError(code, os.strerror(code))
+                return int(fd)
+
+            os.close(openat2(-100, "/", _PATH | _DIRECTORY | _CLOEXEC, _RESOLVE_NO_SYMLINKS))
+            func = openat2
+        except (OSError, AttributeError, ImportError, ValueError):
+            func = None
+    _OPENAT2.append(func)
+    return func
 
 
 # -- containment and the one resolver --
@@ -254,6 +311,14 @@ def open_real_dir(real_dir: str) -> int | None:
     Raises:
         OSError: For other errors (``EACCES`` on an ancestor, ``EMFILE``).
     """
+    fast = _openat2()
+    if callable(fast) and _HAS_SAFE_OPEN:
+        try:
+            return int(fast(-100, real_dir, _DIR_FLAGS, _RESOLVE_NO_SYMLINKS))
+        except OSError as exc:
+            if exc.errno in _LINK_ERRNOS or unreachable(exc):
+                return None
+            raise
     parts = [p for p in real_dir.split("/") if p]
     cur = os.open("/", _ANCESTOR_FLAGS if parts else _DIR_FLAGS)
     try:
@@ -289,6 +354,38 @@ def open_dir_at(dir_fd: int, name: str) -> int | None:
         if exc.errno in _LINK_ERRNOS or unreachable(exc):
             return None
         raise
+
+
+def open_below(root: int, parts: tuple[str, ...]) -> int | None:
+    """Open the real directory ``parts`` below the directory ``root`` (``O_RDONLY``), never
+    through a symlink: in one ``openat2`` where Linux has it, else one component at a time with
+    ``O_NOFOLLOW`` (SPEC §20.2).
+
+    Returns:
+        The descriptor, or ``None`` when a component is missing, not a directory, or a symlink.
+
+    Raises:
+        OSError: For other errors of the component walk.
+    """
+    if not parts:
+        return os.dup(root)
+    fast = _openat2()
+    if callable(fast):
+        try:
+            return int(fast(root, "/".join(parts), _DIR_FLAGS, _FAST_RESOLVE))
+        except OSError:
+            return None
+    cur = root
+    for part in parts:
+        try:
+            nxt = open_dir_at(cur, part)
+        finally:
+            if cur != root:
+                os.close(cur)
+        if nxt is None:
+            return None
+        cur = nxt
+    return cur
 
 
 def open_file(name: str, dir_fd: int | None = None) -> int:
@@ -710,6 +807,10 @@ def reach(
     own = base_fd < 0
     root = open_pinned(pin, name) if own else base_fd
     try:
+        if inner and want != "dir":
+            found = _reach_at_once(root, inner, rel, want)
+            if found is not None:
+                return found
         parts = inner.split("/") if inner else []
         hops = pin.hops
         retries = 0
@@ -731,6 +832,38 @@ def reach(
     finally:
         if own:
             os.close(root)
+
+
+def _reach_at_once(root: int, inner: str, rel: str, want: str) -> Reached | None:
+    """The common case of :func:`reach` in one ``openat2`` (no symlink on the way, nothing
+    outside): the object is opened ``O_PATH`` and ``fstat``-ed, and a regular file is then opened
+    for reading the same way. ``None`` when ``openat2`` is missing or refuses (a symlink, an
+    escape, any error): the component walk then decides, with its exact errors."""
+    fast = _openat2()
+    if not callable(fast):
+        return None
+    try:
+        probe = int(fast(root, inner, _PATH | _NOFOLLOW | _CLOEXEC, _FAST_RESOLVE))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(probe)
+    finally:
+        os.close(probe)
+    if stat.S_ISLNK(st.st_mode):
+        return None
+    parts = tuple(inner.split("/"))
+    if want != "file":
+        return Reached(st, parts)
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_a_file(rel)
+    try:
+        return Reached(st, parts, int(fast(root, inner, _FILE_FLAGS, _FAST_RESOLVE)))
+    except OSError:
+        return None
+
+
+_FAST_RESOLVE = _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS
 
 
 def _walk(

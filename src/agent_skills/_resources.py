@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._config import DEFAULT_MAX_RESOURCES
-from ._confine import Pin, has_drive, open_dir_at, open_pinned, pin_by_name, reach
+from ._confine import Pin, has_drive, open_below, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, fs_error
 from ._model import RESOURCE_KINDS, SKIPPED_DIRS, ResourceKind, SkillResource, is_hidden, sort_key
@@ -105,26 +105,6 @@ def _pin_now(skill_dir: Path) -> tuple[Pin, int]:
     """Pin ``skill_dir`` by name now (for callers without a pin) and open it."""
     pin = pin_by_name(skill_dir, "")
     return pin, open_pinned(pin, "")
-
-
-def _open_below(root: int, parts: tuple[str, ...]) -> int | None:
-    """Open the real directory ``parts`` below ``root`` one component at a time, ``O_NOFOLLOW``.
-
-    Returns ``None`` when a component is missing, not a directory, or became a symlink.
-    """
-    if not parts:
-        return os.dup(root)
-    cur = root
-    for part in parts:
-        try:
-            nxt = open_dir_at(cur, part)
-        finally:
-            if cur != root:
-                os.close(cur)
-        if nxt is None:
-            return None
-        cur = nxt
-    return cur
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +210,7 @@ def _walk(
             too_deep = True
             continue
         try:
-            fd = _open_below(root, parts)
+            fd = open_below(root, parts)
             if fd is None:
                 continue  # replaced by a link or removed during the walk: not listed through
             try:
