@@ -378,3 +378,26 @@ def test_cli_serves_http_with_host_and_healthz(
     # Loopback binding keeps DNS rebinding protection: a foreign Host header is refused.
     refused = httpx.post(f"{base}/mcp", json=_INIT, headers={**_HEADERS, "Host": "evil.example"})
     assert (refused.status_code, refused.text) == (421, "Invalid Host header")
+
+
+def test_watch_without_watchfiles_fails_before_serving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agent_skills import StartupError
+    from agent_skills.cli import cli
+    from agent_skills.mcp import run_http
+
+    root = _root(tmp_path)
+    monkeypatch.setitem(sys.modules, "watchfiles._rust_notify", None)
+    with pytest.raises(StartupError, match=r"install clarvis-agent-skills\[watch\]"):
+        run_http(create_agent_skills([root]), port=_free_port(), watch=True)
+    for args in (["--http", "--port", str(_free_port())], []):
+        result = CliRunner().invoke(
+            cli, ["serve", "--watch", *args, "--preset", "none", "--root", str(root)]
+        )
+        assert result.exit_code == 2
+        assert result.stderr.splitlines()[-1].startswith(
+            "startup_error: watching skills needs 'watchfiles'"
+        )

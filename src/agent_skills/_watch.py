@@ -84,6 +84,19 @@ def _nearest_existing(path: str) -> str:
     return current
 
 
+def notifier_class() -> Any:
+    """The ``watchfiles`` notifier class.
+
+    Raises:
+        StartupError: ``watchfiles`` is not installed (the ``watch`` extra).
+    """
+    try:
+        from watchfiles._rust_notify import RustNotify
+    except ImportError as exc:
+        raise StartupError(f"watching skills needs 'watchfiles' ({exc}): {WATCH_HINT}") from None
+    return RustNotify
+
+
 class SkillWatcher:
     """Refreshes an :class:`~agent_skills.AgentSkills` when its roots change (SPEC §23.1).
 
@@ -109,13 +122,7 @@ class SkillWatcher:
         debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     ) -> None:
         coerce_int(debounce_ms, "debounce_ms", minimum=1, startup=True)  # milliseconds
-        try:
-            from watchfiles._rust_notify import RustNotify
-        except ImportError as exc:
-            raise StartupError(
-                f"watching skills needs 'watchfiles' ({exc}): {WATCH_HINT}"
-            ) from None
-        self._notify_cls: Any = RustNotify
+        self._notify_cls: Any = notifier_class()
         self._skills = skills
         self._on_change = on_change
         self._debounce_ms = debounce_ms

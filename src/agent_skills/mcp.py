@@ -1101,6 +1101,10 @@ def run_http(
     """
     import uvicorn
 
+    if watch:
+        from ._watch import notifier_class
+
+        notifier_class()  # fail now, not in the server's start-up, when the extra is missing
     served = _served(skills, watch)
     app = served.http_app(host=host, stateless=stateless, watch=watch, debounce_ms=debounce_ms)
     uvicorn.run(app, host=host, port=port, log_level="warning")
