@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_skills import SkillError, create_agent_skills, parse_skill
@@ -198,6 +198,8 @@ _NAME_CHARS = st.characters(categories=("Ll", "Lo", "Nd"), include_characters="-
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(name="0", description="d", metadata={})
+@example(name="0e0", description="d", metadata={})
 @given(
     name=st.text(_NAME_CHARS, min_size=1, max_size=20),
     # Printable text: YAML itself folds C0/C1 line breaks such as U+0085 when it round-trips.
@@ -214,7 +216,10 @@ def test_what_validate_accepts_the_loader_loads(
     data: dict[str, Any] = {"name": name, "description": description, "metadata": metadata}
     if any(p.severity == E for p in check_frontmatter(data)):
         return
-    text = "---\n" + yaml.safe_dump(data, allow_unicode=True) + "---\nBody\n"
+    # Every scalar double-quoted: PyYAML's dumper resolves YAML 1.1, so it leaves strings such as
+    # ``0e0`` plain, which the YAML 1.2 core schema of the loader reads as numbers.
+    dumped = yaml.safe_dump(data, allow_unicode=True, default_style='"')
+    text = "---\n" + dumped + "---\nBody\n"
     parsed = parse_skill(text, strict=True)
     assert parsed.frontmatter["name"] == name
     assert parsed.frontmatter["description"] == description.strip()
