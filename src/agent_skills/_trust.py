@@ -32,10 +32,12 @@ from types import MappingProxyType
 from typing import Any
 
 from ._archive import archived_digests, locate
+from ._args import coerce_path
 from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
 from ._confine import open_confined, real_path
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
+from ._jsonfile import read_json_file
 from ._resources import list_resources
 from ._scan import find_manifest
 
@@ -49,6 +51,8 @@ NOT_APPROVED = "not approved"
 CHANGED = "changed since approval"
 
 _VERSION = 1
+#: The largest trust store file read back, in bytes.
+MAX_STORE_BYTES = 64 * 1024 * 1024
 # The largest file hashed for an approval: the read cap of SPEC §20.5.
 _MAX_FILE_BYTES = DEFAULT_MAX_RESOURCE_BYTES
 
@@ -139,12 +143,17 @@ class TrustStore:
     the file is re-read when another process changed it.
 
     Args:
-        path: The store file (created on the first approval; its directory must exist then); a
-            leading ``~`` is the home directory.
+        path: The store file (created on the first approval, with its folder); a leading
+            ``~`` is the home directory.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{type}`` when ``path`` is not a ``str`` or
+            ``os.PathLike[str]``, ``{path}`` when it is empty or holds a NUL.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._path = Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
+        text = coerce_path(path, "trust store path", usable=True)
+        self._path = Path(os.path.abspath(os.path.expanduser(text)))
         self._lock = threading.Lock()
         self._cache_key: tuple[int, int, int] | None = None
         self._approvals: dict[str, Approval] = {}
@@ -163,7 +172,11 @@ class TrustStore:
     # -- the file ----------------------------------------------------------------------------
 
     def _load(self) -> dict[str, Approval]:
-        """The approvals on disk (cached by the file's identity); ``{}`` for no file."""
+        """The approvals on disk (cached by the file's identity); ``{}`` for no file.
+
+        Read by :func:`~agent_skills._jsonfile.read_json_file`: a FIFO or device never blocks, a
+        file over :data:`MAX_STORE_BYTES` or nested too deep is refused with a coded error.
+        """
         try:
             st = os.stat(self._path)
         except FileNotFoundError:
@@ -174,16 +187,17 @@ class TrustStore:
         key = (st.st_ino, st.st_size, st.st_mtime_ns)
         if key == self._cache_key:
             return self._approvals
+        where = os.fspath(self._path)
+        raw = read_json_file(
+            where, max_bytes=MAX_STORE_BYTES, what="trust store", errors="surrogateescape"
+        )
         try:
-            raw = json.loads(self._path.read_bytes().decode("utf-8", "surrogateescape"))
             approvals = _parse(raw)
-        except OSError as exc:
-            raise fs_error(exc, self._path) from None
         except (ValueError, TypeError, KeyError) as exc:
             raise SkillError(
                 ErrorCode.INVALID_INPUT,
                 f"trust store {self._path} is not a valid store file: {exc}",
-                {"path": str(self._path)},
+                {"path": where, "reason": str(exc)},
             ) from None
         self._cache_key, self._approvals = key, approvals
         return approvals
@@ -204,6 +218,8 @@ class TrustStore:
 
         directory = self._path.parent
         try:
+            # SPEC §23.3: the store is created on the first approval, with its folder.
+            directory.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{self._path.name}.", dir=directory)
             try:
                 with os.fdopen(fd, "wb") as fh:
@@ -241,10 +257,11 @@ class TrustStore:
             The skill digest, ``sha256:<hex>``.
 
         Raises:
-            SkillError: As :func:`digest_skill_dir`; ``invalid_input`` ``{path}`` for a store
-                file that is not a store; ``io_error`` when the store cannot be written.
+            SkillError: As :func:`digest_skill_dir`; ``invalid_input`` ``{type}`` when
+                ``skill_dir`` is not a ``str`` or ``os.PathLike[str]``; the store errors of
+                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written.
         """
-        real = real_path(os.path.abspath(os.fspath(skill_dir)))
+        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
         digest, files = digest_skill_dir(
             real, follow_symlinks=follow_symlinks, max_resources=max_resources
         )
@@ -265,9 +282,10 @@ class TrustStore:
             ``True`` when there was one.
 
         Raises:
-            SkillError: ``invalid_input`` for a store file that is not a store; ``io_error``.
+            SkillError: ``invalid_input`` ``{type}`` when ``skill_dir`` is not a ``str`` or
+                ``os.PathLike[str]``; the store errors of :meth:`approved`.
         """
-        real = real_path(os.path.abspath(os.fspath(skill_dir)))
+        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
         with self._lock:
             approvals = dict(self._load())
             if approvals.pop(real, None) is None:
@@ -279,7 +297,11 @@ class TrustStore:
         """Return ``{real skill directory: digest}`` of every approval (a new dict, SPEC §23.5).
 
         Raises:
-            SkillError: ``invalid_input`` for a store file that is not a store; ``io_error``.
+            SkillError: ``invalid_input`` ``{path, reason}`` for a store file that is not a store
+                (not UTF-8 JSON, nested deeper than 64 levels, not of this format);
+                ``not_a_file`` ``{path}`` for a directory, FIFO, socket or device (never read,
+                never waited on); ``too_large`` ``{path, max_bytes}`` over
+                :data:`MAX_STORE_BYTES`; ``io_error``.
         """
         with self._lock:
             return {Path(key): approval.digest for key, approval in self._load().items()}

@@ -47,6 +47,7 @@ from ._core import AgentSkills
 from ._diagnostics import Diagnostic
 from ._digest import FileDigest, digest_stream, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
+from ._jsonfile import read_json_file
 from ._manifest import parse_skill
 from ._model import is_skipped, sort_key
 from ._resources import list_resources
@@ -413,6 +414,10 @@ def write_lock(path: str | os.PathLike[str], lock: Mapping[str, Any]) -> None:
     _write_atomic(target, write)
 
 
+#: The largest lock file read back, in bytes.
+MAX_LOCK_BYTES = 64 * 1024 * 1024
+
+
 def read_lock(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a lock file (SPEC §25.5).
 
@@ -421,24 +426,24 @@ def read_lock(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     Raises:
         SkillError: ``not_found`` ``{path}`` when missing; ``invalid_input`` ``{path, reason}``
-            when it is not a version-1 lock; other ``fs_error`` codes.
+            when it is not a version-1 lock (also not UTF-8 JSON, or nested deeper than 64
+            levels); ``not_a_file`` ``{path}`` for a directory, FIFO or device (never waited
+            on); ``too_large`` ``{path, max_bytes}`` over :data:`MAX_LOCK_BYTES`; other
+            ``fs_error`` codes.
     """
     text_path = coerce_path(path, "path")
-    try:
-        with open(text_path, "rb") as fh:
-            raw = fh.read(64 * 1024 * 1024 + 1)
-    except OSError as exc:
-        raise fs_error(exc, text_path) from None
 
     def bad(reason: str) -> SkillError:
         return _invalid_input(
             f"{text_path} is not a skills lock: {reason}", path=text_path, reason=reason
         )
 
-    try:
-        lock = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise bad(f"invalid JSON ({exc})") from None
+    try:  # a FIFO never blocks, nesting and size are bounded (SPEC §20.4-§20.6)
+        lock = read_json_file(text_path, max_bytes=MAX_LOCK_BYTES, what="skills lock")
+    except SkillError as err:
+        if err.code != ErrorCode.INVALID_INPUT:
+            raise
+        raise bad(str(err.fields["reason"])) from None
     if not isinstance(lock, dict) or lock.get("version") != LOCK_VERSION:
         raise bad(f"expected an object with version {LOCK_VERSION}")
     entries = lock.get("skills")

@@ -1,0 +1,103 @@
+"""Reading the JSON files the library keeps (trust store, lock), bounded (SPEC §20.4-§20.6).
+
+One reader for every JSON document the library reads back from a path the caller names: the file
+is opened without blocking (``O_NONBLOCK | O_NOCTTY``: a FIFO or a terminal never hangs the
+caller), must be a regular file by ``fstat`` before a byte is read, is read up to a size cap (a
+sparse or growing file never allocates more), and its nesting is measured without recursion before
+it is decoded (a deeply nested document is an error, never a ``RecursionError``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from itertools import accumulate
+from typing import Any
+
+from ._confine import read_limited
+from ._errors import ErrorCode, SkillError, fs_error
+
+__all__ = ["MAX_JSON_DEPTH", "json_depth", "read_json_file"]
+
+#: The deepest nesting of arrays and objects accepted in a file the library reads back.
+MAX_JSON_DEPTH = 64
+
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+# A JSON string (no backtracking: the two alternatives never start with the same character).
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in the JSON ``text``, in linear time, iteratively.
+
+    Brackets inside strings do not count. A text that is not JSON gets some number: the decoder
+    rejects it afterwards.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def read_json_file(path: str, *, max_bytes: int, what: str, errors: str = "strict") -> Any:
+    """Read and decode the JSON file ``path`` within the bounds above.
+
+    Args:
+        path: The file.
+        max_bytes: The largest size accepted, in bytes.
+        what: What the file is, for messages (``"trust store"``, ``"skills lock"``).
+        errors: How undecodable bytes are decoded (``"surrogateescape"`` for a file that keeps
+            names that are not UTF-8).
+
+    Returns:
+        The decoded document.
+
+    Raises:
+        SkillError: ``not_found`` ``{path}`` (missing) and the other ``fs_error`` codes;
+            ``not_a_file`` ``{path}`` for a directory, FIFO, socket or device; ``too_large``
+            ``{path, max_bytes}``; ``invalid_input`` ``{path, reason}`` for a file that is not
+            UTF-8 JSON or nests deeper than :data:`MAX_JSON_DEPTH`.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    except ValueError as exc:  # NUL in the path
+        raise _bad(path, what, str(exc)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SkillError(
+                ErrorCode.NOT_A_FILE, f"{what} {path} is not a regular file", {"path": path}
+            )
+        data = read_limited(fd, max_bytes)
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    finally:
+        os.close(fd)
+    if data is None:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{what} {path} is larger than {max_bytes} bytes",
+            {"path": path, "max_bytes": max_bytes},
+        )
+    try:
+        text = data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        raise _bad(path, what, f"not UTF-8 ({exc})") from None
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise _bad(path, what, f"nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise _bad(path, what, f"invalid JSON ({exc})") from None
+
+
+def _bad(path: str, what: str, reason: str) -> SkillError:
+    return SkillError(
+        ErrorCode.INVALID_INPUT,
+        f"{path} is not a valid {what} file: {reason}",
+        {"path": path, "reason": reason},
+    )
