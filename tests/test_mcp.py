@@ -186,6 +186,42 @@ def test_legacy_initialize_result_carries_extension_on_the_wire(tree: Path) -> N
     assert response["result"]["capabilities"]["extensions"] == {EXTENSION_ID: {}}
 
 
+def test_every_request_written_before_stdin_closes_is_answered(tree: Path) -> None:
+    """A client that writes its requests and closes stdin at once still gets every reply."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    requests = [
+        initialize,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *({"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(1, 21)),
+        {"jsonrpc": "2.0", "id": 21, "method": "prompts/list"},
+        {"jsonrpc": "2.0", "id": 22, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 23, "method": "tools/list"},
+    ]
+    params = _params(tree)
+    proc = subprocess.run(
+        [params.command, *params.args],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(params.env or {})},
+        timeout=120,
+        check=False,
+    )
+    replies = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert sorted(r["id"] for r in replies) == list(range(24))
+    assert all("result" in r for r in replies)
+    assert proc.returncode == 0
+
+
 # -- transports and packaging -------------------------------------------------------------------
 
 
