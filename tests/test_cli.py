@@ -526,7 +526,12 @@ def test_serve_calls_the_mcp_module(
     calls: list[tuple[str, Any, dict[str, Any]]] = []
     fake = types.ModuleType("agent_skills.mcp")
     fake.run_stdio = lambda skills, **kw: calls.append(("stdio", skills, kw))  # type: ignore[attr-defined]
-    fake.run_http = lambda skills, **kw: calls.append(("http", skills, kw))  # type: ignore[attr-defined]
+
+    def run_http(skills: Any, ready: Any, **kw: Any) -> None:
+        ready(f"http://{kw['host']}:{kw['port']}/mcp")  # the CLI says where it listens
+        calls.append(("http", skills, kw))
+
+    fake.run_http = run_http  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "agent_skills.mcp", fake)
     assert run("serve", *roots(tree)).exit_code == 0
     assert run("serve", "--watch", *roots(tree)).exit_code == 0

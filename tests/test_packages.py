@@ -331,9 +331,16 @@ def test_verify_a_user_skill_never_counts_for_a_project_lock(
 
 
 def test_verify_a_missing_or_broken_lock(run: Callable[..., Result], env: dict[str, Path]) -> None:
+    # No lock yet is a usage problem (exit 2) that says how to make one, not drift.
     result = run("verify", "--preset", "agents")
-    assert result.exit_code == 1
-    assert result.output.startswith("not_found: ")
+    lock = env["ws"] / "skills.lock.json"
+    assert result.exit_code == 2
+    assert result.output == (
+        f"usage_error: no lock file at {lock}: write one with `agent-skills lock` first\n"
+    )
+    as_json = run("verify", "--preset", "agents", "--json")
+    assert as_json.exit_code == 2
+    assert json.loads(as_json.output)["error"]["code"] == "usage_error"
     (env["ws"] / "skills.lock.json").write_text('{"version": 2, "skills": []}')
     result = run("verify", "--preset", "agents")
     assert result.exit_code == 1

@@ -34,7 +34,12 @@ logger = logging.getLogger("agent_skills")
 
 #: How long changes must settle before a refresh, in milliseconds (SPEC §23.1).
 DEFAULT_DEBOUNCE_MS = 200
-WATCH_HINT = "install clarvis-agent-skills[watch]"
+#: What to install for watching: the extra's one dependency (the package is installed from a checkout
+#: or from git, never by its bare distribution name; see the README).
+WATCH_HINT = (
+    "install it with: python -m pip install 'watchfiles>=0.21' "
+    "(or, from a checkout: pip install '.[watch]')"
+)
 # Directory names whose changes never concern a skill (SPEC §9 leaves them out).
 # Longest a burst of changes is grouped before a refresh happens anyway, in milliseconds.
 _MAX_GROUPING_MS = 5_000

@@ -1129,7 +1129,7 @@ def serve_command(
     """Serve the skills over MCP (stdio, or HTTP at http://HOST:PORT/mcp).
 
     Over HTTP, GET /healthz answers {"status": "ok", "skills": N}. Needs the optional MCP
-    dependency: pip install 'clarvis-agent-skills[mcp]'.
+    dependency: from a checkout, pip install '.[mcp]' (see the README for installing from git).
 
     \b
     Examples:
@@ -1148,7 +1148,14 @@ def serve_command(
             "(or, from a checkout: pip install '.[mcp]')",
         )
     if use_http:
-        mcp_server.run_http(skills, host=host, port=port, stateless=stateless, watch=watch)
+        mcp_server.run_http(
+            skills,
+            host=host,
+            port=port,
+            stateless=stateless,
+            watch=watch,
+            ready=lambda url: click.echo(f"listening on {url}", err=True),
+        )
     else:
         mcp_server.run_stdio(skills, watch=watch)
 
@@ -1432,6 +1439,13 @@ def verify_command(
     from . import packages as _packages
 
     target = lock_file if lock_file is not None else _lock_path(skills, workspace, "project")
+    if not target.exists():
+        # Nothing to compare with: a usage problem, not drift (exit 2).
+        _fail(
+            CliErrorCode.USAGE_ERROR,
+            f"no lock file at {target}: write one with `{PROG} lock` first",
+            2,
+        )
     lock = _packages.read_lock(target)
     scoped = _packages.scoped_skills(skills, sorted(_packages.lock_scopes(lock)))
     current = _packages.lock_skills(scoped, workspace=workspace)

@@ -67,7 +67,7 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import AgentSkills, ErrorCode, SkillError, __version__
+from . import AgentSkills, ErrorCode, SkillError, StartupError, __version__
 from ._archive import member_rel
 from ._args import coerce_str
 from ._diagnostics import Diagnostic, DiagnosticKind, emit
@@ -1185,6 +1185,7 @@ def run_http(
     stateless: bool = False,
     watch: bool = False,
     debounce_ms: int = 200,
+    ready: Callable[[str], object] | None = None,
 ) -> None:
     """Serve over streamable HTTP at ``http://<host>:<port>/mcp`` (SPEC §17, §24.4).
 
@@ -1195,9 +1196,11 @@ def run_http(
         stateless: Serve without sessions (see :meth:`SkillServer.http_app`).
         watch: Refresh on changes and notify session clients (SPEC §23.2).
         debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
+        ready: Called once the socket is bound, with the endpoint URL
+            (``http://<host>:<port>/mcp``; an IPv6 host in brackets).
 
     Raises:
-        StartupError: ``watch`` without the ``watch`` extra.
+        StartupError: ``watch`` without the ``watch`` extra; the server could not start.
     """
     import uvicorn
 
@@ -1207,7 +1210,18 @@ def run_http(
         notifier_class()  # fail now, not in the server's start-up, when the extra is missing
     served = _served(skills, watch)
     app = served.http_app(host=host, stateless=stateless, watch=watch, debounce_ms=debounce_ms)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started and ready is not None:
+                ready(url)
+
+    server = _Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server.run()
+    if not server.started:  # uvicorn has logged why (the port is taken, ...)
+        raise StartupError(f"could not serve on {url}")
 
 
 def _served(skills: AgentSkills | SkillServer, watch: bool) -> SkillServer:
