@@ -30,7 +30,8 @@ def test_install_hints_never_name_a_published_package() -> None:
         f"{path.relative_to(REPO)}: {line.strip()}"
         for path in files
         for line in path.read_text(encoding="utf-8").splitlines()
-        if (BARE_INSTALL.search(line) and "@ git+" not in line) or "install clarvis-agent-skills[" in line
+        if (BARE_INSTALL.search(line) and "@ git+" not in line)
+        or "install clarvis-agent-skills[" in line
     ]
     assert offenders == []
 

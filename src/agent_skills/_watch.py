@@ -34,8 +34,8 @@ logger = logging.getLogger("agent_skills")
 
 #: How long changes must settle before a refresh, in milliseconds (SPEC §23.1).
 DEFAULT_DEBOUNCE_MS = 200
-#: What to install for watching: the extra's one dependency (the package is installed from a checkout
-#: or from git, never by its bare distribution name; see the README).
+#: What to install for watching: the extra's one dependency (the package itself is installed from
+#: a checkout or from git, never by its bare distribution name; see the README).
 WATCH_HINT = (
     "install it with: python -m pip install 'watchfiles>=0.21' "
     "(or, from a checkout: pip install '.[watch]')"
