@@ -200,6 +200,7 @@ _NAME_CHARS = st.characters(categories=("Ll", "Lo", "Nd"), include_characters="-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(name="0", description="d", metadata={})
 @example(name="0e0", description="d", metadata={})
+@example(name="0", description="0E0", metadata={})
 @given(
     name=st.text(_NAME_CHARS, min_size=1, max_size=20),
     # Printable text: YAML itself folds C0/C1 line breaks such as U+0085 when it round-trips.
