@@ -4,9 +4,11 @@ The whole integration is three calls: ``session.catalog_prompt()`` for the syste
 ``session.tools("anthropic")`` for the tools, and ``session.handle_tool_call(name, input)`` for
 every ``tool_use`` block, whose result goes back as a ``tool_result`` block with ``is_error``.
 
-With ``ANTHROPIC_API_KEY`` set it talks to the API (``pip install anthropic``); without it, it
-replays ``transcripts/anthropic_messages.json``, the API's responses to this task recorded in
-order, so it runs offline and prints the same transcript every time::
+It needs the ``anthropic`` SDK either way (``pip install '.[examples]'`` in a checkout): offline,
+every request is still checked against the SDK's own types. With ``ANTHROPIC_API_KEY`` set it talks
+to the API; without it, it replays ``transcripts/anthropic_messages.json``, the API's responses to
+this task recorded
+in order, so it runs offline and prints the same transcript every time::
 
     python examples/anthropic_messages.py
     ANTHROPIC_API_KEY=... python examples/anthropic_messages.py --record /tmp/new.json
@@ -18,8 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anthropic
-from anthropic.types import Message, MessageParam, ToolParam
+try:
+    import anthropic
+    from anthropic.types import Message, MessageParam, ToolParam
+except ImportError:  # pragma: no cover - shown to a user without the SDK
+    sys.exit("this example needs the anthropic SDK: pip install '.[examples]'")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _replay import SKILLS, TRANSCRIPTS, Recorder, Transcript, check_request, example_main

@@ -6,8 +6,10 @@ skills that were left out. Tools come from ``session.tools("openai_responses")``
 function tools); every ``function_call`` item is answered with ``session.handle_tool_call(name,
 arguments)`` (the arguments are the JSON text the API sends) as a ``function_call_output`` item.
 
-With ``OPENAI_API_KEY`` set it talks to the API (``pip install openai``); without it, it replays
-``transcripts/openai_responses.json``, the API's responses to this task recorded in order::
+It needs the ``openai`` SDK either way (``pip install '.[examples]'`` in a checkout): offline,
+every request is still checked against the SDK's own types. With ``OPENAI_API_KEY`` set it talks to
+the API; without it, it replays ``transcripts/openai_responses.json``, the API's responses to this
+task recorded in order::
 
     python examples/openai_responses.py
     OPENAI_API_KEY=... python examples/openai_responses.py --record /tmp/new.json
@@ -19,8 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import openai
-from openai.types.responses import FunctionToolParam, Response, ResponseInputParam
+try:
+    import openai
+    from openai.types.responses import FunctionToolParam, Response, ResponseInputParam
+except ImportError:  # pragma: no cover - shown to a user without the SDK
+    sys.exit("this example needs the openai SDK: pip install '.[examples]'")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _replay import SKILLS, TRANSCRIPTS, Recorder, Transcript, check_request, example_main
