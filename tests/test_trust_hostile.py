@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +175,88 @@ def test_cli_trust_on_a_fresh_home_creates_the_store(tmp_path: Path) -> None:
     store = home / ".config" / "agent-skills" / "trust.json"
     real = os.path.realpath(repo / ".agents" / "skills" / "lint")
     assert list(json.loads(store.read_text())["approvals"]) == [real]
+
+
+# -- the verdict hashes what is served (SPEC §23.3) ---------------------------------------------
+
+_GOOD = "---\nname: s\ndescription: good skill\n---\ngood body\n"
+_EVIL = "---\nname: s\ndescription: EVIL skill\n---\nevil body\n"
+
+
+def _gated(tmp_path: Path) -> tuple[Path, TrustStore, list[SkillRoot]]:
+    skill = tmp_path / "ws" / ".agents" / "skills" / "s"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(_GOOD)
+    (skill / "references" / "a.md").write_text("A\n")
+    store = TrustStore(tmp_path / "trust.json")
+    store.approve(skill)
+    return skill, store, [SkillRoot(skill.parent, "workspace")]
+
+
+def test_a_manifest_swapped_after_parsing_is_not_approved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest is evil when read for parsing and good again when trust is decided: the
+    verdict must judge the bytes parsed, not the file read again by name."""
+    from agent_skills import _registry
+
+    skill, store, roots = _gated(tmp_path)
+    real_load = _registry.load_candidate
+
+    def swap_after_parse(*args: Any, **kwargs: Any) -> Any:
+        result = real_load(*args, **kwargs)
+        (skill / "SKILL.md").write_text(_GOOD)  # restored before the verdict
+        return result
+
+    (skill / "SKILL.md").write_text(_EVIL)
+    monkeypatch.setattr(_registry, "load_candidate", swap_after_parse)
+    skills = create_agent_skills(roots, trust=store)
+    assert skills.list_skills() == []
+    assert skills.load_skill("s") is None
+    [entry] = skills.report().entries
+    assert (entry.status, entry.reason) == (EntryStatus.UNTRUSTED, "changed since approval")
+    monkeypatch.setattr(_registry, "load_candidate", real_load)
+    skills.refresh()  # the good bytes, parsed and hashed together: served
+    assert [(i.name, i.description) for i in skills.list_skills()] == [("s", "good skill")]
+
+
+def test_racing_manifest_swaps_never_serve_unapproved_text(tmp_path: Path) -> None:
+    """A writer renames an evil manifest over the approved one and back while discovery runs:
+    within the bounded time, not one snapshot lists, loads or catalogs the evil text."""
+    from agent_skills.agent import SkillSession
+
+    skill, store, roots = _gated(tmp_path)
+    (tmp_path / "good").write_text(_GOOD)
+    (tmp_path / "evil").write_text(_EVIL)
+    stop = threading.Event()
+
+    def racer() -> None:
+        while not stop.is_set():
+            for text in (_EVIL, _GOOD):
+                tmp = tmp_path / "swap.tmp"
+                tmp.write_text(text)
+                os.replace(tmp, skill / "SKILL.md")
+
+    worker = threading.Thread(target=racer, daemon=True)
+    skills = create_agent_skills(roots, trust=store)
+    leaks: list[str] = []
+    worker.start()
+    try:
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            skills.refresh()
+            for info in skills.list_skills():
+                if "EVIL" in info.description:
+                    leaks.append(info.description)
+            content = skills.load_skill("s")
+            if content is not None and "evil" in content.body:
+                leaks.append(content.body)
+            if "EVIL" in SkillSession(skills).catalog_prompt():
+                leaks.append("catalog")
+    finally:
+        stop.set()
+        worker.join(5)
+    assert leaks == []
+    (skill / "SKILL.md").write_text(_GOOD)
+    skills.refresh()
+    assert skills.load_skill("s").body == "good body"  # type: ignore[union-attr]

@@ -468,20 +468,24 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     with _gc_paused():
         gate = _Gate(config)
         for root in config.roots:
-            root_index = index
+            # A gated root is never answered from the index: its trust verdict hashes the very
+            # manifest bytes that are parsed (SPEC §23.3), so they are read every time.
+            gated = config.trust is not None and root.scope == "workspace"
+            root_index = None if gated else index
             if is_archive_root(root.path):
                 note, cands, found_diags, found = scan_archive(
                     root, max_manifest_bytes=config.max_manifest_bytes
                 )
                 root_diags.extend(found_diags)
                 archived.update(found)
+                gate.archived.update(found)
                 root_index = None  # the archive's pin covers its manifests (SPEC §25.1)
             else:
                 walked = walk_root(
                     root,
                     follow_symlinks=config.follow_symlinks,
                     max_depth=config.max_depth,
-                    index=index,
+                    index=root_index,
                     max_manifest_bytes=config.max_manifest_bytes,
                 )
                 note, cands = walked.note, walked.candidates
@@ -540,6 +544,9 @@ class _Gate:
     def __init__(self, config: SkillConfig) -> None:
         self._config = config
         self.approvals: dict[Path, Approval] = {}
+        # The skills of archive roots scanned so far, by ``dir`` (SPEC §25.1): hashed from
+        # their pinned archive.
+        self.archived: dict[Path, ArchivedSkill] = {}
         # SPEC §21.9: disabled names, and disabled directories as given and as real paths.
         self._names = frozenset(e for e in config.disabled if not is_path_entry(e))
         paths = [e for e in config.disabled if is_path_entry(e)]
@@ -555,10 +562,21 @@ class _Gate:
         store = self._config.trust
         if store is None or cand.root.scope != "workspace":
             return None
+        # SPEC §23.3: the digest is taken from the manifest bytes just parsed and the resources
+        # reached through the pin, never from the directory read again by name.
+        manifest = (
+            (cand.manifest.name, cand.data)
+            if cand.data is not None and cand.manifest is not None
+            else None
+        )
         approval, reason = store.verdict(
+            cand.pin,
             cand.dir,
+            manifest,
+            name=info.name,
             follow_symlinks=self._config.follow_symlinks,
             max_resources=self._config.max_resources,
+            archived=self.archived.get(cand.dir),
         )
         if approval is None:
             return EntryStatus.UNTRUSTED, reason

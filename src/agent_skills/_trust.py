@@ -31,17 +31,24 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._archive import archived_digests, locate
+from ._archive import ArchivedSkill, archived_digests, locate
 from ._args import coerce_path
 from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
-from ._confine import open_confined, real_path
+from ._confine import Pin, absolute, open_in, pin_by_name, real_path
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
 from ._jsonfile import read_json_file
 from ._resources import list_resources
 from ._scan import find_manifest
 
-__all__ = ["CHANGED", "NOT_APPROVED", "Approval", "TrustStore", "digest_skill_dir"]
+__all__ = [
+    "CHANGED",
+    "NOT_APPROVED",
+    "Approval",
+    "TrustStore",
+    "digest_pinned",
+    "digest_skill_dir",
+]
 
 logger = logging.getLogger("agent_skills")
 
@@ -72,19 +79,64 @@ class Approval:
     files: Mapping[str, tuple[int, str]]
 
 
-def _read_capped(skill_dir: str, rel: str) -> bytes:
-    with open_confined(skill_dir, rel) as fh:
+def _read_capped(pin: Pin, name: str, base: str, rel: str) -> bytes:
+    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap."""
+    with open_in(pin, name, base, rel) as fh:
         try:
             data = fh.read(_MAX_FILE_BYTES + 1)
         except OSError as exc:
-            raise fs_error(exc, Path(skill_dir, rel)) from None
+            raise fs_error(exc, Path(base, rel)) from None
     if len(data) > _MAX_FILE_BYTES:
         raise SkillError(
             ErrorCode.TOO_LARGE,
-            f"{rel} in {skill_dir} is larger than {_MAX_FILE_BYTES} bytes",
+            f"{rel} in {base} is larger than {_MAX_FILE_BYTES} bytes",
             {"rel": rel, "max_bytes": _MAX_FILE_BYTES},
         )
     return data
+
+
+def digest_pinned(
+    pin: Pin,
+    skill_dir: str | os.PathLike[str],
+    manifest: tuple[str, bytes],
+    *,
+    name: str = "",
+    follow_symlinks: bool = True,
+    max_resources: int = DEFAULT_MAX_RESOURCES,
+) -> tuple[str, tuple[FileDigest, ...]]:
+    """Hash a pinned skill: the manifest bytes given, the resources through the pin (SPEC §23.3).
+
+    The one way a skill on disk is hashed for trust. The manifest is hashed from the very bytes
+    the caller parsed (never read again by name, so a manifest swapped in between cannot be
+    approved by the bytes of another); the resources are listed and read from the pinned
+    directory's descriptor (``_resources.list_resources`` and ``_confine.open_in``), so a
+    directory swapped or repointed after discovery is ``stale_skill``, never hashed.
+
+    Args:
+        pin: The skill's pin (SPEC §20.1).
+        skill_dir: The skill directory as configured (resource paths are checked under it).
+        manifest: ``(rel, bytes)`` of the manifest as read for parsing.
+        name: The skill's name, for errors.
+        follow_symlinks, max_resources: As the discovery configuration.
+
+    Returns:
+        ``(skill digest, files)`` as :func:`digest_skill_dir`.
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}``; a confined read's code (``path_escape``,
+            ``not_found``, ``not_a_file``, ``io_error``, ``too_large``).
+    """
+    base = absolute(os.fspath(skill_dir))
+    listing = list_resources(
+        Path(base), follow_symlinks=follow_symlinks, max_resources=max_resources, pin=pin, name=name
+    )
+    rel, data = manifest
+    files = [FileDigest(rel, len(data), file_digest(data))]
+    for resource in listing.resources:
+        content = _read_capped(pin, name, base, resource.rel)
+        files.append(FileDigest(resource.rel, len(content), file_digest(content)))
+    files.sort(key=lambda f: f.rel)
+    return skill_digest(files), tuple(files)
 
 
 def digest_skill_dir(
@@ -95,9 +147,10 @@ def digest_skill_dir(
 ) -> tuple[str, tuple[FileDigest, ...]]:
     """Hash a skill directory as discovery would serve it now (SPEC §9, §23.3).
 
-    The files are the manifest (``SKILL.md``, or the case variant discovery picks) and every
-    resource :func:`~agent_skills._resources.list_resources` lists, each read through
-    :func:`~agent_skills._confine.open_confined`, so no link leads the hash outside the skill.
+    The directory is pinned now; the files are the manifest (``SKILL.md``, or the case variant
+    discovery picks) and every resource :func:`~agent_skills._resources.list_resources` lists,
+    each read from the pinned directory (:func:`digest_pinned`), so no link leads the hash
+    outside the skill.
 
     Args:
         skill_dir: The skill directory.
@@ -109,7 +162,8 @@ def digest_skill_dir(
 
     Raises:
         SkillError: ``not_found`` ``{path}`` when the directory holds no manifest; a confined
-            read's code (``path_escape``, ``not_a_file``, ``io_error``, ``too_large``).
+            read's code (``path_escape``, ``not_a_file``, ``io_error``, ``too_large``,
+            ``stale_skill``).
     """
     base = os.fspath(skill_dir)
     archived = locate(base)
@@ -123,15 +177,15 @@ def digest_skill_dir(
             f"No skill manifest in {base}: {lookup.skip_reason}",
             {"path": base},
         )
-    listing = list_resources(
-        Path(base), follow_symlinks=follow_symlinks, max_resources=max_resources
+    pin = pin_by_name(base, "")
+    manifest = _read_capped(pin, "", absolute(base), lookup.name)
+    return digest_pinned(
+        pin,
+        base,
+        (lookup.name, manifest),
+        follow_symlinks=follow_symlinks,
+        max_resources=max_resources,
     )
-    files: list[FileDigest] = []
-    for rel in [lookup.name, *(resource.rel for resource in listing.resources)]:
-        data = _read_capped(base, rel)
-        files.append(FileDigest(rel, len(data), file_digest(data)))
-    files.sort(key=lambda f: f.rel)
-    return skill_digest(files), tuple(files)
 
 
 class TrustStore:
@@ -309,9 +363,31 @@ class TrustStore:
     # -- used by discovery and reads ---------------------------------------------------------
 
     def verdict(
-        self, skill_dir: str | os.PathLike[str], *, follow_symlinks: bool, max_resources: int
+        self,
+        pin: Pin | None,
+        skill_dir: str | os.PathLike[str],
+        manifest: tuple[str, bytes] | None,
+        *,
+        name: str = "",
+        follow_symlinks: bool,
+        max_resources: int,
+        archived: ArchivedSkill | None = None,
     ) -> tuple[Approval | None, str]:
         """Decide whether a workspace-scope skill may be served (SPEC §23.3).
+
+        The digest compared with the approval is taken from what is served: the manifest bytes
+        that were parsed and the resources reached through the pin (:func:`digest_pinned`).
+
+        Args:
+            pin: The skill's pin, taken when its directory was opened (SPEC §20.1); the approval
+                looked up is that of ``pin.real_dir``. ``None`` (not pinned) approves nothing.
+            skill_dir: The skill directory as configured.
+            manifest: ``(rel, bytes)`` of the manifest as read for parsing; ``None`` when the
+                bytes are not at hand (then nothing is approved).
+            name: The skill's name, for errors.
+            follow_symlinks, max_resources: As the discovery configuration.
+            archived: For a skill of an archive root (SPEC §25.1), how it lives there: it is
+                hashed from the pinned archive (``pin`` and ``manifest`` are then not used).
 
         Returns:
             ``(approval, "")`` when it may; ``(None, reason)`` otherwise, the reason being
@@ -319,10 +395,12 @@ class TrustStore:
             nothing (the reason then names the problem); a skill that cannot be hashed is
             :data:`CHANGED`.
         """
-        try:
-            real = real_path(os.path.abspath(os.fspath(skill_dir)))
-        except SkillError:
+        if archived is not None:
+            real = os.fspath(archived.real_dir)
+        elif pin is None:
             return None, CHANGED
+        else:
+            real = pin.real_dir
         with self._lock:
             try:
                 approval = self._load().get(real)
@@ -333,9 +411,22 @@ class TrustStore:
                 return None, NOT_APPROVED
             if real in self._changed:
                 return None, CHANGED
+        if archived is not None:
+            try:
+                digest = skill_digest(archived_digests(archived, max_resources))
+            except SkillError:
+                return None, CHANGED
+            return (approval, "") if digest == approval.digest else (None, CHANGED)
+        if manifest is None or pin is None:
+            return None, CHANGED
         try:
-            digest, _ = digest_skill_dir(
-                real, follow_symlinks=follow_symlinks, max_resources=max_resources
+            digest, _ = digest_pinned(
+                pin,
+                skill_dir,
+                manifest,
+                name=name,
+                follow_symlinks=follow_symlinks,
+                max_resources=max_resources,
             )
         except SkillError:
             return None, CHANGED
