@@ -131,9 +131,10 @@ def test_list_json_shape_and_precedence(run: Any, tree: dict[str, Path]) -> None
     ]
     assert data[0]["allowed_tools"] == ["Read", "Grep"]
     assert data[1]["model_invocable"] is False
-    # Discovery warnings go to stderr, never into the JSON on stdout.
-    assert "warning: skipping" in result.stderr
-    assert "broken" in result.stderr
+    # Discovery warnings go to stderr as one JSON object, never into the JSON on stdout.
+    warnings = json.loads(result.stderr)["warnings"]
+    assert [w["code"] for w in warnings] == ["invalid_skill", "shadowed"]
+    assert "broken" in warnings[0]["message"]
 
 
 def test_list_table(run: Any, tree: dict[str, Path]) -> None:
@@ -151,7 +152,9 @@ def test_list_empty(run: Any, tmp_path: Path) -> None:
     result = run("list", "--preset", "none", "--root", str(tmp_path / "nothing"))
     assert result.exit_code == 0
     assert result.stdout == "No skills found in 1 root (see `agent-skills report`).\n"
-    assert result.stderr == (f"warning: --root {tmp_path / 'nothing'}: root does not exist\n")
+    assert result.stderr == (
+        f"warning: root_missing: --root {tmp_path / 'nothing'}: root does not exist\n"
+    )
     assert json.loads(run("list", "--json", "--preset", "none", "--root", "x").stdout) == []
 
 
@@ -161,7 +164,7 @@ def test_root_that_is_a_file_is_named_on_stderr(run: Any, tmp_path: Path) -> Non
     result = run("list", "--preset", "none", "--root", str(f), "--root", str(tmp_path))
     assert result.exit_code == 0
     assert result.stdout == "No skills found in 2 roots (see `agent-skills report`).\n"
-    assert result.stderr == f"warning: --root {f}: root is not a directory\n"
+    assert result.stderr == f"warning: root_not_a_directory: --root {f}: root is not a directory\n"
 
 
 def test_catalog_with_no_skills_says_so_on_stderr(run: Any, tmp_path: Path) -> None:

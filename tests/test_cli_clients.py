@@ -182,7 +182,7 @@ def test_strict_makes_a_missing_root_exit_2(machine: dict[str, Path], tmp_path: 
     missing = tmp_path / "nope"
     lenient = invoke(machine, "list", "--root", str(missing))
     assert lenient.exit_code == 0
-    assert lenient.stderr == f"warning: --root {missing}: root does not exist\n"
+    assert lenient.stderr == f"warning: root_missing: --root {missing}: root does not exist\n"
     strict = invoke(machine, "list", "--strict", "--root", str(missing))
     assert strict.exit_code == 2
     assert strict.stderr == f"usage_error: --root {missing}: root does not exist\n"
@@ -204,7 +204,8 @@ def test_a_root_that_is_a_skill_gets_the_hint(machine: dict[str, Path]) -> None:
     skill = machine["home"] / ".claude/skills/personal-claude-helper"
     result = invoke(machine, "list", "--preset", "none", "--root", str(skill))
     assert (
-        result.stderr == f"warning: --root {skill}: this is a skill; use its parent as the root\n"
+        result.stderr
+        == f"warning: root_is_skill: --root {skill}: this is a skill; use its parent as the root\n"
     )
     report = invoke(machine, "report", "--preset", "none", "--root", str(skill))
     assert [str(skill), "workspace", "-", "ok", "this", "is", "a", "skill;"] == (
@@ -541,7 +542,11 @@ def test_strict_with_a_root_that_is_a_file_warns_only(machine: dict[str, Path]) 
     f.write_text("x")
     result = invoke(machine, "list", "--json", "--strict", "--root", str(f))
     assert result.exit_code == 0  # SPEC §21.13: only a missing --root is exit 2
-    assert result.stderr == f"warning: --root {f}: root is not a directory\n"
+    assert json.loads(result.stderr) == {
+        "warnings": [
+            {"code": "root_not_a_directory", "message": f"--root {f}: root is not a directory"}
+        ]
+    }
 
 
 # --- the layout itself, for any cells ------------------------------------------------------------

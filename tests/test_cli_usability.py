@@ -4,6 +4,7 @@ coded warnings, validate on a project, serve's address and verify without a lock
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import select
@@ -13,7 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from agent_skills.cli import cli
 from conftest import make_skill
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,3 +65,67 @@ def test_serve_http_says_where_it_listens(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# --- one format for warnings; stderr under --json is one JSON object -----------------------
+
+
+@pytest.fixture
+def broken_store(tmp_path: Path) -> Path:
+    """A root with one good skill and four that are skipped with a warning."""
+    root = tmp_path / "skills"
+    make_skill(root, "pdftools-base")
+    for n in range(4):
+        make_skill(root, f"broken-{n}", raw=b"---\nname: [unclosed\n---\nbody\n")
+    return root
+
+
+def _run(*args: str, home: Path) -> Result:
+    return CliRunner().invoke(cli, list(args), env={"HOME": str(home)}, catch_exceptions=False)
+
+
+def test_a_failure_under_json_is_one_object_with_the_warnings(
+    broken_store: Path, tmp_path: Path
+) -> None:
+    roots = ["--preset", "none", "--root", str(broken_store)]
+    result = _run("show", "pdftools", "--json", *roots, home=tmp_path)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    data = json.loads(result.stderr)  # the whole of stderr is one object
+    assert data["error"]["code"] == "not_found"
+    assert data["error"]["fields"]["suggestions"] == ["pdftools-base"]
+    assert [w["code"] for w in data["warnings"]] == ["invalid_skill"] * 4
+    assert all(w["message"].startswith("skipping ") for w in data["warnings"])
+
+
+def test_a_success_under_json_puts_the_warnings_in_one_object(
+    broken_store: Path, tmp_path: Path
+) -> None:
+    roots = ["--preset", "none", "--root", str(broken_store), "--root", str(tmp_path / "nope")]
+    result = _run("list", "--json", *roots, home=tmp_path)
+    assert result.exit_code == 0
+    assert [s["name"] for s in json.loads(result.stdout)] == ["pdftools-base"]
+    codes = [w["code"] for w in json.loads(result.stderr)["warnings"]]
+    assert codes == ["invalid_skill"] * 4 + ["root_missing"]
+    clean = _run("list", "--json", "--preset", "none", "--root", str(tmp_path / "x"), home=tmp_path)
+    assert (
+        clean.stderr
+        == '{"warnings": [{"code": "root_missing", "message": "--root '
+        + str(tmp_path / "x")
+        + ': root does not exist"}]}\n'
+    )
+
+
+def test_warnings_carry_their_code_in_list_and_report_alike(
+    broken_store: Path, tmp_path: Path
+) -> None:
+    roots = ["--preset", "none", "--root", str(broken_store)]
+    listed = _run("list", *roots, home=tmp_path).stderr.splitlines()
+    reported = [
+        line
+        for line in _run("report", *roots, home=tmp_path).stdout.splitlines()
+        if line.startswith("warning: ")
+    ]
+    assert len(listed) == 4
+    assert all(line.startswith("warning: invalid_skill: skipping ") for line in listed)
+    assert listed == reported  # the same lines, code included, in both commands

@@ -596,8 +596,8 @@ def test_a_malicious_directory_never_writes_outside(
     assert not any(p.is_symlink() for p in installed.rglob("*"))
     assert sorted(p.name for p in outside.iterdir()) == ["secret"]
     assert (
-        f"warning: skipping resource symlink escaping skill dir {skill / 'references' / 'leak'}"
-        in result.stderr.splitlines()
+        "warning: escaping_symlink: skipping resource symlink escaping skill dir "
+        f"{skill / 'references' / 'leak'}" in result.stderr.splitlines()
     )
 
 

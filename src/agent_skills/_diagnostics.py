@@ -25,6 +25,7 @@ __all__ = [
     "RootNote",
     "RootStatus",
     "emit",
+    "set_diagnostic_sink",
     "set_warn_sink",
 ]
 
@@ -229,12 +230,30 @@ def set_warn_sink(fn: Callable[[str], object] | None) -> None:
         _warn_sink = fn
 
 
+_diagnostic_sink: Callable[[Diagnostic], object] | None = None
+
+
+def set_diagnostic_sink(fn: Callable[[Diagnostic], object] | None) -> None:
+    """Like :func:`set_warn_sink`, but ``fn`` receives each warning-level :class:`Diagnostic`
+    whole (its ``kind`` is the code the CLI prints with it); ``None`` resets. Exceptions raised
+    by the sink are swallowed."""
+    global _diagnostic_sink
+    with _sink_lock:
+        _diagnostic_sink = fn
+
+
 def emit(diagnostics: Iterable[Diagnostic]) -> None:
-    """Log each diagnostic and pass warnings to the sink (SPEC §7.6)."""
+    """Log each diagnostic and pass warnings to the sinks (SPEC §7.6)."""
     sink = _warn_sink
+    whole = _diagnostic_sink
     for diag in diagnostics:
         if diag.severity is DiagnosticSeverity.WARNING:
             logger.warning("%s", diag.message)
+            if whole is not None:
+                try:
+                    whole(diag)
+                except Exception:
+                    logger.debug("diagnostic sink raised", exc_info=True)
             if sink is not None:
                 try:
                     sink(diag.message)

@@ -14,8 +14,11 @@ Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillE
 errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`.
 Errors print ``code: message`` on stderr, never a traceback; under ``--json`` they are one object
 ``{"error": {"code", "message", "fields"}}`` on stderr (usage errors: ``usage_error``,
-configuration: ``startup_error``; SPEC §21.11). Discovery warnings go to stderr as ``warning: ...``
-lines, never into ``--json`` output on stdout. Tables keep every column at 60 terminal columns and
+configuration: ``startup_error``; SPEC §21.11). Warnings have one format everywhere:
+``warning: CODE: message`` lines on stderr. Under ``--json`` stderr holds at most one JSON object:
+the warnings are collected as ``"warnings": [{"code", "message"}]``, in the error object on a
+failure, else in ``{"warnings": [...]}`` printed at the end (nothing when there were none); they
+never go into the output on stdout. Tables keep every column at 60 terminal columns and
 more (SPEC §21.12, see :func:`_columns`).
 
 This is the only module that imports ``click`` and ``rich``.
@@ -65,7 +68,7 @@ else:
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot, expand_home
 from ._confine import contains
 from ._core import AgentSkills, create_agent_skills
-from ._diagnostics import EntryStatus, RootStatus, set_warn_sink
+from ._diagnostics import Diagnostic, EntryStatus, RootStatus, set_diagnostic_sink
 from ._errors import ErrorCode, SkillError, StartupError
 from ._model import SkillInfo, is_hidden
 from ._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
@@ -111,6 +114,20 @@ def _fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
 
 # Whether the command line asked for --json: failures are then one JSON object (SPEC §21.11).
 _JSON_ERRORS: contextvars.ContextVar[bool] = contextvars.ContextVar("json_errors", default=False)
+# Under --json, the warnings of the command, printed with the one object on stderr.
+_JSON_WARNINGS: contextvars.ContextVar[list[dict[str, str]] | None] = contextvars.ContextVar(
+    "json_warnings", default=None
+)
+
+
+def _warn(code: str, message: str) -> None:
+    """One warning: ``warning: CODE: message`` on stderr, or under ``--json`` kept for the one
+    object stderr holds (see the module docstring)."""
+    collected = _JSON_WARNINGS.get()
+    if collected is not None:
+        collected.append({"code": code, "message": message})
+        return
+    click.echo(_safe(f"warning: {code}: {message}"), err=True)
 
 
 def _wants_json(args: Sequence[str]) -> bool:
@@ -137,6 +154,7 @@ class _Group(click.Group):
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         token = _JSON_ERRORS.set(_wants_json(argv))
+        warnings_token = _JSON_WARNINGS.set([] if _JSON_ERRORS.get() else None)
         try:
             try:
                 rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
@@ -154,7 +172,11 @@ class _Group(click.Group):
                     raise
                 _echo_error(CliErrorCode.ABORTED, "interrupted")
                 rv = 1
+            collected = _JSON_WARNINGS.get()
+            if collected:  # no failure printed them: they are the one object on stderr
+                click.echo(json_text({"warnings": collected}, indent=None), err=True)
         finally:
+            _JSON_WARNINGS.reset(warnings_token)
             _JSON_ERRORS.reset(token)
         if standalone_mode:
             sys.exit(rv if isinstance(rv, int) else 0)
@@ -187,7 +209,12 @@ def _echo_error(code: str, message: str, fields: Mapping[str, Any] | None = None
     ``{"error": {"code", "message", "fields"}}`` (SPEC §16, §21.11)."""
     if _JSON_ERRORS.get():
         error = {"code": str(code), "message": message, "fields": dict(fields or {})}
-        click.echo(json_text({"error": error}, indent=None), err=True)
+        out: dict[str, Any] = {"error": error}
+        collected = _JSON_WARNINGS.get()
+        if collected:
+            out["warnings"] = list(collected)
+            collected.clear()
+        click.echo(json_text(out, indent=None), err=True)
         return
     click.echo(_safe(f"{code}: {message}"), err=True)
 
@@ -368,19 +395,20 @@ def _root_hint(root: Path) -> str | None:
 
 @contextmanager
 def _warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
-    """Send discovery warnings to stderr as ``warning: ...`` lines while the command runs."""
+    """Send discovery warnings through :func:`_warn` while the command runs."""
     logger = logging.getLogger("agent_skills")
     # Without a handler, Python's last-resort handler would print each warning a second time.
     if not logger.handlers:
         logger.addHandler(logging.NullHandler())
-    if enabled:
-        set_warn_sink(lambda message: click.echo(_safe(f"warning: {message}"), err=True))
-    else:
-        set_warn_sink(lambda message: None)
+
+    def sink(diag: Diagnostic) -> None:
+        _warn(diag.kind.value, diag.message)
+
+    set_diagnostic_sink(sink if enabled else None)
     try:
         yield
     finally:
-        set_warn_sink(None)
+        set_diagnostic_sink(None)
 
 
 def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkills:
@@ -424,9 +452,9 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
             if options["strict"] and note.status == RootStatus.MISSING:
                 _fail(CliErrorCode.USAGE_ERROR, f"--root {note.root}: {note.message}", 2)
             if warnings:
-                click.echo(_safe(f"warning: --root {note.root}: {note.message}"), err=True)
+                _warn(f"root_{note.status.value}", f"--root {note.root}: {note.message}")
         elif warnings and (hint := _root_hint(note.root)) is not None:
-            click.echo(_safe(f"warning: --root {note.root}: {hint}"), err=True)
+            _warn("root_is_skill", f"--root {note.root}: {hint}")
     return skills
 
 
@@ -495,6 +523,9 @@ def cli() -> None:
       agent-skills serve --http --port 8000
 
     Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors.
+    Warnings print `warning: CODE: message` on stderr. Under --json, stderr is at most one JSON
+    object: {"error": {code, message, fields}, "warnings": [{code, message}]} on a failure, else
+    {"warnings": [...]} when there were warnings.
     """
 
 
@@ -1496,8 +1527,8 @@ def _install_options(fn: _F) -> _F:
 
 def _report_installed(installed: Sequence[Any], verb: str, lock: Path) -> None:
     for item in installed:
-        for message in item.warnings:
-            click.echo(_safe(f"warning: {message}"), err=True)
+        for code, message in item.warnings:
+            _warn(code, message)
         action = "replaced" if item.replaced and verb == "installed" else verb
         click.echo(_safe(f"{action} {item.name} in {item.dir}"))
     click.echo(_safe(f"lock: {lock}"))

@@ -772,14 +772,15 @@ class Installed:
         dir: Its directory in the target root.
         replaced: Whether an existing copy was replaced.
         origin: ``{source, ref, commit}`` as recorded in the lock.
-        warnings: Messages about files left out (links leading outside, link members).
+        warnings: ``(code, message)`` pairs about files left out (links leading outside, link
+            members); the code is the diagnostic's kind (``escaping_symlink``, ...).
     """
 
     name: str
     dir: Path
     replaced: bool
     origin: dict[str, Any] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[tuple[str, str], ...] = ()
 
 
 @contextmanager
@@ -1016,7 +1017,7 @@ def install_skills(
         out: list[Installed] = []
         for skill in chosen:
             replaced = _install_one(skill, root_path, force)
-            warnings = tuple(d.message for d in skill.diagnostics)
+            warnings = tuple((d.kind.value, d.message) for d in skill.diagnostics)
             out.append(Installed(skill.name, root_path / skill.name, replaced, origin, warnings))
     return out
 
