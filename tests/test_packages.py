@@ -971,3 +971,114 @@ def test_package_entry_points_refuse_bad_arguments_with_codes(tmp_path: Path) ->
         with pytest.raises(SkillError) as info:
             remove_skill(tmp_path, bad)  # type: ignore[arg-type]
         assert info.value.code == "invalid_input"
+
+
+# ---------------------------------------------------------------------------------------------
+# The lock changes only what an install touches; every locked copy is verified
+
+
+def test_add_keeps_the_drift_of_other_skills_in_the_lock(
+    run: Callable[..., Result], env: dict[str, Path], locked: Path
+) -> None:
+    (locked / "SKILL.md").write_bytes(MANIFEST + b"Edited.\n")
+    (locked / "scripts" / "a.py").write_text("print(1)\n")
+    before = run("verify", "--preset", "agents")
+    assert before.exit_code == 1
+    src = env["tmp"] / "vendor"
+    hello(src, "third")
+    assert run("add", str(src), "--preset", "agents").exit_code == 0
+    after = run("verify", "--preset", "agents")
+    assert after.exit_code == 1, after.output
+    assert after.output == before.output
+    expected = "changed skill hello: .agents/skills/hello\n  changed SKILL.md\n"
+    expected += "  added scripts/a.py\n"
+    assert expected in after.output
+    assert run("remove", "third", "--preset", "agents").exit_code == 0
+    assert run("verify", "--preset", "agents").output == before.output
+
+
+def test_add_of_a_shadowed_skill_locks_the_installed_copy_and_warns(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["ws"] / ".claude" / "skills", "pdf-tools")
+    src = env["tmp"] / "vendor"
+    hello(src, "pdf-tools")
+    result = run("add", str(src))
+    assert result.exit_code == 0, result.output
+    installed = env["ws"] / ".agents" / "skills" / "pdf-tools"
+    assert (
+        f"warning: pdf-tools installed in {installed} is shadowed by "
+        f"{env['ws'] / '.claude' / 'skills' / 'pdf-tools'}"
+    ) in result.output
+    entries = lock_of(env["ws"] / "skills.lock.json")["skills"]
+    assert [(e["dir"], e["origin"]["source"]) for e in entries] == [
+        (".agents/skills/pdf-tools", str(src))
+    ]
+    assert run("lock").exit_code == 0
+    entries = lock_of(env["ws"] / "skills.lock.json")["skills"]
+    assert sorted(e["dir"] for e in entries) == [
+        ".agents/skills/pdf-tools",
+        ".claude/skills/pdf-tools",
+    ]
+    assert [e.get("origin", {}).get("source") for e in entries if "agents" in e["dir"]] == [
+        str(src)
+    ]
+    assert run("verify").exit_code == 0
+    (installed / "scripts" / "hi.sh").write_bytes(b"#!/bin/sh\necho HI\n")
+    result = run("verify")
+    assert result.exit_code == 1
+    assert "changed skill pdf-tools: .agents/skills/pdf-tools\n  changed scripts/hi.sh\n" in (
+        result.output
+    )
+
+
+def test_lock_and_verify_see_the_same_roots_from_any_directory(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["ws"] / ".agents" / "skills")
+    hello(env["ws"] / "src" / ".agents" / "skills", "nested-agents")
+    deep = env["ws"] / "src" / "deep"
+    deep.mkdir()
+    assert run("lock").exit_code == 0
+    result = run("verify", cwd=deep)
+    assert result.exit_code == 0, result.output
+    assert run("lock", cwd=deep).exit_code == 0
+    assert [e["name"] for e in lock_of(env["ws"] / "skills.lock.json")["skills"]] == ["hello"]
+    assert run("verify").exit_code == 0
+
+
+def test_lock_of_an_undecodable_skill_dir_is_utf8_and_round_trips(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    hello(root)
+    odd = os.fsencode(root) + b"/n\xff\xfe"
+    os.mkdir(odd)
+    with open(odd + b"/SKILL.md", "wb") as fh:
+        fh.write(b"---\nname: odd\ndescription: Odd.\n---\nBody.\n")
+    assert run("lock", "--preset", "agents").exit_code == 0
+    raw = (env["ws"] / "skills.lock.json").read_bytes()
+    dirs = [e["dir"] for e in json.loads(raw.decode("utf-8"))["skills"]]
+    assert ".agents/skills/n\\xff\\xfe" in dirs
+    result = run("verify", "--preset", "agents")
+    assert result.exit_code == 0, result.output
+    src = env["tmp"] / "vendor"
+    hello(src, "third")
+    assert run("add", str(src), "--preset", "agents").exit_code == 0
+    assert run("verify", "--preset", "agents").exit_code == 0
+
+
+def test_add_of_a_misspelt_skill_suggests_the_name(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    src = env["tmp"] / "vendor"
+    hello(src, "other")
+    hello(src, "second")
+    result = run("add", str(src), "--skill", "othr")
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        f"not_found: no skill named othr in {src} (did you mean other?)"
+    )
+    with pytest.raises(SkillError) as info:
+        pkg.install_skills(pkg.parse_source(str(src)), env["tmp"] / "r", names=["othr"])
+    assert info.value.fields["suggestions"] == ["other"]

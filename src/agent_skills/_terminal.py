@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["json_text", "safe_text"]
+__all__ = ["json_text", "safe_text", "undecodable_text"]
 
 # C0 controls but tab and newline, DEL, C1 controls, and lone surrogates.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
@@ -59,6 +59,23 @@ def _surrogate_in_json(match: re.Match[str]) -> str:
     if 0xDC80 <= code <= 0xDCFF:
         return f"\\\\x{code - 0xDC00:02x}"  # the JSON string holds the characters \xNN
     return f"\\\\u{code:04x}"
+
+
+def _undecodable(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def undecodable_text(text: str) -> str:
+    """``text`` with each lone surrogate written as :func:`json_text` writes it (SPEC §20.8).
+
+    An undecodable byte of a file name becomes the four characters ``\\xNN`` (another lone
+    surrogate ``\\uNNNN``); everything else is kept. For a value stored in JSON and compared
+    with the same value recomputed later (a lock's paths): both sides read the same.
+    """
+    return _SURROGATE.sub(_undecodable, text) if _SURROGATE.search(text) else text
 
 
 def json_text(value: Any, *, indent: int | None = 2) -> str:

@@ -379,11 +379,12 @@ def _expand_user(path: Path) -> str:
     return expand_home(os.fspath(path), os.path.expanduser("~"))
 
 
-def _preset_roots(preset: str, workspace: str) -> list[SkillRoot]:
-    """The roots of ``--preset`` (SPEC §21.1, §21.3); ``none`` has none."""
+def _preset_roots(preset: str, workspace: str, cwd: str | None = None) -> list[SkillRoot]:
+    """The roots of ``--preset`` (SPEC §21.1, §21.3); ``none`` has none. ``cwd`` (default: the
+    current directory) ends the chains of directories below the workspace."""
     if preset == "none":
         return []
-    return client_skill_roots(preset, workspace=workspace)
+    return client_skill_roots(preset, workspace=workspace, cwd=cwd)
 
 
 def _root_hint(root: Path) -> str | None:
@@ -411,8 +412,13 @@ def _warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
         set_diagnostic_sink(None)
 
 
-def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkills:
+def _open_skills(
+    options: dict[str, Any], *, warnings: bool = True, at_workspace: bool = False
+) -> AgentSkills:
     """Build :class:`AgentSkills` from the root options (SPEC §2-§3, §16).
+
+    With ``at_workspace`` the preset's roots are those seen from the workspace itself, wherever
+    inside it the command runs (the package commands: a lock means the same from any directory).
 
     Raises:
         StartupError: Bad workspace, or no roots (``--preset none`` without ``--root``).
@@ -420,7 +426,9 @@ def _open_skills(options: dict[str, Any], *, warnings: bool = True) -> AgentSkil
     """
     given: Path | None = options["workspace"]
     workspace = preset_workspace(None if given is None else _expand_user(given))
-    roots: list[Any] = _preset_roots(options["preset"], workspace)
+    roots: list[Any] = _preset_roots(
+        options["preset"], workspace, workspace if at_workspace else None
+    )
     # SPEC §21.2: --root is taken against the current directory, as a shell user expects.
     explicit = [Path(os.path.abspath(_expand_user(r))) for r in options["roots"]]
     roots.extend(explicit)
@@ -1326,7 +1334,8 @@ def _with_package_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
 
             options = {k: kwargs.pop(k) for k in _ROOT_OPTION_KEYS}
             workspace = Path(preset_workspace(options["workspace"]))
-            skills = _open_skills(options, warnings=warnings)
+            # Lock and verify see the same roots wherever they run inside the workspace.
+            skills = _open_skills(options, warnings=warnings, at_workspace=True)
             with _warnings_to_stderr(warnings):
                 return fn(skills=skills, workspace=workspace, **kwargs)
 
@@ -1355,24 +1364,44 @@ def _install_root(
 
 
 def _relock(
-    skills: AgentSkills, workspace: Path, scope: str, root: SkillRoot, origins: dict[str, Any]
+    skills: AgentSkills,
+    workspace: Path,
+    scope: str,
+    root: SkillRoot,
+    installed: Sequence[Any] = (),
+    removed: Sequence[Path] = (),
 ) -> Path:
-    """Rewrite the lock of ``scope`` from what is installed now, keeping recorded origins."""
+    """Update the lock of ``scope``: only the entries of the skills installed or removed change;
+    every other entry is kept exactly as it was (drift stays visible to ``verify``, §25.4)."""
     from . import packages as _packages
 
     target = _lock_path(skills, workspace, scope)
-    known: dict[str, Any] = {}
-    if target.exists():
-        for entry in _packages.read_lock(target)["skills"]:
-            if isinstance(entry.get("origin"), dict):
-                known[entry["name"]] = entry["origin"]
-    known.update(origins)
-    scoped = _packages.scoped_skills(skills, [root.scope], [root])
-    _packages.write_lock(
-        target,
-        _packages.lock_skills(scoped, workspace=workspace, origins=known),
-    )
+    lock: dict[str, Any] = _packages.read_lock(target) if target.exists() else {}
+    put = [
+        _packages.lock_entry(
+            item.dir, scope=root.scope, source=root.source, workspace=workspace, origin=item.origin
+        )
+        for item in installed
+    ]
+    merged = _packages.merge_lock(lock, put, removed, workspace=workspace)
+    _packages.write_lock(target, merged)
     return target
+
+
+def _warn_shadowed(skills: AgentSkills, installed: Sequence[Any]) -> None:
+    """Warn when discovery serves another copy of an installed name instead of the new one."""
+    served = {info.name: info for info in AgentSkills(skills.config).list_skills()}
+    for item in installed:
+        info = served.get(item.name)
+        if info is None or os.path.realpath(info.dir) == os.path.realpath(item.dir):
+            continue
+        click.echo(
+            _safe(
+                f"warning: {item.name} installed in {item.dir} is shadowed by {info.dir} "
+                f"({info.source}, higher precedence): that copy is the one served"
+            ),
+            err=True,
+        )
 
 
 @cli.command("pack")
@@ -1435,7 +1464,7 @@ def lock_command(
             previous = _packages.read_lock(target)
         except SkillError:
             previous = {"skills": []}
-        origins = {e["name"]: e["origin"] for e in previous["skills"] if "origin" in e}
+        origins = {e["dir"]: e["origin"] for e in previous["skills"] if "origin" in e}
     scoped = _packages.scoped_skills(skills, None if all_roots else ["workspace"])
     lock = _packages.lock_skills(scoped, workspace=workspace, origins=origins)
     _packages.write_lock(target, lock)
@@ -1567,8 +1596,9 @@ def add_command(
     parsed = _packages.parse_source(source)
     root = _install_root(skills, workspace, scope, client)
     installed = _packages.install_skills(parsed, root.path, names=names, force=force)
-    lock = _relock(skills, workspace, scope, root, {i.name: i.origin for i in installed})
+    lock = _relock(skills, workspace, scope, root, installed)
     _report_installed(installed, "installed", lock)
+    _warn_shadowed(skills, installed)
 
 
 @cli.command("update")
@@ -1589,7 +1619,15 @@ def update_command(
 
     root = _install_root(skills, workspace, scope, client)
     lock_file = _lock_path(skills, workspace, scope)
-    entries = {e["name"]: e for e in _packages.read_lock(lock_file)["skills"]}
+
+    # Per name, the entry of the copy in this root wins, then any copy with an origin.
+    def rank(entry: dict[str, Any]) -> tuple[bool, bool]:
+        home = os.path.abspath(workspace / str(entry.get("dir", "")))
+        return "origin" in entry, home == os.path.abspath(root.path / entry["name"])
+
+    entries: dict[str, Any] = {}
+    for entry in sorted(_packages.read_lock(lock_file)["skills"], key=rank):
+        entries[entry["name"]] = entry
     wanted = list(names) or [n for n, e in entries.items() if "origin" in e]
     for name in wanted:
         entry = entries.get(name)
@@ -1610,7 +1648,7 @@ def update_command(
             text = f"{text}#{origin['ref']}"
         parsed = _packages.parse_source(text)
         installed.extend(_packages.install_skills(parsed, root.path, names=[name], force=True))
-    lock = _relock(skills, workspace, scope, root, {i.name: i.origin for i in installed})
+    lock = _relock(skills, workspace, scope, root, installed)
     _report_installed(installed, "updated", lock)
 
 
@@ -1632,7 +1670,7 @@ def remove_command(
 
     root = _install_root(skills, workspace, scope, client)
     removed = _packages.remove_skill(root.path, name)
-    lock = _relock(skills, workspace, scope, root, {})
+    lock = _relock(skills, workspace, scope, root, removed=[removed.dir])
     _report_installed([removed], "removed", lock)
 
 

@@ -15,7 +15,6 @@ link leading outside its skill is never copied as a link and never followed.
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import secrets
@@ -50,8 +49,10 @@ from ._errors import ErrorCode, SkillError, fs_error
 from ._jsonfile import read_json_file
 from ._manifest import parse_skill
 from ._model import is_skipped, sort_key
+from ._registry import suggest_names
 from ._resources import list_resources
 from ._schema import name_problem
+from ._terminal import json_text, undecodable_text
 from .validate import Severity, find_manifest, validate_skill
 
 __all__ = [
@@ -62,7 +63,9 @@ __all__ = [
     "SkillDrift",
     "Source",
     "install_skills",
+    "lock_entry",
     "lock_skills",
+    "merge_lock",
     "pack_skill",
     "parse_source",
     "read_lock",
@@ -351,46 +354,168 @@ def _hash_skill(skills: AgentSkills, name: str) -> tuple[FileDigest, ...]:
     return tuple(files)
 
 
+def _entry(
+    *,
+    name: str,
+    scope: str,
+    source: str,
+    dir_: str,
+    files: Sequence[FileDigest],
+    origin: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """One lock entry. Every path is written as ``undecodable_text`` gives it (an undecodable byte
+    of a file name as the four characters ``\\xNN``, SPEC §20.8), so the entry is valid UTF-8
+    JSON and an entry recomputed from the same tree compares equal to the one read back."""
+    entry: dict[str, Any] = {
+        "name": undecodable_text(name),
+        "scope": scope,
+        "source": source,
+        "dir": undecodable_text(dir_),
+        "digest": skill_digest(files),
+        "files": [
+            {"path": undecodable_text(f.rel), "size": f.size, "sha256": f.sha256} for f in files
+        ],
+    }
+    if origin is not None:
+        entry["origin"] = dict(origin)
+    return entry
+
+
+def _hash_dir(skill_dir: Path) -> tuple[FileDigest, ...]:
+    """The file digests of the skill directory ``skill_dir``: manifest and listed resources,
+    read confined (a copy that is not the one discovery serves, e.g. a shadowed one)."""
+    skill = _dir_skill(skill_dir)
+    files: list[FileDigest] = []
+    for source in skill.files:
+        with source.open() as fh:
+            size, digest = digest_stream(fh)
+        files.append(FileDigest(source.rel, size, digest))
+    files.sort(key=lambda f: f.rel)
+    return tuple(files)
+
+
+def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], str]:
+    return sort_key(str(entry.get("name", ""))), str(entry.get("dir", ""))
+
+
 def lock_skills(
     skills: AgentSkills,
     *,
     workspace: str | os.PathLike[str],
     origins: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Build the lock of every skill of ``skills`` (SPEC §25.3, §25.5).
+    """Build the lock of every skill directory of ``skills`` (SPEC §25.3, §25.5).
+
+    A name found in several roots has one entry per copy: the copy discovery serves and every
+    copy it shadows, each with its own ``dir`` and digest, so an edit of any locked directory is
+    seen by :func:`verify_lock` (entries are keyed by ``dir``).
 
     Args:
         skills: The skills to lock (see :func:`scoped_skills` to keep one scope).
         workspace: ``dir`` is written relative to it (POSIX) when inside it, else absolute.
-        origins: ``{name: {source, ref, commit}}`` recorded by installs; absent names get no
-            ``origin`` key.
+        origins: ``{dir: {source, ref, commit}}`` recorded by installs, keyed by the ``dir`` as
+            the lock writes it; other entries get no ``origin`` key.
 
     Returns:
         ``{"version": 1, "skills": [{name, scope, source, dir, digest, files: [{path, size,
-        sha256}], origin?}]}``, skills sorted by ``(casefold, name)``, files by code point. Each
-        digest is ``sha256:<hex>`` as the MCP extension serves it; ``digest`` is the skill digest
-        of SPEC §23.3.
+        sha256}], origin?}]}``, entries sorted by ``(casefold, name)`` then ``dir``, files by
+        code point. Each digest is ``sha256:<hex>`` as the MCP extension serves it; ``digest`` is
+        the skill digest of SPEC §23.3. Undecodable bytes of names are written ``\\xNN``.
 
     Raises:
         SkillError: A file listed a moment ago cannot be read (``not_found``, ``stale_skill``,
             ``io_error``, ...).
     """
     ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    known = origins or {}
     entries: list[dict[str, Any]] = []
+
+    def add(name: str, scope: str, source: str, path: Path, files: Sequence[FileDigest]) -> None:
+        shown = _display_dir(path, ws)
+        entries.append(
+            _entry(
+                name=name,
+                scope=scope,
+                source=source,
+                dir_=shown,
+                files=files,
+                origin=known.get(undecodable_text(shown)),
+            )
+        )
+
     for info in skills.list_skills():
-        files = _hash_skill(skills, info.name)
-        entry: dict[str, Any] = {
-            "name": info.name,
-            "scope": info.scope,
-            "source": info.source,
-            "dir": _display_dir(info.dir, ws),
-            "digest": skill_digest(files),
-            "files": [{"path": f.rel, "size": f.size, "sha256": f.sha256} for f in files],
-        }
-        origin = (origins or {}).get(info.name)
-        if origin is not None:
-            entry["origin"] = dict(origin)
-        entries.append(entry)
+        add(info.name, info.scope, info.source, info.dir, _hash_skill(skills, info.name))
+        for copy in info.shadowed:
+            try:
+                files = _hash_dir(copy.dir)
+            except SkillError:
+                continue  # not a readable skill directory (e.g. an archived copy)
+            add(info.name, copy.scope, copy.source, copy.dir, files)
+    entries.sort(key=_entry_key)
+    return {"version": LOCK_VERSION, "skills": entries}
+
+
+def lock_entry(
+    skill_dir: str | os.PathLike[str],
+    *,
+    scope: Scope,
+    source: str,
+    workspace: str | os.PathLike[str],
+    origin: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The lock entry of one installed skill directory, as :func:`lock_skills` writes it.
+
+    It describes that directory itself (its ``dir`` and digest), whether or not discovery serves
+    another copy of the name from a root of higher precedence (SPEC §25.3-§25.4).
+
+    Raises:
+        SkillError: ``invalid_skill`` when the directory has no usable manifest; ``fs_error``
+            codes.
+    """
+    path = Path(os.path.abspath(coerce_path(skill_dir, "skill_dir")))
+    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    files = _hash_dir(path)
+    name = _dir_skill(path).name
+    return _entry(
+        name=name,
+        scope=scope,
+        source=source,
+        dir_=_display_dir(path, ws),
+        files=files,
+        origin=origin,
+    )
+
+
+def merge_lock(
+    lock: Mapping[str, Any],
+    put: Iterable[Mapping[str, Any]] = (),
+    drop: Iterable[str | os.PathLike[str]] = (),
+    *,
+    workspace: str | os.PathLike[str],
+) -> dict[str, Any]:
+    """``lock`` with the entries of ``put`` and without those of the directories ``drop``.
+
+    ``add``, ``update`` and ``remove`` change only the entries of what they install or remove:
+    every other entry is kept exactly as it was in the lock, so drift that ``verify`` would
+    report is never written over (SPEC §25.4).
+
+    Args:
+        lock: The lock read (from :func:`read_lock`), or ``{}`` for none.
+        put: Entries (from :func:`lock_entry`) replacing any entry of the same ``dir``.
+        drop: Skill directories whose entries are removed.
+        workspace: As for :func:`lock_skills` (to write ``drop`` as the lock does).
+
+    Returns:
+        A version-1 lock, entries sorted as :func:`lock_skills` sorts them.
+    """
+    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    new = [dict(e) for e in put]
+    gone = {e["dir"] for e in new}
+    gone.update(
+        undecodable_text(_display_dir(Path(os.path.abspath(os.fspath(d))), ws)) for d in drop
+    )
+    kept = [dict(e) for e in lock.get("skills", []) if e.get("dir") not in gone]
+    entries = sorted([*kept, *new], key=_entry_key)
     return {"version": LOCK_VERSION, "skills": entries}
 
 
@@ -400,13 +525,13 @@ def write_lock(path: str | os.PathLike[str], lock: Mapping[str, Any]) -> None:
     Raises:
         SkillError: ``fs_error`` codes when the file cannot be written.
     """
-    text = json.dumps(lock, indent=2, ensure_ascii=False) + "\n"
+    text = json_text(lock) + "\n"
     target = Path(coerce_path(path, "path"))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fs_error(exc, target.parent) from None
-    data = text.encode("utf-8", "surrogateescape")
+    data = text.encode("utf-8")
 
     def write(out: IO[bytes]) -> None:
         out.write(data)
@@ -524,20 +649,37 @@ def verify_lock(lock: Mapping[str, Any], current: Mapping[str, Any]) -> list[Ski
         current: :func:`lock_skills` of the same scopes now.
 
     Returns:
-        Every drifted skill sorted by ``(casefold, name)``; empty when nothing changed. Only
-        listed files count (hidden and other unlisted files are no part of a digest).
+        Every drifted skill directory sorted by ``(casefold, name)`` then ``dir``; empty when
+        nothing changed. Entries are matched by ``dir``; a name whose one locked copy is gone and
+        which has one new copy is ``changed`` with ``moved_from``. Only listed files count
+        (hidden and other unlisted files are no part of a digest).
     """
-    old = {e["name"]: e for e in lock.get("skills", [])}
-    new = {e["name"]: e for e in current.get("skills", [])}
+    # Entries are keyed by dir (one per locked copy, SPEC §25.3); a copy whose dir changed is
+    # the one locked copy of its name that vanished paired with the one new copy of that name.
+    old = {str(e.get("dir", "")): e for e in lock.get("skills", [])}
+    new = {str(e.get("dir", "")): e for e in current.get("skills", [])}
+    pairs: list[tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]] = [
+        (old[d], new[d]) for d in old.keys() & new.keys()
+    ]
+    gone = [old[d] for d in old.keys() - new.keys()]
+    came = [new[d] for d in new.keys() - old.keys()]
+    for name in {e["name"] for e in gone}:
+        was = [e for e in gone if e["name"] == name]
+        now = [e for e in came if e["name"] == name]
+        if len(was) == 1 and len(now) == 1:
+            pairs.append((was[0], now[0]))
+            gone.remove(was[0])
+            came.remove(now[0])
+    pairs.extend((e, None) for e in gone)
+    pairs.extend((None, e) for e in came)
     drift: list[SkillDrift] = []
-    for name in sorted(old.keys() | new.keys(), key=sort_key):
-        before, after = old.get(name), new.get(name)
+    for before, after in pairs:
         if after is None:
             assert before is not None
-            drift.append(SkillDrift(name, "removed", str(before.get("dir", ""))))
+            drift.append(SkillDrift(before["name"], "removed", str(before.get("dir", ""))))
             continue
         if before is None:
-            drift.append(SkillDrift(name, "added", str(after.get("dir", ""))))
+            drift.append(SkillDrift(after["name"], "added", str(after.get("dir", ""))))
             continue
         old_files = {f["path"]: (f["size"], f["sha256"]) for f in before.get("files", [])}
         new_files = {f["path"]: (f["size"], f["sha256"]) for f in after.get("files", [])}
@@ -553,13 +695,14 @@ def verify_lock(lock: Mapping[str, Any], current: Mapping[str, Any]) -> list[Ski
         if changes or moved or before.get("digest") != after.get("digest"):
             drift.append(
                 SkillDrift(
-                    name,
+                    after["name"],
                     "changed",
                     str(after.get("dir", "")),
                     tuple(changes),
                     str(before.get("dir")) if moved else None,
                 )
             )
+    drift.sort(key=lambda d: (sort_key(d.name), d.dir))
     return drift
 
 
@@ -976,7 +1119,8 @@ def install_skills(
         One :class:`Installed` per skill, in ``(casefold, name)`` order.
 
     Raises:
-        SkillError: ``not_found`` ``{names}`` for names not in the source, or when it holds no
+        SkillError: ``not_found`` ``{names, source, suggestions}`` for names not in the source
+            (``suggestions`` from ``suggest_names``, SPEC §21.10), or when it holds no
             skill; ``duplicate_skill`` ``{name, paths}`` for an installed name without ``force``
             (nothing is changed); ``invalid_skill`` when a skill does not validate;
             ``too_large`` for a skill over 10 000 files or 512 MiB; ``invalid_archive``;
@@ -998,10 +1142,15 @@ def install_skills(
         if missing or not wanted:
             detail = f"; {'; '.join(problems)}" if problems else ""
             what = f"no skill named {', '.join(missing)}" if missing else "no skill"
+            # The one suggestion rule of the project (SPEC §21.10), as for any unknown name.
+            suggestions = list(
+                dict.fromkeys(s for n in missing for s in suggest_names(n, list(by_name)))
+            )
+            hint = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
             raise SkillError(
                 ErrorCode.NOT_FOUND,
-                f"{what} in {source.origin_source}{detail}",
-                {"names": missing, "source": source.origin_source},
+                f"{what} in {source.origin_source}{hint}{detail}",
+                {"names": missing, "source": source.origin_source, "suggestions": suggestions},
             )
         chosen = [by_name[n] for n in dict.fromkeys(wanted)]
         if not force:
