@@ -129,3 +129,43 @@ def test_warnings_carry_their_code_in_list_and_report_alike(
     assert len(listed) == 4
     assert all(line.startswith("warning: invalid_skill: skipping ") for line in listed)
     assert listed == reported  # the same lines, code included, in both commands
+
+
+# --- validate on a directory that holds skills ------------------------------------------------
+
+
+def test_validate_a_project_checks_the_skills_it_holds(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    make_skill(project / ".agents" / "skills", "shared-checks")
+    make_skill(project / ".claude" / "skills", "claude-lint")
+    make_skill(project / "examples" / "skills", "example-one")  # two levels down
+    make_skill(project / "node_modules" / "pkg", "not-searched")
+    bad = make_skill(project / "skills", "broken-one", raw=b"---\nname: Broken_One\n---\nbody\n")
+    old = os.getcwd()
+    os.chdir(project)
+    try:
+        result = _run("validate", "--json", ".", home=tmp_path)
+        text = _run("validate", ".", home=tmp_path)
+    finally:
+        os.chdir(old)
+    checked = {Path(item["path"]).name: item["problems"] for item in json.loads(result.stdout)}
+    assert sorted(checked) == ["broken-one", "claude-lint", "example-one", "shared-checks"]
+    assert checked["shared-checks"] == checked["claude-lint"] == checked["example-one"] == []
+    assert "name_uppercase" in {p["code"] for p in checked["broken-one"]}
+    assert result.exit_code == 1  # the broken skill's errors
+    assert text.stderr.startswith("4 skill(s) checked: ")
+    assert str(bad.relative_to(project)) in text.stdout
+
+
+def test_validate_a_directory_holding_no_skill_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    (empty / "docs").mkdir(parents=True)
+    result = _run("validate", str(empty), home=tmp_path)
+    assert result.exit_code == 1
+    assert result.stdout == (
+        f"{empty}: error manifest_missing no skill found in {empty}: it has no SKILL.md, and "
+        "none below it (down to 3 levels) nor in .agents/skills, .clarvis/skills, "
+        ".claude/skills, .codex/skills, .cursor/skills, .gemini/skills, .github/skills, "
+        ".goose/skills, .opencode/skills\n"
+    )

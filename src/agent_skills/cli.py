@@ -75,7 +75,15 @@ from ._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
 from ._registry import unknown_skill
 from ._scan import is_manifest_name
 from ._terminal import json_text, safe_text
-from .validate import PROFILES, Problem, Profile, Severity, find_manifest, validate_skill
+from .validate import (
+    PROFILES,
+    Problem,
+    ProblemCode,
+    Profile,
+    Severity,
+    find_manifest,
+    validate_skill,
+)
 
 __all__ = ["cli", "main"]
 
@@ -1060,18 +1068,59 @@ def _ellipsis(text: str, room: int) -> str:
     return set_cell_size(text, max(room - 1, 0)) + "…"
 
 
+#: How deep ``validate`` looks for skills in a directory that is not one (``skills/x``,
+#: ``examples/skills/x``); the known client folders are looked at besides.
+_VALIDATE_DEPTH = 3
+
+
+def _project_skill_folders() -> list[str]:
+    """The project folders of every client layout (``.agents/skills``, ``.claude/skills``, ...;
+    SPEC §21.1), relative to a project directory."""
+    from ._presets import CLIENT_LAYOUTS
+
+    layouts = CLIENT_LAYOUTS.values()
+    return sorted({item.rel for layout in layouts for item in layout if item.base != "home"})
+
+
+def _skills_held(path: Path) -> list[Path]:
+    """The skill directories a directory that is not a skill holds: below it down to
+    :data:`_VALIDATE_DEPTH` (the nested-discovery rules of SPEC §21.4: hidden folders,
+    ``node_modules`` and ``.gitignore``d paths are not searched), then in each known client
+    folder it has (``.agents/skills``, ``.claude/skills``, ...)."""
+    from ._scan import walk_root
+
+    bases = [(path, _VALIDATE_DEPTH)]
+    bases += [(path / rel, 1) for rel in _project_skill_folders() if (path / rel).is_dir()]
+    found: list[Path] = []
+    for base, depth in bases:
+        scan = walk_root(SkillRoot(base), follow_symlinks=True, max_depth=depth)
+        found.extend(c.dir for c in scan.candidates if c.manifest and not is_hidden(c.dir.name))
+    return found
+
+
 def _expand_validate_path(path: Path) -> list[Path]:
-    """A skill dir, a manifest file (its directory) or a root (its skill children)."""
+    """A skill dir, a manifest file (its directory), or a directory that holds skills (each of
+    them, see :func:`_skills_held`); a directory holding none is returned as is."""
     if path.is_file() and is_manifest_name(path.name):
         return [path.parent]
     if not path.is_dir() or find_manifest(path) is not None:
         return [path]
-    try:
-        children = sorted(path.iterdir(), key=lambda p: (p.name.casefold(), p.name))
-    except OSError:
-        return [path]
-    skills = [c for c in children if not is_hidden(c.name) and c.is_dir() and find_manifest(c)]
-    return skills or [path]
+    return _skills_held(path) or [path]
+
+
+def _holds_nothing(path: Path) -> bool:
+    return path.is_dir() and find_manifest(path) is None
+
+
+def _nothing_held(path: Path) -> Problem:
+    """The problem of a directory that is neither a skill nor holds one."""
+    folders = ", ".join(_project_skill_folders())
+    return Problem(
+        Severity.ERROR,
+        ProblemCode.MANIFEST_MISSING,
+        f"no skill found in {path}: it has no SKILL.md, and none below it (down to "
+        f"{_VALIDATE_DEPTH} levels) nor in {folders}",
+    )
 
 
 @cli.command("validate")
@@ -1091,7 +1140,9 @@ def validate_command(
 ) -> None:
     """Check skills strictly against the Agent Skills specification.
 
-    Each PATH is a skill directory, a SKILL.md file, or a root whose subdirectories are skills.
+    Each PATH is a skill directory, a SKILL.md file, or a directory that holds skills (a root,
+    a project: the skills below it, down to 3 levels, and in its .agents/skills, .claude/skills
+    and other client folders); a directory holding none is an error that says so.
     Output is one `path:line: severity code message` line per problem; --json gives
     [{path, problems: [{severity, code, message, field, line}]}]. Exits 1 when any error is
     found (warnings alone pass unless --warnings-as-errors).
@@ -1111,7 +1162,15 @@ def validate_command(
             if key not in seen:
                 seen.add(key)
                 targets.append(target)
-    results = [(target, validate_skill(target, profile=profile)) for target in targets]
+    results = [
+        (
+            target,
+            [_nothing_held(target)]
+            if _holds_nothing(target)
+            else validate_skill(target, profile=profile),
+        )
+        for target in targets
+    ]
     errors = sum(p.severity == Severity.ERROR for _, ps in results for p in ps)
     warnings = sum(p.severity == Severity.WARNING for _, ps in results for p in ps)
     if as_json:
