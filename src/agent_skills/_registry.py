@@ -244,15 +244,35 @@ class SkillRegistry:
         return len(self.skills)
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self._by_name
+        return isinstance(name, str) and name in self._by_name and self.admits(name)
+
+    def admits(self, name: str) -> bool:
+        """Whether the merged skill ``name`` may be served now (SPEC §23.3): the trust store's
+        rule (:meth:`~agent_skills.TrustStore.admits`) for a gated skill, ``True`` otherwise.
+        No filesystem access."""
+        approval = self._approvals.get(name)
+        store = self.config.trust
+        return approval is None or store is None or store.admits(approval)
+
+    def withheld(self) -> list[SkillInfo]:
+        """The merged skills a gated read found changed since approval (SPEC §23.3): served no
+        more by this snapshot."""
+        return [s.info for s in self.skills if not self.admits(s.info.name)]
 
     def list(self) -> list[SkillInfo]:
-        """Every merged :class:`SkillInfo`, sorted by ``(name.casefold(), name)``; a new list."""
-        return [s.info for s in self.skills]
+        """Every merged :class:`SkillInfo` that may be served (:meth:`admits`), sorted by
+        ``(name.casefold(), name)``; a new list."""
+        if not self._approvals:
+            return [s.info for s in self.skills]
+        return [s.info for s in self.skills if self.admits(s.info.name)]
 
     def lookup(self, name: str) -> ResolvedSkill | None:
-        """The merged skill called ``name`` or ``None``."""
-        return self._by_name.get(name) if isinstance(name, str) else None
+        """The merged skill called ``name`` or ``None`` (also for a gated skill changed since
+        approval, SPEC §23.3)."""
+        if not isinstance(name, str):
+            return None
+        skill = self._by_name.get(name)
+        return skill if skill is not None and self.admits(name) else None
 
     def approval(self, name: str) -> Approval | None:
         """The trust approval a merged skill is served under, or ``None`` (SPEC §23.3).
@@ -304,7 +324,10 @@ class SkillRegistry:
         name = coerce_name(name)
         skill = self._by_name.get(name)
         if skill is None:
-            raise unknown_skill(name, list(self._by_name))
+            raise unknown_skill(name, [i.name for i in self.list()])
+        if not self.admits(name):
+            assert self.config.trust is not None
+            raise self.config.trust.refusal(name)
         return skill
 
     def resource(self, name: str, rel: str | os.PathLike[str]) -> Path:

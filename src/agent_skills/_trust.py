@@ -434,6 +434,72 @@ class TrustStore:
             return None, CHANGED
         return approval, ""
 
+    def admits(self, approval: Approval | None) -> bool:
+        """Whether a skill served under ``approval`` may still be served (SPEC §23.3).
+
+        The one rule every access applies (listing, loading, reads, ``check_read``,
+        ``allowed_read_roots``, the MCP server): a skill without an approval (not gated) is
+        admitted; a gated one is not once a read saw its bytes differ from the approval (it is
+        then ``changed since approval`` until approved again). No filesystem access.
+        """
+        if approval is None:
+            return True
+        with self._lock:
+            return os.fspath(approval.dir) not in self._changed
+
+    def still_approved(
+        self,
+        approval: Approval,
+        pin: Pin,
+        skill_dir: str | os.PathLike[str],
+        manifest_rel: str,
+        *,
+        name: str,
+        follow_symlinks: bool,
+        max_resources: int,
+    ) -> bool:
+        """Hash the gated skill now, through its pin, and compare with ``approval`` (SPEC §23.3).
+
+        For accesses that grant a whole directory (``allowed_read_roots``): the manifest and
+        every listed resource are read from the pinned directory; a digest that differs, or a
+        skill that cannot be hashed, marks it ``changed since approval`` and returns ``False``.
+        """
+        if not self.admits(approval):
+            return False
+        base = absolute(os.fspath(skill_dir))
+        try:
+            manifest = _read_capped(pin, name, base, manifest_rel)
+            digest, _ = digest_pinned(
+                pin,
+                base,
+                (manifest_rel, manifest),
+                name=name,
+                follow_symlinks=follow_symlinks,
+                max_resources=max_resources,
+            )
+        except SkillError:
+            digest = ""
+        if digest == approval.digest:
+            return True
+        with self._lock:
+            self._changed.add(os.fspath(approval.dir))
+        return False
+
+    def refusal(self, name: str, rel: str | None = None) -> SkillError:
+        """The ``access_denied`` error for a gated skill that is not admitted (SPEC §23.3).
+
+        Returns:
+            ``SkillError(access_denied)`` with ``fields`` ``{name}`` (and ``rel`` when given).
+        """
+        fields: dict[str, object] = {"name": name}
+        if rel is not None:
+            fields["rel"] = rel
+        return SkillError(
+            ErrorCode.ACCESS_DENIED,
+            f"Skill '{name}' changed since it was approved; approve it again",
+            fields,
+        )
+
     def check_read(self, approval: Approval, name: str, rel: str, data: bytes) -> None:
         """Refuse bytes of an approved skill that its approval does not cover (SPEC §23.3).
 
@@ -453,11 +519,7 @@ class TrustStore:
         fields = {"name": name, "rel": rel}
         with self._lock:
             if key in self._changed:
-                raise SkillError(
-                    ErrorCode.ACCESS_DENIED,
-                    f"Skill '{name}' changed since it was approved; approve it again",
-                    fields,
-                )
+                raise self.refusal(name, rel)
             expected = approval.files.get(rel)
             if expected is None:
                 raise SkillError(

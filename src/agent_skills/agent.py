@@ -812,7 +812,10 @@ class SkillSession:
         lies inside the real project root or inside the pinned real directory of a skill
         activated in this session, compared by path components (``/s/foo`` never contains
         ``/s/foo-evil``); a skill whose directory was replaced since discovery approves nothing
-        (its pin is verified, SPEC §20.1; ``access_denied``, never ``stale_skill``).
+        (its pin is verified, SPEC §20.1; ``access_denied``, never ``stale_skill``). Inside an
+        activated skill gated by the trust store (SPEC §23.3), even one inside the project root,
+        only a file its approval covers is allowed, and only while its bytes (read now through
+        the pin) are the approved ones; a mismatch marks the skill changed since approval.
 
         The check does not open the file: open the returned real path, which holds no symlink
         at the moment of the check.
@@ -844,10 +847,24 @@ class SkillSession:
         except (OSError, ValueError, SkillError):
             raise denied from None
         self._refuse_archived(real)
-        if self._project_root is not None and contains(os.fspath(self._project_root), real):
-            return Path(real)
         with self._lock:
             active = list(self._active.items())
+        registry = self._skills.registry
+        for name, pin in active:
+            if registry.approval(name) is not None and contains(pin.real_dir, real):
+                # SPEC §23.3: a gated skill's file is approved only as its approval covers it,
+                # with the approved bytes (read now through the pin; a mismatch marks the
+                # skill changed since approval), wherever the skill lies.
+                rel = os.path.relpath(real, pin.real_dir).replace(os.sep, "/")
+                try:
+                    if not _fresh(pin, name) or registry.pin(name) != pin:
+                        raise denied
+                    self._skills.read_resource(name, rel)
+                except SkillError:
+                    raise denied from None
+                return Path(real)
+        if self._project_root is not None and contains(os.fspath(self._project_root), real):
+            return Path(real)
         for name, pin in active:
             if contains(pin.real_dir, real) and _fresh(pin, name):
                 return Path(real)
@@ -873,18 +890,30 @@ class SkillSession:
         for name, pin in active:
             if registry.archived(name) is not None:
                 continue  # SPEC §25.1: no directory to grant for an archived skill
-            if pin.real_dir not in roots and _fresh(pin, name):
+            if pin.real_dir not in roots and _fresh(pin, name) and self._granted(name, pin):
                 roots.append(pin.real_dir)
         return roots
+
+    def _granted(self, name: str, pin: Pin) -> bool:
+        """Whether the activated skill ``name`` may be granted as a directory: not gated, or
+        still as approved (SPEC §23.3), and the snapshot's skill is the one activated."""
+        registry = self._skills.registry
+        if registry.approval(name) is None:
+            return True
+        try:
+            return registry.pin(name) == pin and self._skills.still_approved(name)
+        except SkillError:
+            return False
 
     def allowed_read_roots(self) -> list[Path]:
         """Return the directories the agent may read (SPEC §14), as a new list.
 
         The real project root (if any) first, then the pinned real directory of every skill
         activated in this session, in activation order, each listed once; a skill whose directory
-        was replaced since discovery is left out (each pin is verified when called, SPEC §20.1).
-        Feed it to a host's permission system, an MCP ``roots`` list, or read-only sandbox
-        mounts.
+        was replaced since discovery is left out (each pin is verified when called, SPEC §20.1),
+        and so is a gated skill whose files no longer match its approval (hashed when called,
+        SPEC §23.3). Feed it to a host's permission system, an MCP ``roots`` list, or read-only
+        sandbox mounts.
         """
         return [Path(root) for root in self._roots()]
 
