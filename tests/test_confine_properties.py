@@ -41,7 +41,12 @@ SEGMENTS = st.sampled_from(
 
 # A link target: ("rel", text) relative to the link, or ("abs_out" | "abs_in", text).
 TARGETS = st.one_of(
-    st.tuples(st.just("rel"), st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join)),
+    # A leading empty segment would make the target absolute ("/a"): outside the test's base,
+    # where building entries through the link would write into the machine's own root.
+    st.tuples(
+        st.just("rel"),
+        st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join).filter(lambda t: t[:1] != "/"),
+    ),
     st.tuples(
         st.just("rel"),
         st.sampled_from(
@@ -109,6 +114,8 @@ def _build(
     for i, (parts, kind, (tkind, ttext)) in enumerate(entries):
         path = real.joinpath(*parts)
         try:
+            if not Path(os.path.realpath(path.parent)).is_relative_to(os.path.realpath(base)):
+                continue  # never build through a link that leads out of the test's own folder
             path.parent.mkdir(parents=True, exist_ok=True)
             if path.is_symlink() or path.exists():
                 continue
