@@ -598,7 +598,7 @@ def test_group_help_and_version(run: Any) -> None:
     assert result.exit_code == 0
     assert all(c in result.stdout for c in COMMANDS)
     version = run("--version")
-    assert (version.exit_code, version.stdout) == (0, "agent-skills, version 0.1.0\n")
+    assert (version.exit_code, version.stdout) == (0, "agent-skills, version 0.2.0\n")
 
 
 def test_main_returns_exit_codes(

@@ -42,7 +42,7 @@ if _TYPE_CHECKING:
     from ._trust import TrustStore
     from ._watch import SkillChanges, SkillWatcher
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def __getattr__(name: str) -> _Any:
