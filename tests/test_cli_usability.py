@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from agent_skills.cli import cli
 from conftest import make_skill
+from test_cli_clients import run_in_terminal
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -169,3 +170,57 @@ def test_validate_a_directory_holding_no_skill_says_so(tmp_path: Path) -> None:
         ".claude/skills, .codex/skills, .cursor/skills, .gemini/skills, .github/skills, "
         ".goose/skills, .opencode/skills\n"
     )
+
+
+# --- tables in a real terminal with the longest valid names (SPEC §21.12) --------------------
+
+LONG_NAMES = ["a" * 20 + "-long-skill-name-" + "b" * 27, "c" * 30 + "-" + "d" * 33]
+
+
+@pytest.fixture
+def long_project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    for name in LONG_NAMES:
+        make_skill(project / ".agents" / "skills", name)
+    make_skill(project / ".agents" / "skills", "short")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env.update(HOME=str(tmp_path / "home"), TERM="xterm-256color")
+    return project, env
+
+
+def _whole(text: str, lines: list[str], columns: int) -> bool:
+    """``text`` on one line, or (when longer than a line) folded over consecutive lines."""
+    if any(text in line for line in lines):
+        return True
+    pieces = [line.strip() for line in lines]
+    return any(text in "".join(pieces[i : i + 3]) for i in range(len(pieces)))
+
+
+@pytest.mark.parametrize("command", ["list", "report"])
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_tables_with_64_character_names_fit_the_terminal(
+    long_project: tuple[Path, dict[str, str]], command: str, columns: int
+) -> None:
+    assert all(len(name) == 64 for name in LONG_NAMES)
+    project, env = long_project
+    out = run_in_terminal([command], env, project, columns)
+    lines = out.splitlines()
+    assert lines and all(len(line) <= columns for line in lines), out
+    for name in [*LONG_NAMES, "short"]:
+        assert _whole(name, lines, columns), (name, out)
+        if len(name) < columns - 8:  # fits beside the status: never broken
+            assert any(name in line for line in lines), (name, out)
+    if command == "report":
+        for name in LONG_NAMES:  # paths are whole too (folded only when wider than a line)
+            assert _whole(str(project / ".agents" / "skills" / name), lines, columns), out
+    else:
+        header = " ".join(lines[:2]).split()
+        assert [w for w in header if w.isupper()] == [
+            "NAME",
+            "SCOPE",
+            "SOURCE",
+            "INVOCATION",
+            "SHADOWS",
+            "DESCRIPTION",
+        ]

@@ -886,7 +886,9 @@ def _print_report(skills: AgentSkills) -> None:
     if report.diagnostics:
         parts.append(Text(""))
         for d in report.diagnostics:
-            parts.append(Text(_safe(f"{d.severity}: {d.kind.value}: {d.message}")))
+            line = _safe(f"{d.severity}: {d.kind.value}: {d.message}")
+            # In a terminal, folded at its width (SPEC §21.12): paths in it stay whole.
+            parts.extend(Text(part) for part in ([line] if width is None else _fold(line, width)))
     counts = {
         s.value: len(report.by_status(s))
         for s in (
@@ -977,7 +979,11 @@ def _columns(
     whole at any width. The last column takes what is left of ``width``. When fewer than
     :data:`_MIN_FLEX` columns are left, it goes on a second line under its row, indented by
     four; when even the other columns do not fit, those from index ``movable`` on move to that
-    second line too (aligned there), so every column still shows. With ``cut`` the flexible text
+    second line too (aligned there), so every column still shows; when the columns before
+    ``movable`` do not fit either (a 64-character name), every column but the first moves. When
+    the moved columns do not fit on one line, each goes on a line of its own, folded at the
+    width; a first cell wider than the terminal is folded too: no line is wider than ``width``
+    and no name or path loses a character. With ``cut`` the flexible text
     is shortened with an ellipsis to fit (descriptions); without, it is shown whole, wrapped at
     the terminal's width (notes that hold paths). With ``width=None`` (not a terminal) nothing is
     cut or moved. Cells are shown through ``_safe`` (control characters escaped); ``styles``
@@ -994,12 +1000,21 @@ def _columns(
         first = movable if movable is not None else fixed
         while keep > max(first, 1) and sum(widths[:keep]) + gap * (keep - 1) > width:
             keep -= 1
+        while keep > 1 and sum(widths[:keep]) + gap * (keep - 1) > width:
+            keep -= 1  # the preferred columns alone are too wide: all but the first move
     room = None if width is None else width - sum(widths[:keep]) - gap * keep
     stacked = keep < fixed or (room is not None and room < _MIN_FLEX)
     moved_width = sum(widths[keep:fixed]) + gap * (fixed - keep)
+    if width is not None and stacked and keep < fixed and 4 + moved_width + 8 > width:
+        return _records(table, keep, width, styles, cut)
     out: list[Text] = []
     for n, row in enumerate(table):
         head = n == 0
+        if width is not None and keep == 1 and cell_len(row[0]) > width:
+            style = "bold" if head else (styles[n - 1] if styles else "")
+            pieces = _fold(row[0], width)
+            out.extend(Text(piece, style=style) for piece in pieces[:-1])
+            row = [pieces[-1], *row[1:]]
         line = Text(no_wrap=True, overflow="ignore")
         for i in range(keep):
             style = "bold" if head else (styles[n - 1] if styles and i == 0 else "")
@@ -1032,6 +1047,38 @@ def _columns(
             out.append(second)
             pad = " " * (4 + (moved_width if stacked else 0))
             out.extend(Text(pad + part) for part in parts[1:])
+    return out
+
+
+def _records(
+    table: list[list[str]], keep: int, width: int, styles: list[str] | None, cut: bool
+) -> list[Text]:
+    """The layout of :func:`_columns` when even the moved columns overflow one line: the first
+    ``keep`` cells on the row's line, then each other non-empty cell on a line of its own,
+    indented by four and folded at ``width`` (a flexible cell with ``cut`` is shortened)."""
+    from rich.cells import cell_len, set_cell_size
+
+    widths = [max(cell_len(r[i]) for r in table) for i in range(keep)]
+    last = len(table[0]) - 1
+    out: list[Text] = []
+    for n, row in enumerate(table):
+        head = n == 0
+        style = "bold" if head else (styles[n - 1] if styles else "")
+        first = _GAP.join(set_cell_size(row[i], widths[i]) for i in range(keep)).rstrip()
+        pieces = _fold(first, width)
+        out.append(Text(pieces[0], style=style))
+        out.extend(Text(piece, style=style) for piece in pieces[1:])
+        for i in range(keep, last + 1):
+            cell = row[i]
+            if not cell:
+                continue
+            if cut and i == last and not head:
+                out.append(Text("    " + _ellipsis(cell, width - 4)))
+                continue
+            out.extend(
+                Text("    " + piece, style="bold" if head else "")
+                for piece in _fold(cell, width - 4)
+            )
     return out
 
 
