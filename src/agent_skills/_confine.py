@@ -62,6 +62,7 @@ __all__ = [
     "resolve",
     "resolve_resource_path",
     "stat_in",
+    "verify_link",
     "verify_pin",
 ]
 
@@ -505,6 +506,30 @@ def verify_pin(pin: Pin, name: str) -> None:
         _verify_by_name(pin, name)
         return
     os.close(open_pinned(pin, name))
+
+
+def verify_link(pin: Pin, name: str, skill_dir: str | os.PathLike[str]) -> None:
+    """Raise ``stale_skill`` unless ``skill_dir`` (the skill's ``dir``, maybe a link path) still
+    leads to the pinned directory: the check behind every path handed out under ``dir``
+    (``resource_path``, ``SkillResource.path``, the activation's skill directory; SPEC §20.1,
+    "a name that is right when returned"; the path stays lexical, SPEC §10.6).
+
+    ``skill_dir`` is resolved now with :func:`resolve` and the directory it reaches is compared
+    with the pin's identity, so a link repointed to another directory (while the pinned one
+    still exists) is caught.
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}`` (``dir`` the pinned ``real_dir``).
+    """
+    resolved = resolve(absolute(os.fspath(skill_dir)), strict=True)
+    if resolved is None:
+        raise _stale(name, pin.real_dir)
+    try:
+        st = os.stat(resolved[0])
+    except (OSError, ValueError):
+        raise _stale(name, pin.real_dir) from None
+    if not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) != (pin.dev, pin.ino):
+        raise _stale(name, pin.real_dir)
 
 
 def _verify_by_name(pin: Pin, name: str) -> None:

@@ -28,7 +28,7 @@ from ._archive import (
 )
 from ._args import coerce_name
 from ._config import SkillConfig, is_path_entry
-from ._confine import Pin, absolute, open_in, pin_by_name, stat_in, verify_pin
+from ._confine import Pin, absolute, open_in, pin_by_name, stat_in, verify_link, verify_pin
 from ._diagnostics import (
     Diagnostic,
     DiagnosticKind,
@@ -310,6 +310,8 @@ class SkillRegistry:
                 pin=skill.pin,
                 name=name,
             )
+            if skill.pin is not None:  # SkillResource.path is under dir: right when returned
+                verify_link(skill.pin, name, skill.info.dir)
         emit(listing.diagnostics)
         info = skill.info
         return SkillContent(
@@ -355,6 +357,7 @@ class SkillRegistry:
             inner = stat_in(pin, name, base, rel)[1]
         except SkillError as err:
             raise _with_name(err, name) from None
+        verify_link(pin, name, base)  # the lexical path must lead to the pin now (SPEC §20.1)
         return Path(base.rstrip("/") + "/" + inner if inner else base)
 
     def pin(self, name: str) -> Pin:
@@ -368,6 +371,18 @@ class SkillRegistry:
         if name in self._archived:  # no directory on disk: the archive reader checks its pin
             return Pin(absolute(os.fspath(skill.info.dir)), 0, 0)
         return skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
+
+    def verify_dir(self, name: str) -> Pin:
+        """As :meth:`verify`, and check that the skill's ``dir`` (maybe a link path) still leads
+        to the pinned directory, for a caller about to hand out a path under ``dir``.
+
+        Raises:
+            SkillError: ``not_found`` ``{name}``; ``stale_skill`` ``{name, dir}``.
+        """
+        pin = self.verify(name)
+        if name not in self._archived:
+            verify_link(pin, name, absolute(os.fspath(self._require(name).info.dir)))
+        return pin
 
     def verify(self, name: str) -> Pin:
         """Check that the skill's pinned directory is still the one discovered; return the pin.

@@ -746,7 +746,8 @@ class SkillSession:
             known = [i.name for i in self._skills.list_skills() if i.model_invocable]
             raise unknown_skill(name, known)  # with suggestions (SPEC §21.10)
         skill_dir = Path(os.path.abspath(found.info.dir))
-        real_dir = registry.verify(name)  # the pin, checked now (SPEC §20.1): stale_skill
+        # The pin, checked now, and the link path shown must still lead to it (SPEC §20.1).
+        real_dir = registry.verify_dir(name)
         with self._lock:
             # After a refresh the name may lead to another directory: that is a new activation.
             already = self._active.get(name) == real_dir
@@ -1009,6 +1010,11 @@ class SkillSession:
         registry = self._skills.registry
         for name, shown in active:
             found = registry.lookup(name)
+            if found is not None and registry.archived(name) is None:
+                try:  # a list leaves a skill whose dir no longer leads to its pin out (§20.1)
+                    registry.verify_dir(name)
+                except SkillError:
+                    continue
             manifest = found.info.path.name if found is not None else "SKILL.md"
             lines.append(
                 f'<skill name="{escape(name, _ATTR)}" manifest="{escape(manifest, _ATTR)}">'
@@ -1078,7 +1084,7 @@ class SkillSession:
             if found is not None and found.info.model_invocable:
                 shown = Path(os.path.abspath(found.info.dir))
                 try:
-                    pin = registry.verify(name)
+                    pin = registry.verify_dir(name)
                 except SkillError:
                     pin = None
                 if pin is not None and pin.real_dir == real:

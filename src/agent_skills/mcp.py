@@ -1025,6 +1025,7 @@ class SkillServer:
         arguments = (params.arguments or {}).get(PROMPT_ARGUMENT, "")
         try:
             body = await _in_thread(lambda: current_body(skills, info.name))
+            await _in_thread(lambda: skills.registry.verify_dir(info.name))  # SPEC §20.1
             text = render_skill(body, arguments, skill_dir=str(info.dir.absolute()))
         except SkillError as err:
             raise MCPError(
