@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import posixpath
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -746,3 +747,37 @@ def test_lexical_rel_is_the_resolver_without_a_directory() -> None:
     with pytest.raises(SkillError) as itself:
         member_rel("a/..")
     assert (itself.value.code, itself.value.fields) == ("not_a_file", {"rel": "a/.."})
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
+@pytest.mark.parametrize(
+    "links",
+    [
+        {"a": "a/.."},  # each hop adds a ``..``: 40 of them must not climb out of the skill
+        {"a": "a/../a"},
+        {"a": "./a"},
+        {"a": "b/..", "b": "a/.."},
+        {"a": "b", "b": "c/..", "c": "a/x/.."},
+    ],
+)
+def test_a_symlink_loop_is_unreachable_not_an_escape(
+    tmp_path: Path, store: bool, links: dict[str, str]
+) -> None:
+    """SPEC §10.5, §20.6: a loop leads nowhere, inside or out; reached, it is ``not_found``."""
+    root = tmp_path / "skills"
+    if store:
+        real = make_skill(tmp_path / "store", "s")
+        root.mkdir()
+        symlink(root / "s", real)
+    else:
+        real = make_skill(root, "s")
+    for name, target in links.items():
+        symlink(real / name, target)
+    skills = create_agent_skills([root])
+    for rel in ("a", "a/x", "a/../a"):
+        assert resolve_resource_path(root / "s", rel) == root / "s" / posixpath.normpath(rel)
+        for call in (skills.resource_path, skills.read_resource):
+            with pytest.raises(SkillError) as caught:
+                call("s", rel)
+            assert caught.value.code == "not_found", (rel, call)
+    assert resolve_resource_path(root / "s", "a/..") == root / "s"

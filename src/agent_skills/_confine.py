@@ -178,7 +178,9 @@ def resolve(
 
     With ``strict=False`` this is ``os.path.realpath``: a missing component and what follows it are
     kept as written (``..`` after it applied lexically), a dangling link's target is included; a
-    loop, or a chain longer than ``budget``, leaves that link and the rest unresolved. With
+    loop, or a chain longer than ``budget``, leaves that link unresolved, followed by what is left
+    of ``path`` itself (the links' own targets are dropped, as ``os.path.realpath`` does, so a loop
+    such as ``a -> a/..`` cannot pile up ``..`` components that climb out). With
     ``strict=True`` it is the kernel's lookup: a component followed by more of the path must be a
     directory once its links are followed (``file/..`` and ``missing/../x`` do not resolve), only
     the last may be missing, and more than ``budget`` links fail.
@@ -187,11 +189,12 @@ def resolve(
         ``(real path, number of links followed)``; ``None`` (strict only) when the path cannot be
         reached or takes more than ``budget`` links.
     """
-    todo = path.split("/")[::-1]
+    # Each pending component carries whether it comes from ``path`` itself or from a link target.
+    todo = [(name, True) for name in path.split("/")[::-1]]
     comps: list[str] = []
     links = 0
     while todo:
-        name = todo.pop()
+        name, _ = todo.pop()
         if name in ("", "."):
             continue
         if name == "..":
@@ -217,11 +220,11 @@ def resolve(
         if links > budget:
             if strict:
                 return None
-            rest = [t for t in reversed(todo) if t not in ("", ".")]
+            rest = [t for t, given in reversed(todo) if given and t not in ("", ".")]
             return posixpath.normpath("/" + "/".join([*comps, name, *rest])), links - 1
         if target.startswith("/"):
             comps = []
-        todo.extend(target.split("/")[::-1])
+        todo.extend((t, False) for t in target.split("/")[::-1])
     return "/" + "/".join(comps), links
 
 
