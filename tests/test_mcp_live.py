@@ -391,7 +391,7 @@ def test_watch_without_watchfiles_fails_before_serving(
 
     root = _root(tmp_path)
     monkeypatch.setitem(sys.modules, "watchfiles._rust_notify", None)
-    with pytest.raises(StartupError, match=r"install clarvis-agent-skills\[watch\]"):
+    with pytest.raises(StartupError, match=r"install it with: python -m pip install 'watchfiles"):
         run_http(create_agent_skills([root]), port=_free_port(), watch=True)
     for args in (["--http", "--port", str(_free_port())], []):
         result = CliRunner().invoke(
