@@ -3,6 +3,7 @@
 # ruff (lint + format), mypy --strict, pytest with branch coverage, and the quick benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+trap 'echo "== checks FAILED"' ERR
 PY="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
@@ -19,3 +20,4 @@ fi
 if [ -f benchmarks/load_http.py ]; then
   echo "== HTTP load (smoke)"; .venv/bin/python benchmarks/load_http.py --smoke
 fi
+echo "== all checks passed"
