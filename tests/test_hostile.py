@@ -71,21 +71,67 @@ def test_manifest_swapped_for_a_fifo_after_listing_is_skipped(
     from agent_skills import _scan
 
     skill = make_skill(tmp_path / "root", "s")
-    real_reach = _scan.reach
+    real_open = _scan._open_listed
 
-    def swap_then_reach(*args: object, **kwargs: object) -> object:
-        if kwargs.get("want") == "file":
-            (skill / "SKILL.md").unlink()
-            os.mkfifo(skill / "SKILL.md")
-        return real_reach(*args, **kwargs)  # type: ignore[arg-type]
+    def swap_then_open(name: str, dir_fd: int) -> int:
+        (skill / "SKILL.md").unlink()
+        os.mkfifo(skill / "SKILL.md")
+        return real_open(name, dir_fd)
 
-    monkeypatch.setattr(_scan, "reach", swap_then_reach)
+    monkeypatch.setattr(_scan, "_open_listed", swap_then_open)
     with _deadline(10):
         skills = create_agent_skills([tmp_path / "root"])
     assert skills.list_skills() == []
     [entry] = skills.report().entries
     assert (entry.status, entry.reason) == ("skipped", "manifest SKILL.md is not a regular file")
     assert [d.kind for d in skills.diagnostics] == [DiagnosticKind.NOT_A_FILE]
+
+
+@posix_only
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        # a link inside the skill is followed as resource links are (SPEC §10)
+        ("references/real.md", ("loaded", None)),
+        # a link leading outside after the listing is refused: path_escape, never read
+        ("../../outside.md", ("invalid", "resource path escapes the skill directory: SKILL.md")),
+        # a dangling link: nothing to read
+        ("missing.md", ("invalid", "No such resource: SKILL.md")),
+    ],
+)
+def test_manifest_swapped_for_a_link_after_listing_is_confined(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+    expected: tuple[str, str | None],
+) -> None:
+    """The manifest becomes a symlink between the listing and the open: the plain open refuses
+    the link and the confined walk decides (SPEC §20.1, §20.3)."""
+    from agent_skills import _scan
+
+    skill = make_skill(tmp_path / "root", "s")
+    (skill / "references").mkdir()
+    (skill / "references" / "real.md").write_text("---\nname: s\ndescription: inside\n---\n")
+    (tmp_path / "outside.md").write_text("---\nname: s\ndescription: outside\n---\n")
+    real_open = _scan._open_listed
+
+    def swap_then_open(name: str, dir_fd: int) -> int:
+        (skill / "SKILL.md").unlink()
+        (skill / "SKILL.md").symlink_to(target)
+        return real_open(name, dir_fd)
+
+    monkeypatch.setattr(_scan, "_open_listed", swap_then_open)
+    with _deadline(10):
+        skills = create_agent_skills([tmp_path / "root"])
+    [entry] = skills.report().entries
+    status, reason = expected
+    assert entry.status == status
+    if status == "loaded":
+        assert skills.list_skills()[0].description == "inside"
+    else:
+        assert skills.list_skills() == []
+        assert entry.reason == reason
+        assert [d.kind for d in skills.diagnostics] == [DiagnosticKind.IO_ERROR]
 
 
 # -- limits (SPEC §20.5) ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from typing import IO, BinaryIO
 from ._errors import ErrorCode, SkillError, fs_error, unreachable
 
 __all__ = [
+    "FILE_FLAGS",
     "MAX_SYMLINK_HOPS",
     "Pin",
     "Reached",
@@ -84,6 +85,9 @@ _PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _ANCESTOR_FLAGS = _PATH | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC
+FILE_FLAGS = _FILE_FLAGS
+"""How a regular file of a skill is opened: read-only, never following a final link, without
+blocking (a FIFO swapped in) and without becoming a controlling terminal (SPEC §20.4)."""
 
 
 def _has_safe_open() -> bool:
@@ -1078,11 +1082,16 @@ def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
     return _wrap(fd, rel)
 
 
-def read_limited(fd: int, cap: int) -> bytes | None:
+def read_limited(fd: int, cap: int, size: int | None = None) -> bytes | None:
     """Read the regular file open as ``fd`` whole, never more than ``cap`` bytes (SPEC §20.5).
 
     The size is taken from ``fstat`` first and the read stops one byte past the cap, so a sparse
     or growing file never allocates more than ``cap + 1`` bytes.
+
+    Args:
+        fd: The open file.
+        cap: Most bytes accepted.
+        size: The file's ``st_size`` when the caller has just taken it (``None``: ``fstat`` now).
 
     Returns:
         The bytes, or ``None`` when the file holds more than ``cap`` bytes.
@@ -1090,7 +1099,8 @@ def read_limited(fd: int, cap: int) -> bytes | None:
     Raises:
         OSError: From ``fstat``/``read``.
     """
-    size = os.fstat(fd).st_size
+    if size is None:
+        size = os.fstat(fd).st_size
     if size > cap:
         return None
     chunks: list[bytes] = []

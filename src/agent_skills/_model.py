@@ -57,6 +57,19 @@ def is_skipped(name: str) -> bool:
     return name.startswith(".") or name in SKIPPED_DIRS
 
 
+_MAKE_CHILD = getattr(Path, "_make_child_relpath", None)
+
+
+def child_path(parent: Path, name: str) -> Path:
+    """``parent / name`` for one component ``name`` taken from a directory listing (no ``/``, never
+    ``.`` or ``..``), built without parsing ``name`` again where :mod:`pathlib` offers it (about a
+    quarter of the cost; a scan builds two such paths per skill, SPEC §26)."""
+    if _MAKE_CHILD is not None:
+        made: Path = _MAKE_CHILD(parent, name)
+        return made
+    return parent / name
+
+
 def sort_key(name: str) -> tuple[str, str]:
     """The order of names everywhere in the library: ``(name.casefold(), name)`` (SPEC §4, §8)."""
     return (name.casefold(), name)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot
 from ._confine import (
+    FILE_FLAGS,
     Pin,
     absolute,
     open_child_dir,
@@ -29,7 +30,7 @@ from ._confine import (
 )
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import SKIPPED_DIRS, is_hidden, sort_key
+from ._model import SKIPPED_DIRS, child_path, is_hidden, sort_key
 
 if TYPE_CHECKING:
     from ._index import ManifestIndex
@@ -205,7 +206,6 @@ def find_manifest(
         with an ``io_error`` diagnostic.
     """
     dir_text = os.fspath(dir)
-    where = Path(dir_text)
     own = dir_fd is None or pin is None
     try:
         if dir_fd is None or pin is None:
@@ -216,6 +216,7 @@ def find_manifest(
                 os.close(dir_fd)
                 raise
     except (OSError, ValueError) as exc:
+        where = Path(dir_text)
         message = fs_error(exc, where).message if isinstance(exc, OSError) else str(exc)
         diag = Diagnostic(DiagnosticKind.IO_ERROR, f"skipping {where}: {message}", where)
         return ManifestLookup(
@@ -229,12 +230,12 @@ def find_manifest(
 
 
 def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> ManifestLookup:
-    where = Path(dir_text)
     diags: list[Diagnostic] = []
     try:
         with os.scandir(fd) as it:
-            variants = sorted((e for e in it if is_manifest_name(e.name)), key=_entry_key)
+            variants = [e for e in it if is_manifest_name(e.name)]
     except OSError as exc:
+        where = Path(dir_text)
         message = fs_error(exc, where).message
         diag = Diagnostic(DiagnosticKind.IO_ERROR, f"skipping {where}: {message}", where)
         return ManifestLookup(
@@ -246,6 +247,8 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
     dangling: list[str] = []
     special: list[str] = []
     linked = False
+    if len(variants) > 1:
+        variants.sort(key=_entry_key)
     for entry in variants:
         try:
             if entry.is_symlink():
@@ -352,6 +355,12 @@ class _Read:
     note: str = ""
 
 
+def _open_listed(name: str, dir_fd: int) -> int:
+    """Open the regular file ``name`` just listed in the directory open as ``dir_fd``: one
+    component, never following a final link, without blocking (SPEC §20.4)."""
+    return os.open(name, FILE_FLAGS, dir_fd=dir_fd)
+
+
 def _read_manifest(lookup: ManifestLookup, fd: int, pin: Pin, cap: int, manifest: Path) -> _Read:
     """Read the manifest ``lookup`` chose through the directory descriptor ``fd`` (SPEC §20.4-5):
     opened without following a final link and without blocking, read only when ``fstat`` says it
@@ -364,16 +373,25 @@ def _read_manifest(lookup: ManifestLookup, fd: int, pin: Pin, cap: int, manifest
         if lookup.outside is not None:
             mfd = open_file(lookup.outside)
         else:
+            # The name is one component from the listing (no "/", never ".."), so opening it below
+            # the pinned descriptor with O_NOFOLLOW cannot leave the directory. Anything else than
+            # a plain open (it became a link, vanished, ...) takes the confined walk, whose errors
+            # are exact.
             try:
-                mfd = reach(pin, "", name, name, want="file", base_fd=fd).fd
-            except SkillError as err:
-                if err.code != ErrorCode.NOT_A_FILE:
-                    return _Read(error=SkillError(err.code, err.message, {"path": str(manifest)}))
-                raise OSError(0, "not a regular file") from None
+                mfd = _open_listed(name, fd)
+            except OSError:
+                try:
+                    mfd = reach(pin, "", name, name, want="file", base_fd=fd).fd
+                except SkillError as err:
+                    if err.code != ErrorCode.NOT_A_FILE:
+                        return _Read(
+                            error=SkillError(err.code, err.message, {"path": str(manifest)})
+                        )
+                    raise OSError(0, "not a regular file") from None
         st = os.fstat(mfd)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(0, "not a regular file")
-        data = read_limited(mfd, cap)
+        data = read_limited(mfd, cap, st.st_size)
         if data is None:
             return _Read(error=_too_large(manifest, os.fstat(mfd).st_size, cap))
         if lookup.outside is None:
@@ -484,7 +502,7 @@ def _candidate(
     root. ``cap`` is ``max_manifest_bytes`` (SPEC §20.5). ``parent_dir`` is the real path,
     descriptor and links followed of the directory listing ``entry`` (a non-link entry is then
     opened below it)."""
-    path = (root.path if parent is None else parent) / entry.name
+    path = child_path(root.path if parent is None else parent, entry.name)
     if is_link:
         if not follow_symlinks:
             return Candidate(
@@ -623,7 +641,7 @@ def _read_candidate(
             category=category,
             pin=pin,
         )
-    manifest = path / lookup.name
+    manifest = child_path(path, lookup.name)
     read = _read_manifest(lookup, fd, pin, cap, manifest)
     diagnostics = lookup.diagnostics + read.diagnostics
     if read.skip_reason is not None:
