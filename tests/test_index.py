@@ -12,6 +12,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -40,11 +41,28 @@ def _write_skill(root: Path, name: str, description: str = "does things", **extr
     return d
 
 
+def _shape(value: Any) -> Any:
+    """``value`` with the type of every container kept: a read-only mapping and a plain dict, or
+    a tuple and a list, compare unequal here."""
+    if isinstance(value, dict | MappingProxyType):
+        return (type(value).__name__, [(k, _shape(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [_shape(v) for v in value])
+    return (type(value).__name__, value)
+
+
 def _view(skills: AgentSkills) -> dict[str, Any]:
     """Everything discovery reports, but the index's own diagnostics."""
     return {
         "infos": [s.to_dict() for s in skills.list_skills()],
-        "metadata": [dict(s.metadata) for s in skills.list_skills()],
+        "metadata": [_shape(s.metadata) for s in skills.list_skills()],
+        "real_dirs": [s.real_dir for s in skills.list_skills()],
+        "pins": [
+            (p.real_dir, p.dev, p.ino, p.hops, p.manifest)
+            for p in (s.pin for s in skills.registry.skills)
+            if p is not None
+        ],
+        "allowed_tools": [s.allowed_tools for s in skills.list_skills()],
         "bodies": [s.body for s in skills.registry.skills],
         "entries": [e.to_dict() for e in skills.report().entries],
         "diagnostics": [
@@ -95,6 +113,78 @@ def test_warm_index_reads_no_manifest_and_gives_the_same_result(
     assert _view(warm) == _view(cold) == _view(plain)
     assert {d.kind for d in warm.diagnostics} >= {"invalid_skill", "manifest_case"}
     assert _index_notes(warm) == []
+
+
+def test_warm_index_opens_no_skill_directory_and_pins_what_a_scan_pins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # A hit is two lstat calls: the directory's stat gives the identity pinned (SPEC §20.1).
+    root = tmp_path / "skills"
+    for i in range(3):
+        _write_skill(root, f"skill-{i}")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    opened: list[str] = []
+    real_open = scan_mod._open_pinned_child
+
+    def counting(parent_dir: Any, name: str) -> Any:
+        opened.append(name)
+        return real_open(parent_dir, name)
+
+    monkeypatch.setattr(scan_mod, "_open_pinned_child", counting)
+    warm = create_agent_skills([root], index=idx)
+    assert opened == []
+    plain = create_agent_skills([root])
+    assert len(opened) == 3
+    assert _view(warm) == _view(plain)
+    pin = warm.registry.pin("skill-1")
+    st = os.stat(root / "skill-1")
+    assert (pin.real_dir, pin.dev, pin.ino) == (str(root / "skill-1"), st.st_dev, st.st_ino)
+    assert warm.read_resource("skill-1", "SKILL.md").startswith(b"---")
+
+
+def test_a_directory_renamed_into_place_is_read_and_pinned_anew(
+    tmp_path: Path, reads: list[str], no_racy: None
+) -> None:
+    # Same name, same manifest bytes, another directory: its stamp differs, so it is read again
+    # and the pin is the new directory's; the old pin is stale.
+    root = tmp_path / "skills"
+    _write_skill(root, "a", "the same text")
+    idx = tmp_path / "index"
+    first = create_agent_skills([root], index=idx)
+    time.sleep(TICK)
+    shutil.copytree(root / "a", tmp_path / "copy")
+    shutil.rmtree(root / "a")
+    (tmp_path / "copy").rename(root / "a")
+    reads.clear()
+    again = create_agent_skills([root], index=idx)
+    assert reads == [str(root / "a" / "SKILL.md")]
+    assert again.registry.pin("a").ino == os.stat(root / "a").st_ino != first.registry.pin("a").ino
+    assert _view(again) == _view(create_agent_skills([root]))
+    with pytest.raises(Exception, match="changed since discovery"):
+        first.read_resource("a", "SKILL.md")
+
+
+def test_cached_frontmatter_is_read_only_like_a_parsed_one(tmp_path: Path, no_racy: None) -> None:
+    root = tmp_path / "skills"
+    d = root / "a"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(
+        "---\nname: a\ndescription: nested values\nallowed-tools: [Read, ' Grep ', 'Bash(git:*)']\n"
+        "metadata:\n  tags: [x, y]\n  deep: {rows: [[1, 2], {k: v}], flag: true, n: 1.5}\n"
+        "empty: []\nnothing: {}\n---\nbody\n"
+    )
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    warm = create_agent_skills([root], index=idx)
+    plain = create_agent_skills([root])
+    assert _view(warm) == _view(plain)
+    meta = warm.list_skills()[0].metadata
+    assert type(meta["metadata"]["deep"]["rows"][1]) is MappingProxyType
+    assert meta["metadata"]["deep"]["rows"][0] == (1, 2)
+    assert warm.list_skills()[0].allowed_tools == ("Read", "Grep", "Bash(git:*)")
+    with pytest.raises(TypeError):
+        meta["metadata"]["tags"] = ()  # type: ignore[index]
 
 
 def test_unchanged_tree_does_not_rewrite_the_index(tmp_path: Path, no_racy: None) -> None:
@@ -208,6 +298,30 @@ def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: Non
     assert any("damaged entry" in n for n in _index_notes(skills))
 
 
+@pytest.mark.parametrize("section", ["stamps", "frontmatters"])
+def test_damaged_section_is_ignored_with_a_diagnostic(
+    tmp_path: Path, section: str, no_racy: None
+) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a", tools="Read")
+    _write_skill(root, "b")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    data = bytearray(idx.read_bytes())
+    start = data.index(b"\n", len(MAGIC)) + 1
+    head_len = int(data[len(MAGIC) : start - 1].split(b" ")[0])
+    stamps_len, meta_len = json.loads(data[start : start + head_len])["sections"]
+    at = start + head_len + (0 if section == "stamps" else stamps_len)
+    size = stamps_len if section == "stamps" else meta_len
+    data[at : at + size] = b"\xff" * size  # stamps that match nothing, or frontmatters not JSON
+    idx.write_bytes(bytes(data))
+    skills = create_agent_skills([root], index=idx)
+    assert _view(skills) == _view(create_agent_skills([root]))
+    if section == "frontmatters":
+        assert any("damaged entry" in n for n in _index_notes(skills))
+    assert _index_notes(create_agent_skills([root], index=idx)) == []  # rewritten whole
+
+
 def test_index_path_that_is_a_directory_or_a_fifo_never_blocks(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     _write_skill(root, "a")
@@ -301,6 +415,8 @@ _mutation = st.tuples(
             "add_case_variant",
             "add_exact_beside_variant",
             "break_yaml",
+            "replace_dir_by_renamed_copy",
+            "swap_dirs",
         ]
     ),
     st.sampled_from(NAMES),
@@ -352,6 +468,20 @@ def _mutate(root: Path, spare: Path, kind: str, name: str, other: str) -> None:
         manifest.unlink()
     elif kind == "break_yaml":
         manifest.write_text("---\nname: [\n---\n")
+    elif kind == "replace_dir_by_renamed_copy":
+        # Byte for byte the same skill, in another directory renamed into place.
+        copy = spare / f"copy-{name}"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(d, copy, symlinks=True)
+        shutil.rmtree(d)
+        copy.rename(d)
+    elif kind == "swap_dirs":
+        o = root / other
+        if o != d and o.is_dir() and not o.is_symlink():
+            held = spare / "held"
+            d.rename(held)
+            o.rename(d)
+            held.rename(o)
 
 
 @settings(

@@ -288,6 +288,13 @@ def pin_directory(real_dir: str, fd: int, hops: int = 0) -> Pin:
     return Pin(real_dir, st.st_dev, st.st_ino, hops)
 
 
+def pin_from_stat(real_dir: str, st: os.stat_result, hops: int = 0) -> Pin:
+    """Pin the directory whose real path is ``real_dir`` from a stat of it taken without following
+    a final link: the on-disk index's hit, which validates the directory by its stamp instead of
+    opening it (SPEC §20.1, §26). The identity is the one an ``fstat`` of it open would give."""
+    return Pin(real_dir, st.st_dev, st.st_ino, hops)
+
+
 def open_child_dir(parent_fd: int, name: str) -> int | None:
     """Open the directory ``name`` (one component) below the directory open as ``parent_fd``,
     with ``O_NOFOLLOW``: the last step of :func:`open_real_dir`, for a scan that walked to the

@@ -1,26 +1,33 @@
 """The on-disk index of parsed manifests (SPEC §26).
 
 A cache, never a source of truth: discovery with an index gives exactly what discovery without one
-gives. An entry holds the outcome of parsing one skill directory's manifest (the frontmatter, the
-body and the parse diagnostics, or the error) and is used only while the directory and the manifest
-still have the ``(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)`` they had when the manifest
-was read. A change the timestamps cannot show (a rewrite within the same clock tick as the stat) is
-caught the way git's index catches it: an entry whose manifest or directory changed within
-:data:`RACY_WINDOW_NS` before the scan that read it is marked *racy* and read again next time.
+gives. An entry holds the outcome of parsing one skill directory's manifest (the catalog facts,
+the frontmatter, the body and the parse diagnostics, or the error) and is used only while the
+directory and the manifest still have the ``(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)``
+they had when the manifest was read. A change the timestamps cannot show (a rewrite within the
+same clock tick as the stat) is caught the way git's index catches it: an entry whose manifest or
+directory changed within :data:`RACY_WINDOW_NS` before the scan that read it is marked *racy* and
+read again next time.
 
 Only plain cases are cached: a directory whose manifest variants (``SKILL.md`` in any letter case)
 are all regular files, not links, and whose manifest was read. Everything else goes through the
-normal scan every time.
+normal scan every time. A valid entry of a directory listed in its root costs two ``lstat`` calls
+and nothing opened: the directory's stamp shows that its listing (hence which manifest it holds)
+is as it was, the manifest's that its bytes are.
 
-File layout: the line :data:`MAGIC`, a line ``<header bytes> <body bytes>``, the header (JSON), then
+File layout: the line :data:`MAGIC`, a line ``<header bytes> <rest bytes>``, the header (JSON: the
+settings, the entries by directory, the sizes of the next two sections), the stamps (ten
+little-endian 64-bit integers per entry: the directory's stamp then the manifest's), the
+frontmatters (one JSON array, decoded at the first hit straight into read-only mappings), then
 the bodies (UTF-8, concatenated; entries hold offsets). The file is replaced atomically (written
 to a temporary file in the same directory, then renamed over the old one). A file that is not an
 index, or is damaged, is ignored with an ``index_ignored`` diagnostic and rewritten; an index
-written by another library version or for other settings is rebuilt without one.
+written by another library version, format or for other settings is rebuilt without one.
 
 The index is a cache under its owner's control: whoever can write it can change what discovery
 reports (not what is read from disk: resources are always read from the pinned skill directories).
-Keep it where only those trusted to write the skills can write.
+Keep it where only those trusted to write the skills can write; it is written readable by its
+owner only, and it holds what that user could read when it was written.
 """
 
 from __future__ import annotations
@@ -29,19 +36,24 @@ import contextlib
 import json
 import os
 import stat
+import struct
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
-from ._manifest import ManifestResult, ParsedSkill
 
-__all__ = ["MAGIC", "RACY_WINDOW_NS", "IndexHit", "ManifestIndex", "stat_key"]
+if TYPE_CHECKING:
+    from ._manifest import ManifestResult
+    from ._model import SkillInfo
+
+__all__ = ["MAGIC", "RACY_WINDOW_NS", "CachedSkill", "ManifestIndex", "stat_key"]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 1\n"
+MAGIC = b"agent-skills manifest index 2\n"
 #: An entry changed this close to (or after) the start of the scan that read it is racy.
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
@@ -52,48 +64,83 @@ _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 
 # Positions in an entry's list (the JSON stays compact and cheap to load).
-_LINKED, _DIR_STAT, _MANIFEST, _MANIFEST_STAT, _RACY, _SCAN_DIAGS, _KIND = range(7)
-# After _KIND: "ok": frontmatter, diagnostics, validated values (null: the frontmatter itself),
-# body offset, body length;
+_LINKED, _RECORD, _MANIFEST, _SCAN_DIAGS, _RACY, _KIND = range(6)
+# After _KIND: "ok": position in the frontmatters, diagnostics, catalog facts (name, description,
+# allowed tools or null, user-invocable, model-invocable), body offset, body length;
 # "err": code, message, fields, diagnostics.
-_PAYLOAD = 7
+_PAYLOAD = 6
+# One stamps record: the directory's stamp, then the manifest's (see stat_key).
+_STAMPS = struct.Struct("<QQqqqQQqqq")
 
-StatKey = list[int]
+StatKey = tuple[int, int, int, int, int]
 
 
 def stat_key(st: os.stat_result) -> StatKey:
     """The identity and change stamp of a file or directory, as the index stores it (SPEC §26)."""
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _same(st: os.stat_result, key: list[int]) -> bool:
-    """Whether ``st`` has the stamp ``key`` of :func:`stat_key` (the likeliest change first)."""
-    return (
-        st.st_ctime_ns == key[4]
-        and st.st_mtime_ns == key[3]
-        and st.st_size == key[2]
-        and st.st_ino == key[1]
-        and st.st_dev == key[0]
-    )
+def _tuple(items: list[Any]) -> tuple[Any, ...]:
+    return tuple(_tuple(v) if type(v) is list else v for v in items)
 
 
-class IndexHit:
+def _frozen(mapping: dict[str, Any]) -> Mapping[str, Any]:
+    """The JSON decoder's hook for the frontmatters: each object becomes what ``freeze`` makes
+    of it (a ``MappingProxyType``, lists as tuples; inner objects are already done)."""
+    for key, value in mapping.items():
+        if type(value) is list:
+            mapping[key] = _tuple(value)
+    return MappingProxyType(mapping)
+
+
+def _plain(value: object) -> Any:
+    """``json.dumps``'s fallback for the read-only mappings of :func:`_frozen`."""
+    if isinstance(value, MappingProxyType):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+class CachedSkill:
     """A valid entry: what the scan and the parser found when the manifest was last read.
 
     Attributes:
         manifest_name: The manifest's file name in the skill directory.
         scan_diagnostics: What finding the manifest reported (``manifest_case``).
-        result: The :class:`ManifestResult` the parser gave.
+        diagnostics: The parser's diagnostics.
+        error: The parser's error (then the other fields below are empty), or ``None``.
+        facts: The catalog facts taken from the validated values: ``(name, description,
+            allowed tools or None, user_invocable, model_invocable)``.
+        metadata: The frontmatter, read-only as ``freeze`` makes it.
+        body: The markdown body.
     """
 
-    __slots__ = ("manifest_name", "result", "scan_diagnostics")
+    __slots__ = (
+        "body",
+        "diagnostics",
+        "error",
+        "facts",
+        "manifest_name",
+        "metadata",
+        "scan_diagnostics",
+    )
 
     def __init__(
-        self, manifest_name: str, scan_diagnostics: tuple[Diagnostic, ...], result: ManifestResult
+        self,
+        manifest_name: str,
+        scan_diagnostics: tuple[Diagnostic, ...],
+        diagnostics: tuple[Diagnostic, ...],
+        error: SkillError | None,
+        facts: tuple[str, str, tuple[str, ...] | None, bool, bool] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        body: str = "",
     ) -> None:
         self.manifest_name = manifest_name
         self.scan_diagnostics = scan_diagnostics
-        self.result = result
+        self.diagnostics = diagnostics
+        self.error = error
+        self.facts = facts
+        self.metadata = metadata
+        self.body = body
 
 
 class _Corrupt(Exception):
@@ -118,6 +165,11 @@ def _diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
     return tuple(out)
 
 
+def _facts(info: SkillInfo) -> list[Any]:
+    allowed = list(info.allowed_tools) if info.allowed_tools is not None else None
+    return [info.name, info.description, allowed, info.user_invocable, info.model_invocable]
+
+
 class ManifestIndex:
     """One index file, loaded at the start of a scan and saved at its end (SPEC §26).
 
@@ -135,9 +187,14 @@ class ManifestIndex:
         self.path = path
         self._settings = {"library": __version__, **settings}
         self._started_ns = time.time_ns()
-        self._old: dict[str, list[Any]] = {}
+        self._old: Mapping[str, list[Any]] = {}
+        self._stamps = memoryview(b"")
+        self._meta_text = memoryview(b"")
+        self._meta: list[Any] | None = None
         self._blob = memoryview(b"")
-        self._new: dict[str, tuple[list[Any], bytes | None]] = {}
+        # New entries: (entry, stamps record, frontmatter, body); a hit's last three are None
+        # (they are still in the old file).
+        self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | None]] = {}
         self._dirty = False
         self._hits = 0
         self.diagnostics: list[Diagnostic] = []
@@ -154,7 +211,9 @@ class ManifestIndex:
             )
         )
         self._old = {}
-        self._blob = memoryview(b"")
+        self._stamps = self._meta_text = self._blob = memoryview(b"")
+        self._meta = None
+        self._new = {k: v for k, v in self._new.items() if v[1] is not None}  # drop old hits
         self._dirty = True
 
     def _load(self) -> None:
@@ -194,11 +253,11 @@ class ManifestIndex:
             raise _Corrupt("not an agent-skills index")
         size_end = data.find(b"\n", len(MAGIC))
         try:
-            head_len, blob_len = (int(x) for x in data[len(MAGIC) : size_end].split(b" "))
+            head_len, rest_len = (int(x) for x in data[len(MAGIC) : size_end].split(b" "))
         except ValueError:
             raise _Corrupt("damaged sizes line") from None
         start = size_end + 1
-        if size_end < 0 or head_len < 0 or blob_len < 0 or start + head_len + blob_len != len(data):
+        if size_end < 0 or head_len < 0 or rest_len < 0 or start + head_len + rest_len != len(data):
             raise _Corrupt("truncated or damaged")
         try:
             header = json.loads(data[start : start + head_len])
@@ -209,32 +268,105 @@ class ManifestIndex:
         if header.get("settings") != self._settings:
             self._dirty = True  # another library version or other settings: rebuilt, no note
             return
+        sections = header.get("sections")
+        if (
+            type(sections) is not list
+            or len(sections) != 2
+            or not all(type(n) is int and n >= 0 for n in sections)
+            or sections[0] % _STAMPS.size
+            or sum(sections) > rest_len
+        ):
+            raise _Corrupt("damaged header")
+        rest = memoryview(data)[start + head_len :]
         self._old = header["entries"]
-        self._blob = memoryview(data)[start + head_len :]
+        self._stamps = rest[: sections[0]]
+        self._meta_text = rest[sections[0] : sections[0] + sections[1]]
+        self._blob = rest[sections[0] + sections[1] :]
 
-    def stat_dir(
-        self, dir_text: str, linked: bool, dir_fd: int | None = None
-    ) -> os.stat_result | None:
-        """Stat a skill directory as :meth:`lookup` compares it (its target when ``linked``);
-        ``dir_fd`` is the directory open (the scan's pinned descriptor), then ``fstat`` it."""
-        try:
-            if dir_fd is not None:
-                return os.fstat(dir_fd)
-            return os.stat(dir_text) if linked else os.lstat(dir_text)
-        except (OSError, ValueError):
+    def _frontmatters(self) -> list[Any]:
+        """The frontmatters section, decoded at the first hit that needs it."""
+        if self._meta is None:
+            try:
+                meta = json.loads(bytes(self._meta_text), object_hook=_frozen)
+            except (ValueError, RecursionError):
+                raise ValueError("frontmatters") from None
+            if type(meta) is not list:
+                raise ValueError("frontmatters")
+            self._meta = meta
+        return self._meta
+
+    def lookup_child(
+        self, dir_text: str, parent_fd: int, name: str
+    ) -> tuple[CachedSkill, os.stat_result] | None:
+        """Return the stored outcome for the plain (not linked) directory ``name`` below the
+        directory open as ``parent_fd``, and the directory's stat, if the entry is still valid.
+
+        Two stats and nothing opened: the directory by ``lstat`` relative to ``parent_fd`` (a
+        directory, not a link, with the stored stamp: its listing, hence which manifest it
+        holds, is as it was), then the manifest below it (a regular file with the stored
+        stamp). The directory's stat is what the scan pins (SPEC §20.1).
+
+        Args:
+            dir_text: The directory as listed in its root (``root/name``): the entry's key.
+            parent_fd: The root's directory, open.
+            name: The directory's name in it (one component).
+
+        Returns:
+            ``(hit, stat of the directory)``, or ``None`` (no entry, racy, changed, damaged,
+            or a link: the caller then scans the directory as without an index).
+        """
+        entry = self._old.get(dir_text)
+        if entry is None:
             return None
+        try:
+            if entry[_RACY] or entry[_LINKED] is not False:
+                return None
+            manifest = entry[_MANIFEST]
+            if type(manifest) is not str or "/" in manifest or "\0" in manifest:
+                raise ValueError(manifest)
+            key = _STAMPS.unpack_from(self._stamps, entry[_RECORD] * _STAMPS.size)
+            try:
+                dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+                if (
+                    dst.st_ctime_ns != key[4]
+                    or dst.st_mtime_ns != key[3]
+                    or dst.st_ino != key[1]
+                    or dst.st_dev != key[0]
+                    or dst.st_size != key[2]
+                    or not stat.S_ISDIR(dst.st_mode)
+                ):
+                    return None
+                mst = os.stat(f"{name}/{manifest}", dir_fd=parent_fd, follow_symlinks=False)
+            except OSError:
+                return None
+            if (
+                mst.st_ctime_ns != key[9]
+                or mst.st_mtime_ns != key[8]
+                or mst.st_size != key[7]
+                or mst.st_ino != key[6]
+                or mst.st_dev != key[5]
+                or not stat.S_ISREG(mst.st_mode)
+            ):
+                return None
+            hit = self._restore(entry, manifest)
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):
+            self._ignore(f"damaged entry for {dir_text}")
+            return None
+        self._hits += 1
+        self._new[dir_text] = (entry, None, None, None)
+        return hit, dst
 
-    def lookup(self, dir_text: str, linked: bool, dir_fd: int | None = None) -> IndexHit | None:
-        """Return the stored outcome for the skill directory ``dir_text`` if it is still valid.
+    def lookup(self, dir_text: str, linked: bool, dir_fd: int) -> CachedSkill | None:
+        """Return the stored outcome for the skill directory open as ``dir_fd`` if it is still
+        valid: the directory's stamp by ``fstat``, the manifest's relative to it.
 
         Args:
             dir_text: The directory as listed in its root (``root/entry``).
-            linked: Whether the root's entry is a symlink (its target is compared).
-            dir_fd: The directory open (the scan's pinned descriptor): stamps are then taken
-                through it (``fstat``, and the manifest relative to it).
+            linked: Whether the root's entry is a symlink (its target is what is open).
+            dir_fd: The directory open (the scan's pinned descriptor).
 
         Returns:
-            An :class:`IndexHit`, or ``None`` (no entry, racy, changed, or damaged).
+            A :class:`CachedSkill`, or ``None`` (no entry, racy, changed, or damaged).
         """
         entry = self._old.get(dir_text)
         if entry is None:
@@ -242,30 +374,26 @@ class ManifestIndex:
         try:
             if entry[_RACY] or entry[_LINKED] is not linked:
                 return None
-            dst = self.stat_dir(dir_text, linked, dir_fd)
-            if dst is None or not _same(dst, entry[_DIR_STAT]):
-                return None
-            name = entry[_MANIFEST]
-            if type(name) is not str or "/" in name or "\0" in name:
-                raise ValueError(name)
+            manifest = entry[_MANIFEST]
+            if type(manifest) is not str or "/" in manifest or "\0" in manifest:
+                raise ValueError(manifest)
+            key = _STAMPS.unpack_from(self._stamps, entry[_RECORD] * _STAMPS.size)
             try:
-                if dir_fd is not None:
-                    mst = os.lstat(name, dir_fd=dir_fd)
-                else:
-                    mst = os.lstat(os.path.join(dir_text, name))
+                dst = os.fstat(dir_fd)
+                mst = os.lstat(manifest, dir_fd=dir_fd)
             except OSError:
                 return None
-            if not _same(mst, entry[_MANIFEST_STAT]) or not stat.S_ISREG(mst.st_mode):
+            if stat_key(dst) + stat_key(mst) != key or not stat.S_ISREG(mst.st_mode):
                 return None
-            hit = self._restore(entry, dir_text, name)
-        except (TypeError, ValueError, IndexError, KeyError, AttributeError, UnicodeError):
+            hit = self._restore(entry, manifest)
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):
             self._ignore(f"damaged entry for {dir_text}")
             return None
         self._hits += 1
-        self._new[dir_text] = (entry, None)
+        self._new[dir_text] = (entry, None, None, None)
         return hit
 
-    def _restore(self, entry: list[Any], dir_text: str, name: str) -> IndexHit:
+    def _restore(self, entry: list[Any], name: str) -> CachedSkill:
         scan_rows = entry[_SCAN_DIAGS]
         scan_diags = _diags(scan_rows) if scan_rows else ()
         if entry[_KIND] == "err":
@@ -273,22 +401,36 @@ class ManifestIndex:
             if type(message) is not str or type(fields) is not dict:
                 raise TypeError(message)
             error = SkillError(code, message, fields)
-            return IndexHit(name, scan_diags, ManifestResult(None, error, _diags(rows)))
+            return CachedSkill(name, scan_diags, _diags(rows), error)
         if entry[_KIND] != "ok":
             raise ValueError(entry[_KIND])
-        frontmatter, rows, values, offset, length = entry[_PAYLOAD : _PAYLOAD + 5]
-        if type(frontmatter) is not dict or offset < 0 or length < 0:
+        position, rows, facts, offset, length = entry[_PAYLOAD : _PAYLOAD + 5]
+        if type(position) is not int or position < 0:
+            raise ValueError(position)
+        metadata = self._frontmatters()[position]
+        if type(metadata) is not MappingProxyType:
+            raise ValueError(position)
+        if offset < 0 or length < 0 or offset + length > len(self._blob):
             raise ValueError(offset)
-        if offset + length > len(self._blob):
-            raise ValueError(offset)
-        if values is None:  # the common case: the validated values are the frontmatter
-            values = frontmatter
-        elif type(values) is not dict:
-            raise ValueError(values)
+        skill_name, description, allowed, user_invocable, model_invocable = facts
+        if type(skill_name) is not str or type(description) is not str:
+            raise TypeError(skill_name)
+        if type(user_invocable) is not bool or type(model_invocable) is not bool:
+            raise TypeError(user_invocable)
+        if allowed is not None:
+            if type(allowed) is not list or not all(type(t) is str for t in allowed):
+                raise TypeError(allowed)
+            allowed = tuple(allowed)
         body = str(self._blob[offset : offset + length], "utf-8", "surrogatepass")
-        diagnostics = _diags(rows) if rows else ()
-        parsed = ParsedSkill(frontmatter, body, diagnostics, values)
-        return IndexHit(name, scan_diags, ManifestResult(parsed, None, diagnostics))
+        return CachedSkill(
+            name,
+            scan_diags,
+            _diags(rows) if rows else (),
+            None,
+            (skill_name, description, allowed, user_invocable, model_invocable),
+            metadata,
+            body,
+        )
 
     # --- recording and writing ----------------------------------------------------------------
 
@@ -299,58 +441,82 @@ class ManifestIndex:
         manifest_name: str,
         scan_diagnostics: tuple[Diagnostic, ...],
         result: ManifestResult,
+        info: SkillInfo | None = None,
     ) -> None:
-        """Store the outcome of reading and parsing one manifest (a miss of :meth:`lookup`).
+        """Store the outcome of reading and parsing one manifest (a miss of a lookup).
 
         ``stamp`` is whether the root's entry is a link, then the directory's and the manifest's
         ``os.stat_result``, taken *before* the manifest was read, so that a change during the
-        read shows next time.
+        read shows next time. ``info`` is the skill built from a parsed manifest (its catalog
+        facts are stored); ``None`` for an error.
         """
         self._dirty = True
         linked, dkey, mkey = stamp[0], stat_key(stamp[1]), stat_key(stamp[2])
         limit = self._started_ns - RACY_WINDOW_NS
         racy = max(dkey[3], dkey[4], mkey[3], mkey[4]) >= limit
-        entry: list[Any] = [linked, dkey, manifest_name, mkey, racy, _diag_rows(scan_diagnostics)]
+        entry: list[Any] = [linked, -1, manifest_name, _diag_rows(scan_diagnostics), racy]
         if racy:
-            self._new[dir_text] = (entry, None)
+            self._new[dir_text] = (entry, b"", None, None)
+            return
+        try:
+            record = _STAMPS.pack(*dkey, *mkey)
+        except struct.error:  # a value outside 64 bits: kept out of the index
             return
         error, parsed = result.error, result.parsed
         if error is not None:
             entry += ["err", error.code.value, error.message, dict(error.fields)]
             entry.append(_diag_rows(result.diagnostics))
-            self._new[dir_text] = (entry, None)
+            self._new[dir_text] = (entry, record, None, None)
             return
-        assert parsed is not None
-        values = None if parsed.values == parsed.frontmatter else dict(parsed.values)
-        entry += ["ok", parsed.frontmatter, _diag_rows(parsed.diagnostics), values, 0, 0]
-        self._new[dir_text] = (entry, parsed.body.encode("utf-8", "surrogatepass"))
+        assert parsed is not None and info is not None
+        entry += ["ok", -1, _diag_rows(parsed.diagnostics), _facts(info), 0, 0]
+        body = parsed.body.encode("utf-8", "surrogatepass")
+        self._new[dir_text] = (entry, record, parsed.frontmatter, body)
 
     def save(self) -> list[Diagnostic]:
         """Rewrite the index atomically when anything changed; return any diagnostics."""
         if not self._dirty and self._hits == len(self._old):
             return []
+        records: list[bytes] = []
+        frontmatters: list[Any] = []
         parts: list[bytes] = []
         offset = 0
         entries: dict[str, list[Any]] = {}
-        for key, (entry, body) in self._new.items():
-            if not entry[_RACY] and entry[_KIND] == "ok":
-                if body is None:  # a hit: its body is still in the old file
-                    old_off, old_len = entry[_PAYLOAD + 3], entry[_PAYLOAD + 4]
-                    body = bytes(self._blob[old_off : old_off + old_len])
-                entry = [*entry[: _PAYLOAD + 3], offset, len(body)]
-                parts.append(body)
-                offset += len(body)
-            entries[key] = entry
-        header = {
-            "settings": self._settings,
-            "written_ns": time.time_ns(),
-            "entries": entries,
-        }
         try:
+            for key, (entry, record, frontmatter, body) in self._new.items():
+                if entry[_RACY]:
+                    entries[key] = entry
+                    continue
+                if record is None:  # a hit: its record, frontmatter and body are in the old file
+                    at = entry[_RECORD] * _STAMPS.size
+                    record = bytes(self._stamps[at : at + _STAMPS.size])
+                entry = [*entry]
+                entry[_RECORD] = len(records)
+                records.append(record)
+                if entry[_KIND] == "ok":
+                    if body is None:
+                        frontmatter = self._frontmatters()[entry[_PAYLOAD]]
+                        old_off, old_len = entry[_PAYLOAD + 3], entry[_PAYLOAD + 4]
+                        body = bytes(self._blob[old_off : old_off + old_len])
+                    entry[_PAYLOAD] = len(frontmatters)
+                    entry[_PAYLOAD + 3 :] = [offset, len(body)]
+                    frontmatters.append(frontmatter)
+                    parts.append(body)
+                    offset += len(body)
+                entries[key] = entry
+            stamps = b"".join(records)
+            meta = json.dumps(frontmatters, separators=(",", ":"), default=_plain).encode("ascii")
+            header = {
+                "settings": self._settings,
+                "written_ns": time.time_ns(),
+                "sections": [len(stamps), len(meta)],
+                "entries": entries,
+            }
             head = json.dumps(header, separators=(",", ":")).encode("ascii")
-        except (TypeError, ValueError) as exc:  # a value JSON cannot hold: keep no index
+        except (TypeError, ValueError, RecursionError) as exc:  # a value JSON cannot hold
             return [self._write_failed(f"cannot be encoded ({exc})")]
-        data = b"".join([MAGIC, f"{len(head)} {offset}\n".encode(), head, *parts])
+        rest = len(stamps) + len(meta) + offset
+        data = b"".join([MAGIC, f"{len(head)} {rest}\n".encode(), head, stamps, meta, *parts])
         return self._write(data)
 
     def _write_failed(self, why: str) -> Diagnostic:

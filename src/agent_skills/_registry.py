@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from ._archive import (
     ArchivedSkill,
@@ -56,7 +56,7 @@ from ._scan import Candidate, walk_root
 from ._schema import name_key, normalize_tools
 
 if TYPE_CHECKING:
-    from ._index import ManifestIndex
+    from ._index import CachedSkill, ManifestIndex
     from ._trust import Approval
 
 # The data model lives in ``_model``; its names stay importable from here.
@@ -124,6 +124,41 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
         frozen = metadata.get(tools_key)
         if type(frozen) is tuple and frozen == allowed:
             allowed = frozen
+    return _skill_info(
+        cand,
+        values["name"],
+        values["description"],
+        metadata,
+        allowed,
+        values.get("user-invocable") is not False,
+        values.get("disable-model-invocation") is not True,
+    )
+
+
+def _cached_info(cand: Candidate, hit: CachedSkill) -> SkillInfo:
+    """:func:`_build_info` of a skill the on-disk index answered for (SPEC §26): the facts it
+    took from the validated values and the frontmatter already read-only."""
+    assert hit.facts is not None and hit.metadata is not None
+    name, description, allowed, user_invocable, model_invocable = hit.facts
+    metadata = hit.metadata
+    if allowed is not None:
+        for key in ("allowed-tools", "tools"):
+            frozen = metadata.get(key)
+            if type(frozen) is tuple and frozen == allowed:
+                allowed = frozen
+                break
+    return _skill_info(cand, name, description, metadata, allowed, user_invocable, model_invocable)
+
+
+def _skill_info(
+    cand: Candidate,
+    name: str,
+    description: str,
+    metadata: Mapping[str, Any],
+    allowed: tuple[str, ...] | None,
+    user_invocable: bool,
+    model_invocable: bool,
+) -> SkillInfo:
     assert cand.manifest is not None
     real_dir = cand.dir
     # The directory's text from the listing's own strings: ``os.fspath(cand.dir)`` would make
@@ -131,12 +166,12 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
     if cand.pin is not None and cand.pin.real_dir != os.path.dirname(cand.location):
         real_dir = Path(cand.pin.real_dir)
     return SkillInfo(
-        name=values["name"],
-        description=values["description"],
+        name=name,
+        description=description,
         metadata=metadata,
         allowed_tools=allowed,
-        user_invocable=values.get("user-invocable") is not False,
-        model_invocable=values.get("disable-model-invocation") is not True,
+        user_invocable=user_invocable,
+        model_invocable=model_invocable,
         scope=cand.root.scope,
         source=cand.root.source,
         root=cand.root.path,
@@ -546,9 +581,12 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
             else s
             for s in merged
         ]
-    approvals = {
-        s.info.name: gate.approvals[s.info.dir] for s in merged if s.info.dir in gate.approvals
-    }
+    # Guarded: a Path used as a key caches its text and hash, bytes kept for every skill.
+    approvals = (
+        {s.info.name: gate.approvals[s.info.dir] for s in merged if s.info.dir in gate.approvals}
+        if gate.approvals
+        else {}
+    )
     by_name = {s.info.name: s for s in merged}
     winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
     entries, shadow_notes = _report_entries(per_root, by_name, winning_group)
@@ -557,7 +595,11 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     diags.extend(index_notes)
     report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
-    archived_by_name = {s.info.name: archived[s.info.dir] for s in merged if s.info.dir in archived}
+    archived_by_name = (
+        {s.info.name: archived[s.info.dir] for s in merged if s.info.dir in archived}
+        if archived
+        else {}
+    )
     return SkillRegistry(
         config,
         tuple(merged),
@@ -682,37 +724,65 @@ def load_candidate(
         status = EntryStatus.SKIPPED if too_large else EntryStatus.INVALID
         return CandidateResult(cand, status, reason=cand.error.message, diagnostics=tuple(found))
     assert cand.manifest is not None
-    result = cand.cached
-    if result is None:
-        assert cand.data is not None
-        result = parse_manifest(cand.data, strict=strict, path=cand.location)
-        if index is not None and cand.stamp is not None:
-            index.record(
+    hit = cand.cached
+    if hit is not None:  # answered by the on-disk index (SPEC §26)
+        found.extend(hit.diagnostics)
+        if hit.error is not None:
+            return _invalid(cand, hit.error, strict, found)
+        return _loaded(cand, _cached_info(cand, hit), hit.body, found)
+    assert cand.data is not None
+    result = parse_manifest(cand.data, strict=strict, path=cand.location)
+    record = index if cand.stamp is not None else None
+    found.extend(result.diagnostics)
+    err = result.error
+    if err is not None:
+        if record is not None and cand.stamp is not None:
+            record.record(
                 os.path.dirname(cand.location),
                 cand.stamp,
                 cand.manifest.name,
                 cand.diagnostics,
                 result,
             )
-    found.extend(result.diagnostics)
-    err = result.error
-    if err is not None:
-        if strict:
-            # SPEC §19: a strict invalid_skill error names the manifest in its message too.
-            raise err.with_fields(message=f"{cand.manifest}: {_located(err)}") from None
-        found.append(
-            Diagnostic(
-                DiagnosticKind.INVALID_SKILL,
-                f"skipping {cand.manifest}: {_located(err)}",
-                cand.manifest,
-            )
-        )
-        return CandidateResult(
-            cand, EntryStatus.INVALID, reason=_located(err), diagnostics=tuple(found)
-        )
+        return _invalid(cand, err, strict, found)
     parsed = result.parsed
     assert parsed is not None
     info = _build_info(cand, parsed, pool)
+    if record is not None and cand.stamp is not None:
+        record.record(
+            os.path.dirname(cand.location),
+            cand.stamp,
+            cand.manifest.name,
+            cand.diagnostics,
+            result,
+            info,
+        )
+    return _loaded(cand, info, parsed.body, found)
+
+
+def _invalid(
+    cand: Candidate, err: SkillError, strict: bool, found: list[Diagnostic]
+) -> CandidateResult:
+    """The ``invalid`` result of a manifest that failed to parse (raised with ``strict``)."""
+    if strict:
+        # SPEC §19: a strict invalid_skill error names the manifest in its message too.
+        raise err.with_fields(message=f"{cand.manifest}: {_located(err)}") from None
+    found.append(
+        Diagnostic(
+            DiagnosticKind.INVALID_SKILL,
+            f"skipping {cand.manifest}: {_located(err)}",
+            cand.manifest,
+        )
+    )
+    return CandidateResult(
+        cand, EntryStatus.INVALID, reason=_located(err), diagnostics=tuple(found)
+    )
+
+
+def _loaded(
+    cand: Candidate, info: SkillInfo, body: str, found: list[Diagnostic]
+) -> CandidateResult:
+    """The ``loaded`` result of a parsed skill, with a ``name_mismatch`` note when due."""
     if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
         found.append(
             Diagnostic(
@@ -722,7 +792,7 @@ def load_candidate(
                 cand.manifest,
             )
         )
-    skill = ResolvedSkill(info, parsed.body, cand.pin)
+    skill = ResolvedSkill(info, body, cand.pin)
     return CandidateResult(
         cand, EntryStatus.LOADED, skill, info.name, cand.note, diagnostics=tuple(found)
     )

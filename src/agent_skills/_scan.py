@@ -23,6 +23,7 @@ from ._confine import (
     open_file,
     open_real_dir,
     pin_directory,
+    pin_from_stat,
     reach,
     read_limited,
     real_path,
@@ -33,8 +34,7 @@ from ._errors import ErrorCode, SkillError, fs_error
 from ._model import SKIPPED_DIRS, child_path, is_hidden, sort_key
 
 if TYPE_CHECKING:
-    from ._index import ManifestIndex
-    from ._manifest import ManifestResult
+    from ._index import CachedSkill, ManifestIndex
 
 __all__ = [
     "MANIFEST_NAME",
@@ -97,7 +97,7 @@ class Candidate:
     error: SkillError | None = None
     skip_reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
-    cached: ManifestResult | None = None
+    cached: CachedSkill | None = None
     stamp: tuple[bool, os.stat_result, os.stat_result] | None = None
     category: str = ""
     pin: Pin | None = None
@@ -534,6 +534,10 @@ def _candidate(
                 skip_reason="symlink to a file, not a directory",
                 category=category,
             )
+    if index is not None and parent_dir is not None and not is_link:
+        cached = _cached_child(root, entry, index, path, category, parent_dir)
+        if cached is not None:
+            return cached
     try:
         if parent_dir is None:
             opened = _open_pinned_candidate(entry.path)
@@ -565,6 +569,40 @@ def _candidate(
         )
     finally:
         os.close(fd)
+
+
+def _cached_child(
+    root: SkillRoot,
+    entry: os.DirEntry[str],
+    index: ManifestIndex,
+    path: Path,
+    category: str,
+    parent_dir: tuple[str, int, int],
+) -> Candidate | None:
+    """The candidate of a plain directory the on-disk index answers for (SPEC §26), or ``None``.
+
+    Nothing is opened, listed or read: the index validates the directory and its manifest by
+    their stamps with one ``lstat`` each relative to the parent's descriptor, and the
+    directory's ``lstat`` (a directory, not a link) gives the identity pinned (SPEC §20.1), as
+    opening it with ``O_NOFOLLOW`` and ``fstat`` would.
+    """
+    real_parent, parent_fd, hops = parent_dir
+    found = index.lookup_child(entry.path, parent_fd, entry.name)
+    if found is None:
+        return None
+    hit, st = found
+    name = hit.manifest_name
+    return Candidate(
+        root,
+        entry.name,
+        path,
+        path / name,
+        os.path.join(entry.path, name),
+        diagnostics=hit.scan_diagnostics,
+        cached=hit,
+        category=category,
+        pin=pin_from_stat(os.path.join(real_parent, entry.name), st, hops),
+    )
 
 
 def _open_pinned_child(parent_dir: tuple[str, int, int], name: str) -> tuple[int, Pin] | None:
@@ -625,11 +663,14 @@ def _read_candidate(
                 path / hit.manifest_name,
                 location,
                 diagnostics=hit.scan_diagnostics,
-                cached=hit.result,
+                cached=hit,
                 category=category,
                 pin=pin,
             )
-        dir_stat = index.stat_dir(entry.path, is_link, fd)
+        try:
+            dir_stat = os.fstat(fd)
+        except OSError:
+            dir_stat = None
     lookup = find_manifest(entry.path, follow_symlinks=follow_symlinks, dir_fd=fd, pin=pin)
     if lookup.name is None:
         return Candidate(
