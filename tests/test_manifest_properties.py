@@ -89,3 +89,53 @@ def test_parse_skill_only_raises_skill_error(body: str, strict: bool) -> None:
 @given(data=st.binary(max_size=200), strict=st.booleans())
 def test_parse_skill_bytes_only_raise_skill_error(data: bytes, strict: bool) -> None:
     _check(b"---\nname: demo\n" + data, strict)
+
+
+_SCALAR_TEXT = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "",
+            "~",
+            "null",
+            "Null",
+            "NULL",
+            "true",
+            "False",
+            "TRUE",
+            "yes",
+            "0o17",
+            "0x1F",
+            "017",
+            "-5",
+            "+3",
+            "1.5",
+            "-.5e3",
+            ".inf",
+            "-.Inf",
+            ".NaN",
+            "1_000",
+            "0b1",
+            "2024-01-01",
+            "1e3",
+        ]
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_SCALAR_TEXT, plain=st.booleans(), quoted=st.booleans())
+def test_core_resolver_answers_what_the_generic_resolver_answers(
+    value: str, plain: bool, quoted: bool
+) -> None:
+    """The YAML 1.2 core resolver's own ``resolve`` (SPEC §5, §26) gives the tag PyYAML's generic
+    ``BaseResolver.resolve`` gives with the same implicit resolvers, for every node kind."""
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+    from yaml.resolver import BaseResolver
+
+    from agent_skills._manifest import _Core12Resolver
+
+    ours = _Core12Resolver()
+    for kind in (ScalarNode, SequenceNode, MappingNode):
+        expected = BaseResolver.resolve(ours, kind, value, (plain, quoted))
+        assert ours.resolve(kind, value, (plain, quoted)) == expected

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from ._diagnostics import Diagnostic, DiagnosticKind
@@ -48,12 +48,26 @@ __all__ = [
 MAX_FRONTMATTER_NODES = 10_000
 
 _BOM = "\ufeff"
+_STR_TAG = "tag:yaml.org,2002:str"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
 
 
 class _Core12Resolver(Resolver):
     """Implicit typing of the YAML 1.2 core schema only."""
 
     yaml_implicit_resolvers = {}  # noqa: RUF012
+
+    def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
+        # What ``BaseResolver.resolve`` answers for this resolver (no path resolvers, no wildcard
+        # implicit resolvers), without its generic lookups: it runs for every node (SPEC §26).
+        if kind is ScalarNode:
+            if implicit[0]:
+                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+                    if regexp.match(value):
+                        return str(tag)
+            return _STR_TAG
+        return _SEQ_TAG if kind is SequenceNode else _MAP_TAG
 
 
 _Core12Resolver.add_implicit_resolver(
@@ -98,9 +112,6 @@ def _canonical_key(value: object) -> str | None:
     return None
 
 
-_STR_TAG = "tag:yaml.org,2002:str"
-
-
 class _Core12Constructor(SafeConstructor):
     """Constructors for the core tags only; any other tag is an error."""
 
@@ -127,7 +138,10 @@ class _Core12Constructor(SafeConstructor):
             raise ConstructorError(None, None, "expected a mapping node", node.start_mark)
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            key = _canonical_key(self.construct_object(key_node, deep=True))
+            if key_node.__class__ is ScalarNode and key_node.tag == _STR_TAG:
+                key: str | None = key_node.value  # the common case, as construct_object answers
+            else:
+                key = _canonical_key(self.construct_object(key_node, deep=True))
             if key is None:
                 raise ConstructorError(
                     "while constructing a mapping",
@@ -632,7 +646,10 @@ def parse_manifest(
                 f"frontmatter must be a mapping, got {yaml_kind(data)}",
                 {"at": ""},
             )
-        dir_name = os.path.basename(os.path.dirname(where)) if where else None
+        # The directory's name stands in only for a missing name (SPEC §21.6).
+        dir_name = None
+        if where and "name" not in data:
+            dir_name = os.path.basename(os.path.dirname(where))
         values, notes = check_frontmatter_values(data, strict=strict, dir_name=dir_name or None)
         for note in notes:
             diags.append(

@@ -107,7 +107,17 @@ def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
     if cls is str:
         return value if pool is None else pool.setdefault(value, value)
     if cls is dict or isinstance(value, Mapping):
-        return MappingProxyType({share(k, pool): freeze(v, pool) for k, v in value.items()})
+        if pool is None:
+            return MappingProxyType({k: freeze(v) for k, v in value.items()})
+        shared = pool.setdefault
+        return MappingProxyType(
+            {
+                (shared(k, k) if type(k) is str else k): (
+                    shared(v, v) if type(v) is str else freeze(v, pool)
+                )
+                for k, v in value.items()
+            }
+        )
     if cls is list or cls is tuple or isinstance(value, list | tuple):
         return tuple(freeze(v, pool) for v in value)
     return value

@@ -315,7 +315,7 @@ def _check_yaml_subset(yaml_text: str, first_line: int) -> None:
             if event.tag is not None and not any(event.implicit):
                 refuse("tags are not accepted", mark)
             if is_key and not event.style:  # plain ('' from the C parser, None from Python's)
-                tag = resolver.resolve(yaml.ScalarNode, event.value, (True, False))  # type: ignore[no-untyped-call]
+                tag = resolver.resolve(yaml.ScalarNode, event.value, (True, False))
                 if tag != "tag:yaml.org,2002:str":
                     refuse(f"the key {event.value!r} is not a string", mark)
             if event.style in ("|", ">"):
