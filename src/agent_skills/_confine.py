@@ -252,9 +252,12 @@ def real_path(path: str) -> str:
 # -- the pin --
 
 
-@dataclass(frozen=True, slots=True)
 class Pin:
-    """A skill's real directory and identity, taken at discovery (SPEC §20.1).
+    """A skill's real directory and identity, taken at discovery (SPEC §20.1). Read-only.
+
+    A plain slotted class rather than a dataclass: discovery makes one per skill, so its size and
+    construction time count (SPEC §26). A pin taken below a parent directory keeps the parent's real
+    path (shared by the skills of a root) and its own name, and joins them when asked.
 
     Attributes:
         real_dir: The skill directory's real path (no symlink in it).
@@ -266,11 +269,69 @@ class Pin:
             path, ``st_dev`` and ``st_ino``; else ``None``.
     """
 
-    real_dir: str
+    __slots__ = ("_base", "_name", "dev", "hops", "ino", "manifest")
+    _base: str
+    _name: str | None
     dev: int
     ino: int
-    hops: int = 0
-    manifest: tuple[str, int, int] | None = None
+    hops: int
+    manifest: tuple[str, int, int] | None
+
+    def __init__(
+        self,
+        real_dir: str,
+        dev: int,
+        ino: int,
+        hops: int = 0,
+        manifest: tuple[str, int, int] | None = None,
+        *,
+        name: str | None = None,
+    ) -> None:
+        # With ``name``, ``real_dir`` is the parent's real path and the pin's is the two joined.
+        setattr_ = object.__setattr__
+        setattr_(self, "_base", real_dir)
+        setattr_(self, "_name", name)
+        setattr_(self, "dev", _DEVICES.setdefault(dev, dev))  # one int per device, not per skill
+        setattr_(self, "ino", ino)
+        setattr_(self, "hops", hops)
+        setattr_(self, "manifest", manifest)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"Pin.{key} is read-only")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"Pin.{key} is read-only")
+
+    @property
+    def real_dir(self) -> str:
+        """The skill directory's real path."""
+        name = self._name
+        return self._base if name is None else posixpath.join(self._base, name)
+
+    def with_manifest(self, manifest: tuple[str, int, int]) -> Pin:
+        """This pin with ``manifest`` set (a manifest link leading outside, SPEC §20.3)."""
+        return Pin(self.real_dir, self.dev, self.ino, self.hops, manifest)
+
+    def _key(self) -> tuple[str, int, int, int, tuple[str, int, int] | None]:
+        return (self.real_dir, self.dev, self.ino, self.hops, self.manifest)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Pin:
+            return NotImplemented
+        assert isinstance(other, Pin)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Pin(real_dir={self.real_dir!r}, dev={self.dev!r}, ino={self.ino!r}, "
+            f"hops={self.hops!r}, manifest={self.manifest!r})"
+        )
+
+
+_DEVICES: dict[int, int] = {}
 
 
 def _stale(name: str, real_dir: str) -> SkillError:
@@ -282,10 +343,11 @@ def _stale(name: str, real_dir: str) -> SkillError:
     )
 
 
-def pin_directory(real_dir: str, fd: int, hops: int = 0) -> Pin:
-    """Pin the directory open as ``fd`` whose real path is ``real_dir`` (one ``fstat``)."""
+def pin_directory(real_dir: str, fd: int, hops: int = 0, *, name: str | None = None) -> Pin:
+    """Pin the directory open as ``fd`` whose real path is ``real_dir`` (one ``fstat``); with
+    ``name``, ``real_dir`` is its parent's real path and ``name`` its entry there."""
     st = os.fstat(fd)
-    return Pin(real_dir, st.st_dev, st.st_ino, hops)
+    return Pin(real_dir, st.st_dev, st.st_ino, hops, name=name)
 
 
 def pin_from_stat(real_dir: str, st: os.stat_result, hops: int = 0) -> Pin:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot
 from ._confine import (
@@ -62,9 +62,11 @@ _MAX_GITIGNORE_BYTES = 1 << 20
 _NO_MANIFEST = f"no {MANIFEST_NAME} in directory"
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One directory-or-symlink child of a root and what the scan found in it (built whole).
+class Candidate(NamedTuple):
+    """One directory-or-symlink child of a root and what the scan found in it (read-only).
+
+    A named tuple: the scan makes one per entry, and a frozen dataclass's generated ``__init__``
+    costs several times more (SPEC §26).
 
     Attributes:
         root: The configured root.
@@ -102,6 +104,10 @@ class Candidate:
     category: str = ""
     pin: Pin | None = None
     note: str = ""
+
+    def with_skip_reason(self, skip_reason: str) -> Candidate:
+        """A copy of this candidate with another ``skip_reason``."""
+        return self._replace(skip_reason=skip_reason)
 
 
 def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
@@ -154,8 +160,7 @@ def is_manifest_name(name: str) -> bool:
     return name.lower() == _MANIFEST_LOWER
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestLookup:
+class ManifestLookup(NamedTuple):
     """What :func:`find_manifest` found in one directory.
 
     Attributes:
@@ -342,8 +347,7 @@ def _entry_key(entry: os.DirEntry[str]) -> tuple[str, str]:
     return sort_key(entry.name)
 
 
-@dataclass(frozen=True, slots=True)
-class _Read:
+class _Read(NamedTuple):
     """What reading the chosen manifest gave (see :func:`_read_manifest`)."""
 
     data: bytes | None = None
@@ -406,7 +410,7 @@ def _read_manifest(lookup: ManifestLookup, fd: int, pin: Pin, cap: int, manifest
             data,
             stat=st,
             diagnostics=(diag,),
-            pin=replace(pin, manifest=(lookup.outside, st.st_dev, st.st_ino)),
+            pin=pin.with_manifest((lookup.outside, st.st_dev, st.st_ino)),
             note=f"manifest is a link to {lookup.outside}, outside the skill directory",
         )
     except OSError as exc:
@@ -612,7 +616,7 @@ def _open_pinned_child(parent_dir: tuple[str, int, int], name: str) -> tuple[int
     if fd is None:
         return None
     try:
-        return fd, pin_directory(os.path.join(real_parent, name), fd, hops)
+        return fd, pin_directory(real_parent, fd, hops, name=name)
     except OSError:
         os.close(fd)
         return None
@@ -932,11 +936,8 @@ class _Walk:
                 if self.descend(entry, cand, rel, depth):
                     del self.out[index]  # a category: what it holds accounts for it
                 else:
-                    self.out[index] = replace(
-                        cand,
-                        skip_reason=(
-                            f"no {MANIFEST_NAME} in directory or below (max_depth {self.max_depth})"
-                        ),
+                    self.out[index] = cand.with_skip_reason(
+                        f"no {MANIFEST_NAME} in directory or below (max_depth {self.max_depth})"
                     )
         return added
 
