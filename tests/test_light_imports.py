@@ -83,3 +83,137 @@ def test_import_of_the_package_loads_no_archive_digest_or_suggestion_module() ->
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# What a discovery of plain folders must never load (SPEC §26): the optional dependencies, the
+# CLI's, the archive readers, the digests and trust, the index, the validator, the renderers,
+# and the logging machinery while there is nothing to log.
+DISCOVERY_NEVER_LOADS = (
+    "pydantic",
+    "rich",
+    "click",
+    "mcp",
+    "watchfiles",
+    "pathspec",
+    "zipfile",
+    "tarfile",
+    "gzip",
+    "shutil",
+    "sqlite3",
+    "hashlib",
+    "difflib",
+    "json",
+    "logging",
+    "agent_skills._archive",
+    "agent_skills._digest",
+    "agent_skills._frontmatter",
+    "agent_skills._index",
+    "agent_skills._resources",
+    "agent_skills._trust",
+    "agent_skills._watch",
+    "agent_skills.catalog",
+    "agent_skills.validate",
+)
+
+# What `agent-skills list --json` must never load: the same but for the CLI's own click and
+# json, which it needs (SPEC §16, §26).
+LIST_JSON_NEVER_LOADS = tuple(m for m in DISCOVERY_NEVER_LOADS if m not in ("click", "json"))
+
+
+def _loaded_of(code: str, modules: tuple[str, ...], *args: str) -> list[str]:
+    """Which of ``modules`` a fresh interpreter has loaded after running ``code``."""
+    script = (
+        code + f"\nimport sys\nfound = sorted(m for m in {modules!r} if m in sys.modules)\n"
+        "import json\nsys.stderr.write('LOADED ' + json.dumps(found))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120
+    )
+    line = next((x for x in out.stderr.splitlines() if x.startswith("LOADED ")), None)
+    assert line is not None, out.stderr
+    return list(json.loads(line[len("LOADED ") :]))
+
+
+def test_discovery_of_plain_folders_loads_only_what_it_needs(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    _skill(tmp_path, "beta")
+    code = (
+        "import sys, agent_skills\n"
+        "skills = agent_skills.create_agent_skills([sys.argv[1]])\n"
+        "assert [i.name for i in skills.list_skills()] == ['alpha', 'beta']\n"
+        "assert skills.diagnostics == ()\n"
+    )
+    assert _loaded_of(code, DISCOVERY_NEVER_LOADS, str(tmp_path)) == []
+
+
+def test_list_json_loads_only_what_it_needs(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    code = (
+        "import sys\nfrom agent_skills.cli import main\n"
+        "rc = main(['list', '--json', '--preset', 'none', '--root', sys.argv[1]])\n"
+        "assert rc == 0, rc\n"
+    )
+    assert _loaded_of(code, LIST_JSON_NEVER_LOADS, str(tmp_path)) == []
+
+
+def test_modules_left_out_of_discovery_still_load_on_first_use(tmp_path: Path) -> None:
+    # A skill's resources, a diagnostic to log and an archive root each load their module then.
+    _skill(tmp_path / "plain", "alpha")
+    (tmp_path / "plain" / "beta").mkdir()
+    (tmp_path / "plain" / "beta" / "SKILL.md").write_text("---\nname: [broken\n---\n")
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "packed.zip", "w") as zf:
+        zf.writestr("gamma/SKILL.md", "---\nname: gamma\ndescription: d gamma\n---\nbody\n")
+    code = (
+        "import sys, agent_skills\n"
+        "skills = agent_skills.create_agent_skills([sys.argv[1], sys.argv[2]])\n"
+        "assert [i.name for i in skills.list_skills()] == ['alpha', 'gamma']\n"
+        "assert skills.load_skill('alpha').resources == ()\n"
+    )
+    mods = ("logging", "agent_skills._archive", "agent_skills._resources", "zipfile")
+    loaded = _loaded_of(code, mods, str(tmp_path / "plain"), str(tmp_path / "packed.zip"))
+    assert loaded == sorted(mods)
+
+
+def test_commands_are_built_on_first_use_and_help_lists_every_one() -> None:
+    import click
+    from click.testing import CliRunner
+
+    from agent_skills.cli import cli
+
+    expected = [
+        "add", "catalog", "list", "lock", "pack", "path", "read", "remove", "report",
+        "resources", "serve", "show", "trust", "update", "validate", "verify",
+    ]  # fmt: skip
+    code = (
+        "from agent_skills.cli import main\n"
+        "try:\n    main(['list', '--help'])\nexcept SystemExit:\n    pass\n"
+    )
+    assert _loaded_of(code, ("agent_skills.validate",)) == []
+    ctx = click.Context(cli)
+    assert cli.list_commands(ctx) == expected
+    listed = CliRunner().invoke(cli, ["--help"]).output.split("Commands:\n", 1)[1]
+    assert [line.split()[0] for line in listed.splitlines()] == expected
+    assert all(isinstance(cli.get_command(ctx, name), click.Command) for name in expected)
+    assert sorted(cli.commands) == expected
+
+
+def test_a_discovery_warning_is_printed_once_by_a_fresh_cli(tmp_path: Path) -> None:
+    # logging loads with the first diagnostic; the CLI's sink prints it, and Python's last-resort
+    # handler must not print it a second time.
+    _skill(tmp_path, "alpha")
+    (tmp_path / "beta").mkdir()
+    (tmp_path / "beta" / "SKILL.md").write_text("---\nname: [broken\n---\n")
+    code = (
+        "import sys\nfrom agent_skills.cli import main\n"
+        "main(['list', '--preset', 'none', '--root', sys.argv[1]])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("warning: invalid_skill: skipping ")
+    assert "beta" in lines[0]

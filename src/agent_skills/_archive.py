@@ -38,7 +38,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 from ._args import shown_text
-from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
+from ._config import (
+    DEFAULT_MAX_MANIFEST_BYTES,
+    ArchiveKind,
+    SkillRoot,
+    archive_kind,
+    is_archive_root,
+)
 from ._confine import has_drive, lexical_rel
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._digest import FileDigest, digest_stream
@@ -85,7 +91,6 @@ MAX_TOTAL_BYTES = 512 * 1024 * 1024
 MAX_RATIO = 200
 MAX_DEPTH = 64
 
-ArchiveKind = Literal["zip", "tar.gz"]
 Pin = tuple[int, int, int, int]
 
 _CHUNK = 1 << 16
@@ -206,16 +211,6 @@ class ArchiveIndex:
             out.append((rel, member))
         out.sort(key=lambda item: sort_key(item[0]))
         return out
-
-
-def archive_kind(path: str | os.PathLike[str]) -> ArchiveKind | None:
-    """The archive kind named by ``path``'s suffix (case-insensitive), or ``None`` (SPEC §25.1)."""
-    name = os.fspath(path).lower()
-    if name.endswith((".zip", ".skill")):
-        return "zip"
-    if name.endswith((".tar.gz", ".tgz")):
-        return "tar.gz"
-    return None
 
 
 def invalid_archive(path: str | os.PathLike[str], reason: str) -> SkillError:
@@ -528,11 +523,6 @@ class ArchivedSkill:
     def member(self, rel: str) -> str:
         """The member name of ``rel``, a POSIX path already checked by the caller."""
         return self.skill.member_of(rel)
-
-
-def is_archive_root(path: str | os.PathLike[str]) -> bool:
-    """Whether a root is read as an archive: an archive name that is not a directory."""
-    return archive_kind(path) is not None and not os.path.isdir(path)
 
 
 def scan_archive(

@@ -27,11 +27,14 @@ __all__ = [
     "DEFAULT_MAX_RESOURCE_BYTES",
     "DEFAULT_STRICT",
     "MAX_DEPTH",
+    "ArchiveKind",
     "RootInput",
     "Scope",
     "SkillConfig",
     "SkillRoot",
+    "archive_kind",
     "expand_home",
+    "is_archive_root",
     "is_path_entry",
     "resolve_against",
     "resolve_config",
@@ -52,6 +55,26 @@ DEFAULT_MAX_RESOURCE_BYTES = 67_108_864
 
 Scope: TypeAlias = Literal["user", "workspace"]
 _SCOPES = ("user", "workspace")
+
+ArchiveKind: TypeAlias = Literal["zip", "tar.gz"]
+
+
+def archive_kind(path: str | os.PathLike[str]) -> ArchiveKind | None:
+    """The archive kind named by ``path``'s suffix (case-insensitive), or ``None`` (SPEC §25.1)."""
+    name = os.fspath(path).lower()
+    if name.endswith((".zip", ".skill")):
+        return "zip"
+    if name.endswith((".tar.gz", ".tgz")):
+        return "tar.gz"
+    return None
+
+
+def is_archive_root(path: str | os.PathLike[str]) -> bool:
+    """Whether a root is read as an archive: an archive name that is not a directory (SPEC §25.1).
+
+    A name test first: a root that is a plain folder costs no ``stat`` and loads no archive code.
+    """
+    return archive_kind(path) is not None and not os.path.isdir(path)
 
 
 @dataclass(frozen=True, slots=True)

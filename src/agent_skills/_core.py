@@ -11,7 +11,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from ._archive import member_rel
 from ._args import coerce_byte_limit, coerce_name
 from ._config import (
     DEFAULT_FOLLOW_SYMLINKS,
@@ -164,6 +163,8 @@ class AgentSkills:
             skill = registry.lookup(name)
             assert skill is not None
             if registry.archived(name) is not None:
+                from ._archive import member_rel
+
                 rel_posix = member_rel(rel)  # SPEC §25.1: archived files have no path
             else:
                 rel_posix = registry.resource(name, rel).relative_to(skill.info.dir).as_posix()

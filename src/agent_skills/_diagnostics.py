@@ -7,13 +7,16 @@ sink. Nothing here raises.
 
 from __future__ import annotations
 
-import logging
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = [
     "Diagnostic",
@@ -25,11 +28,35 @@ __all__ = [
     "RootNote",
     "RootStatus",
     "emit",
+    "get_logger",
+    "quiet_logger",
     "set_diagnostic_sink",
     "set_warn_sink",
 ]
 
-logger = logging.getLogger("agent_skills")
+LOGGER_NAME = "agent_skills"
+_quiet = False
+
+
+def get_logger() -> logging.Logger:
+    """The ``agent_skills`` logger (SPEC §7.6). ``logging`` loads with the first call, not with
+    the package: a scan that finds nothing to report never imports it (SPEC §26)."""
+    import logging
+
+    logger = logging.getLogger(LOGGER_NAME)
+    if _quiet and not logger.handlers:
+        logger.addHandler(logging.NullHandler())
+    return logger
+
+
+def quiet_logger() -> None:
+    """Give the ``agent_skills`` logger a ``NullHandler`` when it has no handler, now or when it
+    is first used: for a program that shows the warnings itself through a sink (the CLI), where
+    Python's last-resort handler would print each warning a second time."""
+    global _quiet
+    _quiet = True
+    if "logging" in sys.modules:
+        get_logger()
 
 
 class DiagnosticSeverity(StrEnum):
@@ -246,7 +273,10 @@ def emit(diagnostics: Iterable[Diagnostic]) -> None:
     """Log each diagnostic and pass warnings to the sinks (SPEC §7.6)."""
     sink = _warn_sink
     whole = _diagnostic_sink
+    logger: logging.Logger | None = None
     for diag in diagnostics:
+        if logger is None:
+            logger = get_logger()
         if diag.severity is DiagnosticSeverity.WARNING:
             logger.warning("%s", diag.message)
             if whole is not None:

@@ -18,16 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, TYPE_CHECKING, Any
 
-from ._archive import (
-    ArchivedSkill,
-    archived_listing,
-    archived_path_error,
-    is_archive_root,
-    open_archived,
-    scan_archive,
-)
 from ._args import coerce_name
-from ._config import SkillConfig, is_path_entry
+from ._config import SkillConfig, is_archive_root, is_path_entry
 from ._confine import Pin, absolute, open_in, pin_by_name, stat_in, verify_link, verify_pin
 from ._diagnostics import (
     Diagnostic,
@@ -51,13 +43,16 @@ from ._model import (
     sort_key,
     thaw,
 )
-from ._resources import list_resources
 from ._scan import Candidate, walk_root
 from ._schema import name_key, normalize_tools
 
 if TYPE_CHECKING:
+    from ._archive import ArchivedSkill
     from ._index import CachedSkill, ManifestIndex
     from ._trust import Approval
+
+# The archive reader (with zipfile, tarfile and the digests) and the resource walk load with
+# their first use: discovery of plain folders needs neither (SPEC §26, light core).
 
 # The data model lives in ``_model``; its names stay importable from here.
 __all__ = [
@@ -336,8 +331,12 @@ class SkillRegistry:
             return None
         archived = self._archived.get(name)
         if archived is not None:
+            from ._archive import archived_listing
+
             listing = archived_listing(archived, name, self.config.max_resources)
         else:
+            from ._resources import list_resources
+
             listing = list_resources(
                 skill.info.dir,
                 follow_symlinks=self.config.follow_symlinks,
@@ -385,6 +384,8 @@ class SkillRegistry:
         skill = self._require(name)
         archived = self._archived.get(name)
         if archived is not None:
+            from ._archive import archived_path_error
+
             raise archived_path_error(archived, name, rel)
         pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
         base = absolute(os.fspath(skill.info.dir))
@@ -439,6 +440,8 @@ class SkillRegistry:
         skill = self._require(name)
         archived = self._archived.get(name)
         if archived is not None:
+            from ._archive import open_archived
+
             return open_archived(archived, name, rel)
         pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
         try:
@@ -546,6 +549,8 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
             gated = config.trust is not None and root.scope == "workspace"
             root_index = None if gated else index
             if is_archive_root(root.path):
+                from ._archive import scan_archive
+
                 note, cands, found_diags, found = scan_archive(
                     root, max_manifest_bytes=config.max_manifest_bytes
                 )

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -35,6 +34,7 @@ from ._archive import ArchivedSkill, archived_digests, locate
 from ._args import coerce_path
 from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
 from ._confine import Pin, absolute, open_in, pin_by_name, real_path
+from ._diagnostics import get_logger
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
 from ._jsonfile import read_json_file
@@ -50,7 +50,7 @@ __all__ = [
     "digest_skill_dir",
 ]
 
-logger = logging.getLogger("agent_skills")
+logger = get_logger()
 
 #: Report reason of a workspace skill the store holds no approval for.
 NOT_APPROVED = "not approved"

@@ -12,7 +12,6 @@ files) of every skill under a changed path, compared with the digest taken befor
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._args import coerce_int
+from ._diagnostics import get_logger
 from ._errors import SkillError, StartupError
 from ._model import is_skipped, sort_key
 from ._trust import digest_skill_dir
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_DEBOUNCE_MS", "SkillChanges", "SkillWatcher"]
 
-logger = logging.getLogger("agent_skills")
+logger = get_logger()
 
 #: How long changes must settle before a refresh, in milliseconds (SPEC §23.1).
 DEFAULT_DEBOUNCE_MS = 200

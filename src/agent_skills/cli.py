@@ -29,9 +29,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import importlib
-import logging
 import os
-import shutil
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -68,22 +66,16 @@ else:
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot, expand_home
 from ._confine import contains
 from ._core import AgentSkills, create_agent_skills
-from ._diagnostics import Diagnostic, EntryStatus, RootStatus, set_diagnostic_sink
+from ._diagnostics import Diagnostic, EntryStatus, RootStatus, quiet_logger, set_diagnostic_sink
 from ._errors import ErrorCode, SkillError, StartupError
 from ._model import SkillInfo, is_hidden
 from ._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
 from ._registry import unknown_skill
-from ._scan import is_manifest_name
+from ._scan import find_manifest, is_manifest_name
 from ._terminal import json_text, safe_text
-from .validate import (
-    PROFILES,
-    Problem,
-    ProblemCode,
-    Profile,
-    Severity,
-    find_manifest,
-    validate_skill,
-)
+
+if TYPE_CHECKING:
+    from .validate import Problem, Profile
 
 __all__ = ["cli", "main"]
 
@@ -150,7 +142,24 @@ def _wants_json(args: Sequence[str]) -> bool:
 
 class _Group(click.Group):
     """A group that turns every failure of a command into ``code: message`` (or, under
-    ``--json``, one JSON object on stderr) and an exit code (SPEC §16, §21.11)."""
+    ``--json``, one JSON object on stderr) and an exit code (SPEC §16, §21.11).
+
+    Its commands are built on first use (see :func:`_command`): a command line builds only the
+    command it runs, not the options of every other one (SPEC §26).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: dict[str, Callable[[], click.Command]] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        build = self.lazy_commands.pop(cmd_name, None)
+        if build is not None:
+            self.add_command(build(), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def main(
         self,
@@ -266,7 +275,54 @@ def _emit_json(value: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Shared options
+# Commands built on first use, and shared options
+
+_DEFERRED = "__cli_decorators__"
+
+
+def _deferred(decorator: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Callable[[_F], _F]:
+    """Stack ``decorator`` on a command function; it is applied when :func:`_command` builds the
+    command, in the order written (the lowest first, as Python applies decorators)."""
+
+    def record(fn: _F) -> _F:
+        fn.__dict__.setdefault(_DEFERRED, []).append(decorator)
+        return fn
+
+    return record
+
+
+def _option(*decls: str, **attrs: Any) -> Callable[[_F], _F]:
+    """``click.option``, applied when the command is built."""
+    return _deferred(click.option(*decls, **attrs))
+
+
+def _argument(*decls: str, **attrs: Any) -> Callable[[_F], _F]:
+    """``click.argument``, applied when the command is built."""
+    return _deferred(click.argument(*decls, **attrs))
+
+
+def _command(name: str) -> Callable[[_F], _F]:
+    """``cli.command(name)``, built with its stacked options on first use (SPEC §26)."""
+
+    def register(fn: _F) -> _F:
+        decorators = fn.__dict__.pop(_DEFERRED, [])
+
+        def build() -> click.Command:
+            command: Callable[..., Any] = fn
+            for decorator in decorators:
+                command = decorator(command)
+            return click.command(name)(command)
+
+        cli.lazy_commands[name] = build
+        return fn
+
+    return register
+
+
+# One instance of each path type serves every option (each click.Path names itself on creation).
+_PATH = click.Path(path_type=Path)
+_FILE_PATH = click.Path(dir_okay=False, path_type=Path)
+_DIR_PATH = click.Path(file_okay=False, path_type=Path)
 
 
 def _root_options(fn: _F) -> _F:
@@ -283,7 +339,7 @@ def _root_options(fn: _F) -> _F:
         ),
         click.option(
             "--workspace",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=_DIR_PATH,
             default=None,
             help="Project directory for the preset's project folders "
             "[default: the nearest directory above holding .git, else the current one].",
@@ -292,7 +348,7 @@ def _root_options(fn: _F) -> _F:
             "--root",
             "roots",
             multiple=True,
-            type=click.Path(path_type=Path),
+            type=_PATH,
             help="Extra skill root, after the preset's (repeatable; later wins; "
             "relative to the current directory; ~ expands).",
         ),
@@ -348,7 +404,7 @@ def _trust_store_option(fn: _F) -> _F:
 
     return click.option(
         "--trust-store",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=_FILE_PATH,
         default=None,
         expose_value=False,
         callback=remember,
@@ -371,15 +427,14 @@ def _trust_store() -> Any:
 # SPEC §26: an on-disk index of parsed manifests, reused while they are unchanged.
 _index_option = click.option(
     "--index",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE_PATH,
     default=None,
     help="Index file of parsed manifests: reused while they are unchanged, rewritten after "
     "each scan (faster starts on large stores; results are the same).",
 )
 
 
-def _json_option(fn: _F) -> _F:
-    return click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")(fn)
+_json_option = _option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 
 
 def _expand_user(path: Path) -> str:
@@ -397,7 +452,7 @@ def _preset_roots(preset: str, workspace: str, cwd: str | None = None) -> list[S
 
 def _root_hint(root: Path) -> str | None:
     """The hint for a root that is itself a skill directory (SPEC §21.3), else ``None``."""
-    if find_manifest(root) is not None:
+    if find_manifest(root, follow_symlinks=True).name is not None:
         return "this is a skill; use its parent as the root"
     return None
 
@@ -405,10 +460,8 @@ def _root_hint(root: Path) -> str | None:
 @contextmanager
 def _warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
     """Send discovery warnings through :func:`_warn` while the command runs."""
-    logger = logging.getLogger("agent_skills")
     # Without a handler, Python's last-resort handler would print each warning a second time.
-    if not logger.handlers:
-        logger.addHandler(logging.NullHandler())
+    quiet_logger()
 
     def sink(diag: Diagnostic) -> None:
         _warn(diag.kind.value, diag.message)
@@ -501,7 +554,7 @@ def _with_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
 
         return _root_options(wrapper)  # type: ignore[return-value]
 
-    return decorate
+    return _deferred(decorate)
 
 
 def _require(skills: AgentSkills, name: str) -> Any:
@@ -545,7 +598,7 @@ def cli() -> None:
     """
 
 
-@cli.command("list")
+@_command("list")
 @_json_option
 @_with_skills()
 def list_command(skills: AgentSkills, as_json: bool) -> None:
@@ -589,8 +642,8 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
     _print(*_columns(headers, rows, width=_terminal_width(), movable=3))
 
 
-@cli.command("show")
-@click.argument("name")
+@_command("show")
+@_argument("name")
 @_json_option
 @_with_skills()
 def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
@@ -630,8 +683,8 @@ def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
     _print(facts, Text("\n".join(lines)), Text("\n" + safe_text(content.body)))
 
 
-@cli.command("resources")
-@click.argument("name")
+@_command("resources")
+@_argument("name")
 @_json_option
 @_with_skills()
 def resources_command(skills: AgentSkills, name: str, as_json: bool) -> None:
@@ -669,9 +722,9 @@ def resources_command(skills: AgentSkills, name: str, as_json: bool) -> None:
         click.echo(f"(listing truncated at {len(content.resources)} files)", err=True)
 
 
-@cli.command("path")
-@click.argument("name")
-@click.argument("rel")
+@_command("path")
+@_argument("name")
+@_argument("rel")
 @_json_option
 @_with_skills()
 def path_command(skills: AgentSkills, name: str, rel: str, as_json: bool) -> None:
@@ -692,10 +745,10 @@ def path_command(skills: AgentSkills, name: str, rel: str, as_json: bool) -> Non
         click.echo(_safe(str(path)))
 
 
-@cli.command("read")
-@click.argument("name")
-@click.argument("rel")
-@click.option(
+@_command("read")
+@_argument("name")
+@_argument("rel")
+@_option(
     "--max-bytes",
     type=click.IntRange(min=0),
     default=None,
@@ -716,8 +769,8 @@ def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None
     stream.flush()
 
 
-@cli.command("catalog")
-@click.option(
+@_command("catalog")
+@_option(
     "--format",
     "fmt",
     type=click.Choice(["markdown", "xml", "json"]),
@@ -725,13 +778,13 @@ def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None
     show_default=True,
     help="markdown list, Agent Skills <available_skills> XML, or a JSON array.",
 )
-@click.option(
+@_option(
     "--all",
     "include_all",
     is_flag=True,
     help="Include skills with disable-model-invocation (left out by default).",
 )
-@click.option(
+@_option(
     "--max-chars",
     type=click.IntRange(min=0),
     default=None,
@@ -739,7 +792,7 @@ def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None
     help="Fit the catalog in N characters (descriptions shortened, then skills omitted and "
     "named in a closing note); what was left out is reported on stderr.",
 )
-@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+@_option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @_with_skills()
 def catalog_command(
     skills: AgentSkills, fmt: str, include_all: bool, max_chars: int | None, as_json: bool
@@ -795,7 +848,7 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
     click.echo(note, err=True)
 
 
-@cli.command("report")
+@_command("report")
 @_json_option
 @_with_skills(warnings=False)
 def report_command(skills: AgentSkills, as_json: bool) -> None:
@@ -956,6 +1009,8 @@ def _terminal_width() -> int | None:
     """The terminal's width in columns, or ``None`` when stdout is not a terminal."""
     if not sys.stdout.isatty():
         return None
+    import shutil
+
     return shutil.get_terminal_size((80, 24)).columns
 
 
@@ -1148,6 +1203,8 @@ def _skills_held(path: Path) -> list[Path]:
 def _expand_validate_path(path: Path) -> list[Path]:
     """A skill dir, a manifest file (its directory), or a directory that holds skills (each of
     them, see :func:`_skills_held`); a directory holding none is returned as is."""
+    from .validate import find_manifest
+
     if path.is_file() and is_manifest_name(path.name):
         return [path.parent]
     if not path.is_dir() or find_manifest(path) is not None:
@@ -1156,11 +1213,15 @@ def _expand_validate_path(path: Path) -> list[Path]:
 
 
 def _holds_nothing(path: Path) -> bool:
+    from .validate import find_manifest
+
     return path.is_dir() and find_manifest(path) is None
 
 
 def _nothing_held(path: Path) -> Problem:
     """The problem of a directory that is neither a skill nor holds one."""
+    from .validate import Problem, ProblemCode, Severity
+
     folders = ", ".join(_project_skill_folders())
     return Problem(
         Severity.ERROR,
@@ -1170,18 +1231,24 @@ def _nothing_held(path: Path) -> Problem:
     )
 
 
-@cli.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+def _profile_option(fn: _F) -> _F:
+    from .validate import PROFILES  # the validator loads with its command only (SPEC §26)
+
+    return click.option(
+        "--profile",
+        type=click.Choice(PROFILES),
+        default="spec",
+        show_default=True,
+        help="spec: the specification; portable: also ASCII names for MCP hosts (warnings); "
+        "anthropic: also the upload rules.",
+    )(fn)
+
+
+@_command("validate")
+@_argument("paths", nargs=-1, required=True, type=_PATH)
 @_json_option
-@click.option("--warnings-as-errors", is_flag=True, help="Exit 1 when any warning is found too.")
-@click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="spec",
-    show_default=True,
-    help="spec: the specification; portable: also ASCII names for MCP hosts (warnings); "
-    "anthropic: also the upload rules.",
-)
+@_option("--warnings-as-errors", is_flag=True, help="Exit 1 when any warning is found too.")
+@_deferred(_profile_option)
 def validate_command(
     paths: tuple[Path, ...], as_json: bool, warnings_as_errors: bool, profile: Profile
 ) -> None:
@@ -1201,6 +1268,8 @@ def validate_command(
       agent-skills validate skills/*/SKILL.md --json
       agent-skills validate skills/my-skill --profile portable
     """
+    from .validate import Severity, validate_skill
+
     targets: list[Path] = []
     seen: set[str] = set()
     for path in paths:
@@ -1235,6 +1304,8 @@ def validate_command(
 
 
 def _lint_line(skill_dir: Path, problem: Problem) -> str:
+    from .validate import find_manifest
+
     manifest = find_manifest(skill_dir) if skill_dir.is_dir() else None
     where = str(manifest if manifest is not None else skill_dir)
     if problem.line is not None:
@@ -1242,27 +1313,27 @@ def _lint_line(skill_dir: Path, problem: Problem) -> str:
     return _safe(f"{where}: {problem.severity.value} {problem.code} {problem.message}")
 
 
-@cli.command("serve")
-@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP, not stdio.")
-@click.option(
+@_command("serve")
+@_option("--http", "use_http", is_flag=True, help="Serve streamable HTTP, not stdio.")
+@_option(
     "--port",
     type=click.IntRange(1, 65535),
     default=8000,
     show_default=True,
     help="HTTP port (with --http).",
 )
-@click.option(
+@_option(
     "--host",
     default="127.0.0.1",
     show_default=True,
     help="Address to bind (with --http); 0.0.0.0 serves every interface.",
 )
-@click.option(
+@_option(
     "--stateless",
     is_flag=True,
     help="With --http: no sessions, so replicas behind any load balancer need no affinity.",
 )
-@click.option(
+@_option(
     "--watch",
     is_flag=True,
     help="Refresh when skills change and notify clients (needs the 'watch' extra).",
@@ -1312,17 +1383,17 @@ def serve_command(
 _APPROVABLE = (EntryStatus.LOADED, EntryStatus.SHADOWED, EntryStatus.UNTRUSTED)
 
 
-@cli.command("trust")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
+@_command("trust")
+@_argument("paths", nargs=-1, type=_PATH)
+@_option(
     "--store",
     "store_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE_PATH,
     default=None,
     help="The trust store file [default: the --trust-store value].",
 )
-@click.option("--list", "list_only", is_flag=True, help="List the approvals in the store.")
-@click.option("--revoke", is_flag=True, help="Revoke the approvals under PATH instead.")
+@_option("--list", "list_only", is_flag=True, help="List the approvals in the store.")
+@_option("--revoke", is_flag=True, help="Revoke the approvals under PATH instead.")
 @_json_option
 @_with_skills()
 def trust_command(
@@ -1447,7 +1518,7 @@ def _with_package_skills(*, warnings: bool = True) -> Callable[[_F], _F]:
 
         return _root_options(wrapper)  # type: ignore[return-value]
 
-    return decorate
+    return _deferred(decorate)
 
 
 def _install_root(
@@ -1510,12 +1581,12 @@ def _warn_shadowed(skills: AgentSkills, installed: Sequence[Any]) -> None:
         )
 
 
-@cli.command("pack")
-@click.argument("skill_dir", type=click.Path(path_type=Path))
-@click.option(
+@_command("pack")
+@_argument("skill_dir", type=_PATH)
+@_option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE_PATH,
     default=None,
     help="File to write [default: <name>.skill in the current directory].",
 )
@@ -1537,16 +1608,14 @@ def pack_command(skill_dir: Path, output: Path | None) -> None:
     click.echo(f"packed {skill_dir} into {path}")
 
 
-@cli.command("lock")
-@click.option(
+@_command("lock")
+@_option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE_PATH,
     default=None,
     help="Lock file to write [default: <workspace>/skills.lock.json].",
 )
-@click.option(
-    "--all", "all_roots", is_flag=True, help="Lock every root, user roots too (not for CI)."
-)
+@_option("--all", "all_roots", is_flag=True, help="Lock every root, user roots too (not for CI).")
 @_with_package_skills()
 def lock_command(
     skills: AgentSkills, workspace: Path, output: Path | None, all_roots: bool
@@ -1578,11 +1647,11 @@ def lock_command(
     click.echo(f"locked {count} skill{'s' if count != 1 else ''} in {target}")
 
 
-@cli.command("verify")
-@click.option(
+@_command("verify")
+@_option(
     "--lock",
     "lock_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE_PATH,
     default=None,
     help="Lock file to check [default: <workspace>/skills.lock.json].",
 )
@@ -1639,7 +1708,7 @@ def _safe(text: str) -> str:
     return safe_text(text, inline=True)
 
 
-def _install_options(fn: _F) -> _F:
+def _add_install_options(fn: _F) -> _F:
     options = [
         click.option(
             "--to",
@@ -1660,6 +1729,9 @@ def _install_options(fn: _F) -> _F:
     return fn
 
 
+_install_options = _deferred(_add_install_options)
+
+
 def _report_installed(installed: Sequence[Any], verb: str, lock: Path) -> None:
     for item in installed:
         for code, message in item.warnings:
@@ -1669,11 +1741,11 @@ def _report_installed(installed: Sequence[Any], verb: str, lock: Path) -> None:
     click.echo(_safe(f"lock: {lock}"))
 
 
-@cli.command("add")
-@click.argument("source")
-@click.option("--skill", "names", multiple=True, help="Install only this skill (repeatable).")
+@_command("add")
+@_argument("source")
+@_option("--skill", "names", multiple=True, help="Install only this skill (repeatable).")
 @_install_options
-@click.option("--force", is_flag=True, help="Replace skills already installed.")
+@_option("--force", is_flag=True, help="Replace skills already installed.")
 @_with_package_skills(warnings=False)
 def add_command(
     skills: AgentSkills,
@@ -1707,8 +1779,8 @@ def add_command(
     _warn_shadowed(skills, installed)
 
 
-@cli.command("update")
-@click.argument("names", nargs=-1)
+@_command("update")
+@_argument("names", nargs=-1)
 @_install_options
 @_with_package_skills(warnings=False)
 def update_command(
@@ -1758,8 +1830,8 @@ def update_command(
     _report_installed(installed, "updated", lock)
 
 
-@cli.command("remove")
-@click.argument("name")
+@_command("remove")
+@_argument("name")
 @_install_options
 @_with_package_skills(warnings=False)
 def remove_command(

@@ -35,7 +35,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import logging
 import mimetypes
 import re
 import sys
@@ -70,7 +69,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from . import AgentSkills, ErrorCode, SkillError, StartupError, __version__
 from ._archive import member_rel
 from ._args import coerce_str
-from ._diagnostics import Diagnostic, DiagnosticKind, emit
+from ._diagnostics import Diagnostic, DiagnosticKind, emit, get_logger
 from ._digest import file_digest
 from ._manifest import _Core12Loader, load_frontmatter_yaml, split_frontmatter
 from ._registry import unknown_skill
@@ -107,7 +106,7 @@ __all__ = [
     "run_stdio",
 ]
 
-logger = logging.getLogger("agent_skills")
+logger = get_logger()
 
 #: Identifier of the MCP Skills extension (SEP-2640), the key under ``capabilities.extensions``.
 EXTENSION_ID = "io.modelcontextprotocol/skills"
