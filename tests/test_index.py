@@ -187,6 +187,105 @@ def test_cached_frontmatter_is_read_only_like_a_parsed_one(tmp_path: Path, no_ra
         meta["metadata"]["tags"] = ()  # type: ignore[index]
 
 
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The index files decoded (a remembered index is not)."""
+    seen: list[Path] = []
+    real = index_mod.ManifestIndex._parse
+
+    def counting(self: index_mod.ManifestIndex, data: bytes) -> None:
+        seen.append(self.path)
+        real(self, data)
+
+    monkeypatch.setattr(index_mod.ManifestIndex, "_parse", counting)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    return seen
+
+
+def test_an_index_left_as_it_was_is_remembered_and_still_checked_entry_by_entry(
+    tmp_path: Path, reads: list[str], parses: list[Path], no_racy: None
+) -> None:
+    root = tmp_path / "skills"
+    for i in range(3):
+        _write_skill(root, f"skill-{i}", f"skill number {i}")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)  # writes the index
+    create_agent_skills([root], index=idx)  # reads it: left as it was, so remembered
+    parses.clear()
+    reads.clear()
+    warm = create_agent_skills([root], index=idx)
+    assert parses == [] and reads == []
+    assert _view(warm) == _view(create_agent_skills([root]))
+    # Each entry is still checked by its stamps: a changed skill is read again and the index
+    # rewritten (then decoded again by the next scan, which remembers the new file).
+    time.sleep(TICK)
+    _write_skill(root, "skill-1", "changed")
+    reads.clear()
+    changed = create_agent_skills([root], index=idx)
+    assert parses == [] and reads == [str(root / "skill-1" / "SKILL.md")]
+    assert _view(changed) == _view(create_agent_skills([root]))
+    reads.clear()
+    assert _view(create_agent_skills([root], index=idx)) == _view(changed)
+    assert parses == [idx] and reads == []
+    shutil.rmtree(root / "skill-2")
+    gone = create_agent_skills([root], index=idx)
+    assert [s.name for s in gone.list_skills()] == ["skill-0", "skill-1"]
+    assert _view(gone) == _view(create_agent_skills([root]))
+
+
+def test_a_remembered_index_changed_on_disk_is_read_again(
+    tmp_path: Path, parses: list[Path], no_racy: None
+) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    create_agent_skills([root], index=idx)
+    time.sleep(TICK)
+    data = idx.read_bytes()
+    with open(idx, "r+b") as fh:  # in place: same inode, same size
+        fh.write(b"X" * len(data))
+    parses.clear()
+    skills = create_agent_skills([root], index=idx)
+    assert parses == [idx]
+    assert [n.startswith(f"ignoring the index {idx}: ") for n in _index_notes(skills)] == [True]
+    assert _view(skills) == _view(create_agent_skills([root]))
+
+
+def test_a_just_written_index_is_not_remembered(tmp_path: Path, parses: list[Path]) -> None:
+    # Within the racy window an in-place rewrite could keep the file's stamp: decoded each time.
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    for _ in range(3):
+        create_agent_skills([root], index=idx)
+    assert parses == [idx, idx]
+
+
+def test_a_remembered_entry_builds_no_stale_value_for_another_root_or_settings(
+    tmp_path: Path, no_racy: None, parses: list[Path]
+) -> None:
+    # What a scan built from an entry is reused only for the same root, scope and source; an
+    # index of other settings is another file's worth of entries.
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    spec = {"path": str(root), "scope": "user", "source": "one"}
+    create_agent_skills([spec], index=idx)
+    create_agent_skills([spec], index=idx)
+    other = create_agent_skills([{**spec, "source": "two"}], index=idx)
+    assert [(s.scope, s.source) for s in other.list_skills()] == [("user", "two")]
+    assert _view(other) == _view(create_agent_skills([{**spec, "source": "two"}]))
+    moved = tmp_path / "elsewhere"
+    root.rename(moved)
+    root.symlink_to(moved, target_is_directory=True)  # the same directories, reached by a link
+    linked = create_agent_skills([{**spec, "source": "two"}], index=idx)
+    assert _view(linked) == _view(create_agent_skills([{**spec, "source": "two"}]))
+    assert linked.list_skills()[0].real_dir == moved / "a"
+    strict = create_agent_skills([spec], index=idx, strict=True)
+    assert _view(strict) == _view(create_agent_skills([spec], strict=True))
+
+
 def test_unchanged_tree_does_not_rewrite_the_index(tmp_path: Path, no_racy: None) -> None:
     root = tmp_path / "skills"
     _write_skill(root, "a")

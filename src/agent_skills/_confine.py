@@ -350,11 +350,14 @@ def pin_directory(real_dir: str, fd: int, hops: int = 0, *, name: str | None = N
     return Pin(real_dir, st.st_dev, st.st_ino, hops, name=name)
 
 
-def pin_from_stat(real_dir: str, st: os.stat_result, hops: int = 0) -> Pin:
+def pin_from_stat(
+    real_dir: str, st: os.stat_result, hops: int = 0, *, name: str | None = None
+) -> Pin:
     """Pin the directory whose real path is ``real_dir`` from a stat of it taken without following
     a final link: the on-disk index's hit, which validates the directory by its stamp instead of
-    opening it (SPEC §20.1, §26). The identity is the one an ``fstat`` of it open would give."""
-    return Pin(real_dir, st.st_dev, st.st_ino, hops)
+    opening it (SPEC §20.1, §26). The identity is the one an ``fstat`` of it open would give;
+    ``name`` as for :func:`pin_directory`."""
+    return Pin(real_dir, st.st_dev, st.st_ino, hops, name=name)
 
 
 def open_child_dir(parent_fd: int, name: str) -> int | None:

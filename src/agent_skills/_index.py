@@ -24,6 +24,12 @@ to a temporary file in the same directory, then renamed over the old one). A fil
 index, or is damaged, is ignored with an ``index_ignored`` diagnostic and rewritten; an index
 written by another library version, format or for other settings is rebuilt without one.
 
+A process remembers the last index file a scan left as it was (:class:`_Memo`): while that file
+keeps its path, stamp and settings (and did not change within the racy window), the next scan
+takes its entries without reading the file, validates each by its two stats as always, and
+reuses the read-only candidates and results built from it before when built from the same
+inputs.
+
 The index is a cache under its owner's control: whoever can write it can change what discovery
 reports (not what is read from disk: resources are always read from the pinned skill directories).
 Keep it where only those trusted to write the skills can write; it is written readable by its
@@ -112,15 +118,19 @@ class CachedSkill:
             allowed tools or None, user_invocable, model_invocable)``.
         metadata: The frontmatter, read-only as ``freeze`` makes it.
         body: The markdown body.
+        candidate: The scan's last candidate built from this entry, with its inputs.
+        result: The registry's last result built from that candidate, with it.
     """
 
     __slots__ = (
         "body",
+        "candidate",
         "diagnostics",
         "error",
         "facts",
         "manifest_name",
         "metadata",
+        "result",
         "scan_diagnostics",
     )
 
@@ -141,6 +151,40 @@ class CachedSkill:
         self.facts = facts
         self.metadata = metadata
         self.body = body
+        # What the scan and the registry last built from this entry, with what they built it
+        # from: ``(inputs, candidate)`` and ``(candidate, result)``. Both are read-only values,
+        # reused when a later scan in this process would build equal ones (see _Memo).
+        self.candidate: tuple[tuple[Any, ...], Any] | None = None
+        self.result: tuple[Any, Any] | None = None
+
+
+class _Memo:
+    """What a scan of this process learnt from one index file that it left as it was.
+
+    A later scan that finds the file with the same path, settings and stamp (not racy: the file
+    changed at least :data:`RACY_WINDOW_NS` before that scan began) takes the entries from here
+    instead of reading and decoding the file again. Each entry is still validated by its two
+    stats; only the decoding is saved. One file is remembered per process (the last one).
+    """
+
+    __slots__ = ("cached", "entries", "key", "settings", "stamps")
+
+    def __init__(
+        self,
+        key: tuple[str, StatKey],
+        settings: Mapping[str, Any],
+        entries: Mapping[str, list[Any]],
+        stamps: memoryview,
+        cached: dict[str, CachedSkill],
+    ) -> None:
+        self.key = key
+        self.settings = settings
+        self.entries = entries
+        self.stamps = stamps
+        self.cached = cached
+
+
+_memo: _Memo | None = None
 
 
 class _Corrupt(Exception):
@@ -192,8 +236,12 @@ class ManifestIndex:
         self._meta_text = memoryview(b"")
         self._meta: list[Any] | None = None
         self._blob = memoryview(b"")
-        # New entries: (entry, stamps record, frontmatter, body); a hit's last three are None
-        # (they are still in the old file).
+        # The entries restored so far (all of them, when taken from a _Memo).
+        self._cached: dict[str, CachedSkill] = {}
+        self._file: tuple[str, StatKey] | None = None  # the index file's path and stamp
+        self._remembered = False  # whether the entries came from a _Memo
+        # New entries: (entry, stamps record, frontmatter, body); a hit has no record and its
+        # CachedSkill in place of the frontmatter.
         self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | None]] = {}
         self._dirty = False
         self._hits = 0
@@ -213,6 +261,9 @@ class ManifestIndex:
         self._old = {}
         self._stamps = self._meta_text = self._blob = memoryview(b"")
         self._meta = None
+        self._cached = {}
+        self._file = None
+        self._remembered = False
         self._new = {k: v for k, v in self._new.items() if v[1] is not None}  # drop old hits
         self._dirty = True
 
@@ -233,6 +284,13 @@ class ManifestIndex:
             if st.st_size > MAX_INDEX_BYTES:
                 self._ignore(f"larger than {MAX_INDEX_BYTES} bytes")
                 return
+            if max(st.st_mtime_ns, st.st_ctime_ns) < self._started_ns - RACY_WINDOW_NS:
+                self._file = (os.fspath(self.path), stat_key(st))
+                memo = _memo
+                if memo is not None and memo.key == self._file and memo.settings == self._settings:
+                    self._old, self._stamps, self._cached = memo.entries, memo.stamps, memo.cached
+                    self._remembered = True
+                    return
             with os.fdopen(fd, "rb", closefd=False) as fh:
                 data = fh.read(MAX_INDEX_BYTES + 1)
         except OSError as exc:
@@ -348,13 +406,11 @@ class ManifestIndex:
                 or not stat.S_ISREG(mst.st_mode)
             ):
                 return None
-            hit = self._restore(entry, manifest)
+            hit = self._take(dir_text, entry, manifest)
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):
             self._ignore(f"damaged entry for {dir_text}")
             return None
-        self._hits += 1
-        self._new[dir_text] = (entry, None, None, None)
-        return hit, dst
+        return None if hit is None else (hit, dst)
 
     def lookup(self, dir_text: str, linked: bool, dir_fd: int) -> CachedSkill | None:
         """Return the stored outcome for the skill directory open as ``dir_fd`` if it is still
@@ -385,12 +441,21 @@ class ManifestIndex:
                 return None
             if stat_key(dst) + stat_key(mst) != key or not stat.S_ISREG(mst.st_mode):
                 return None
-            hit = self._restore(entry, manifest)
+            return self._take(dir_text, entry, manifest)
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):
             self._ignore(f"damaged entry for {dir_text}")
             return None
+
+    def _take(self, dir_text: str, entry: list[Any], manifest: str) -> CachedSkill | None:
+        """The valid entry's :class:`CachedSkill` (restored once), counted as a hit; ``None`` for
+        an entry a remembered index did not keep (read again)."""
+        hit = self._cached.get(dir_text)
+        if hit is None:
+            if self._remembered:
+                return None
+            hit = self._cached[dir_text] = self._restore(entry, manifest)
         self._hits += 1
-        self._new[dir_text] = (entry, None, None, None)
+        self._new[dir_text] = (entry, None, hit, None)
         return hit
 
     def _restore(self, entry: list[Any], name: str) -> CachedSkill:
@@ -474,8 +539,16 @@ class ManifestIndex:
         self._new[dir_text] = (entry, record, parsed.frontmatter, body)
 
     def save(self) -> list[Diagnostic]:
-        """Rewrite the index atomically when anything changed; return any diagnostics."""
+        """Rewrite the index atomically when anything changed; return any diagnostics.
+
+        An index left as it was is remembered for the next scan of this process (see
+        :class:`_Memo`).
+        """
+        global _memo
         if not self._dirty and self._hits == len(self._old):
+            if self._file is not None and not self._remembered:
+                kept = memoryview(bytes(self._stamps))  # not a view of the whole file
+                _memo = _Memo(self._file, self._settings, self._old, kept, self._cached)
             return []
         records: list[bytes] = []
         frontmatters: list[Any] = []
@@ -487,17 +560,19 @@ class ManifestIndex:
                 if entry[_RACY]:
                     entries[key] = entry
                     continue
-                if record is None:  # a hit: its record, frontmatter and body are in the old file
+                hit = None
+                if record is None:  # a hit: its record is in the old file
                     at = entry[_RECORD] * _STAMPS.size
                     record = bytes(self._stamps[at : at + _STAMPS.size])
+                    hit = frontmatter
                 entry = [*entry]
                 entry[_RECORD] = len(records)
                 records.append(record)
                 if entry[_KIND] == "ok":
-                    if body is None:
-                        frontmatter = self._frontmatters()[entry[_PAYLOAD]]
-                        old_off, old_len = entry[_PAYLOAD + 3], entry[_PAYLOAD + 4]
-                        body = bytes(self._blob[old_off : old_off + old_len])
+                    if isinstance(hit, CachedSkill):
+                        frontmatter = hit.metadata
+                        body = hit.body.encode("utf-8", "surrogatepass")
+                    assert body is not None
                     entry[_PAYLOAD] = len(frontmatters)
                     entry[_PAYLOAD + 3 :] = [offset, len(body)]
                     frontmatters.append(frontmatter)

@@ -731,10 +731,17 @@ def load_candidate(
     assert cand.manifest is not None
     hit = cand.cached
     if hit is not None:  # answered by the on-disk index (SPEC §26)
+        last = hit.result
+        if last is not None and last[0] is cand:  # built from this very candidate before
+            done: CandidateResult = last[1]
+            return done
         found.extend(hit.diagnostics)
         if hit.error is not None:
-            return _invalid(cand, hit.error, strict, found)
-        return _loaded(cand, _cached_info(cand, hit), hit.body, found)
+            done = _invalid(cand, hit.error, strict, found)
+        else:
+            done = _loaded(cand, _cached_info(cand, hit), hit.body, found)
+        hit.result = (cand, done)
+        return done
     assert cand.data is not None
     result = parse_manifest(cand.data, strict=strict, path=cand.location)
     record = index if cand.stamp is not None else None

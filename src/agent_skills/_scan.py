@@ -506,6 +506,10 @@ def _candidate(
     root. ``cap`` is ``max_manifest_bytes`` (SPEC §20.5). ``parent_dir`` is the real path,
     descriptor and links followed of the directory listing ``entry`` (a non-link entry is then
     opened below it)."""
+    if index is not None and parent_dir is not None and not is_link:
+        cached = _cached_child(root, entry, index, parent, category, parent_dir)
+        if cached is not None:
+            return cached
     path = child_path(root.path if parent is None else parent, entry.name)
     if is_link:
         if not follow_symlinks:
@@ -538,10 +542,6 @@ def _candidate(
                 skip_reason="symlink to a file, not a directory",
                 category=category,
             )
-    if index is not None and parent_dir is not None and not is_link:
-        cached = _cached_child(root, entry, index, path, category, parent_dir)
-        if cached is not None:
-            return cached
     try:
         if parent_dir is None:
             opened = _open_pinned_candidate(entry.path)
@@ -579,7 +579,7 @@ def _cached_child(
     root: SkillRoot,
     entry: os.DirEntry[str],
     index: ManifestIndex,
-    path: Path,
+    parent: Path | None,
     category: str,
     parent_dir: tuple[str, int, int],
 ) -> Candidate | None:
@@ -588,25 +588,35 @@ def _cached_child(
     Nothing is opened, listed or read: the index validates the directory and its manifest by
     their stamps with one ``lstat`` each relative to the parent's descriptor, and the
     directory's ``lstat`` (a directory, not a link) gives the identity pinned (SPEC §20.1), as
-    opening it with ``O_NOFOLLOW`` and ``fstat`` would.
+    opening it with ``O_NOFOLLOW`` and ``fstat`` would. A candidate equal to the one an earlier
+    scan of this process built from the same entry is that one (a read-only value).
     """
     real_parent, parent_fd, hops = parent_dir
     found = index.lookup_child(entry.path, parent_fd, entry.name)
     if found is None:
         return None
     hit, st = found
+    # Everything the candidate is built from (``parent`` is the directory ``entry.path`` is in).
+    inputs = (root, parent, entry.path, category, real_parent, hops, st.st_dev, st.st_ino)
+    last = hit.candidate
+    if last is not None and last[0] == inputs:
+        cand: Candidate = last[1]
+        return cand
     name = hit.manifest_name
-    return Candidate(
+    path = child_path(root.path if parent is None else parent, entry.name)
+    cand = Candidate(
         root,
         entry.name,
         path,
-        path / name,
+        child_path(path, name),
         os.path.join(entry.path, name),
         diagnostics=hit.scan_diagnostics,
         cached=hit,
         category=category,
-        pin=pin_from_stat(os.path.join(real_parent, entry.name), st, hops),
+        pin=pin_from_stat(real_parent, st, hops, name=entry.name),
     )
+    hit.candidate = (inputs, cand)
+    return cand
 
 
 def _open_pinned_child(parent_dir: tuple[str, int, int], name: str) -> tuple[int, Pin] | None:
