@@ -11,8 +11,8 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -23,6 +23,7 @@ import agent_skills._index as index_mod
 import agent_skills._scan as scan_mod
 from agent_skills import AgentSkills, DiagnosticKind, StartupError, create_agent_skills
 from agent_skills._index import MAGIC
+from agent_skills._model import FrozenMapping
 
 # Past one tick of the coarsest file-timestamp clock (HZ = 100): a change made after this pause
 # gets a ctime different from the one the index stored.
@@ -44,7 +45,7 @@ def _write_skill(root: Path, name: str, description: str = "does things", **extr
 def _shape(value: Any) -> Any:
     """``value`` with the type of every container kept: a read-only mapping and a plain dict, or
     a tuple and a list, compare unequal here."""
-    if isinstance(value, dict | MappingProxyType):
+    if isinstance(value, Mapping):
         return (type(value).__name__, [(k, _shape(v)) for k, v in value.items()])
     if isinstance(value, list | tuple):
         return (type(value).__name__, [_shape(v) for v in value])
@@ -180,7 +181,7 @@ def test_cached_frontmatter_is_read_only_like_a_parsed_one(tmp_path: Path, no_ra
     plain = create_agent_skills([root])
     assert _view(warm) == _view(plain)
     meta = warm.list_skills()[0].metadata
-    assert type(meta["metadata"]["deep"]["rows"][1]) is MappingProxyType
+    assert type(meta["metadata"]["deep"]["rows"][1]) is FrozenMapping
     assert meta["metadata"]["deep"]["rows"][0] == (1, 2)
     assert warm.list_skills()[0].allowed_tools == ("Read", "Grep", "Bash(git:*)")
     with pytest.raises(TypeError):

@@ -29,3 +29,60 @@ def test_hidden_and_skipped_names(name: str, hidden: bool, skipped: bool) -> Non
 
 def test_sort_key_is_casefold_then_name() -> None:
     assert sorted(["b", "B", "a", "A"], key=sort_key) == ["A", "a", "B", "b"]
+
+
+# -- FrozenMapping: the read-only mappings of metadata (SPEC §6, §26) -----------------------------
+
+
+def test_frozen_mapping_behaves_as_a_read_only_mapping() -> None:
+    import copy
+    import pickle
+    from collections.abc import Mapping
+
+    from agent_skills._model import FrozenMapping, freeze
+
+    data = {"name": "a", "description": "d", "metadata": {"k": "v", "n": 3}, "tags": ["x", "y"]}
+    frozen = freeze(data, {})
+    assert type(frozen) is FrozenMapping and isinstance(frozen, Mapping)
+    assert list(frozen) == ["name", "description", "metadata", "tags"]  # the file's order
+    assert len(frozen) == 4 and "name" in frozen and "other" not in frozen and 3 not in frozen
+    assert frozen["metadata"]["n"] == 3 and frozen["tags"] == ("x", "y")
+    assert frozen.get("other") is None and frozen.get("other", 5) == 5 and frozen.get("name") == "a"
+    with pytest.raises(KeyError):
+        frozen["other"]
+    assert frozen == {**data, "tags": ("x", "y")} and {**data, "tags": ("x", "y")} == frozen
+    assert frozen != data  # a list is not a tuple, as with any mapping
+    assert frozen != {"name": "a"} and frozen != "name"
+    assert dict(frozen.items())["name"] == "a" and next(iter(frozen.values())) == "a"
+    assert repr(frozen).startswith("FrozenMapping({'name': 'a'")
+    assert pickle.loads(pickle.dumps(frozen)) == frozen and copy.deepcopy(frozen) == frozen
+    with pytest.raises(TypeError):
+        frozen["name"] = "b"  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        frozen._values = ()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        hash(frozen)
+
+
+def test_frozen_mappings_with_the_same_keys_share_one_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_skills import _model
+    from agent_skills._model import _MAX_LAYOUTS, FrozenMapping, _layout, freeze
+
+    monkeypatch.setattr(_model, "_LAYOUTS", {})
+
+    one = freeze({"name": "a", "description": "x"})
+    two = freeze({"name": "b", "description": "y"})
+    other_order = freeze({"description": "y", "name": "b"})
+    assert one._layout is two._layout and one != two
+    assert other_order._layout is not two._layout and other_order == two
+    assert FrozenMapping({"name": "b", "description": "y"}) == two == dict(two)
+    assert FrozenMapping() == {} and len(FrozenMapping()) == 0
+    # past the bound, a layout is made for the mapping alone: still a correct mapping
+    for i in range(_MAX_LAYOUTS + 10):
+        _layout((f"k{i}",))
+    assert len(_model._LAYOUTS) == _MAX_LAYOUTS
+    late = freeze({"never-seen-key": 1})
+    assert late["never-seen-key"] == 1 and list(late) == ["never-seen-key"]
+    assert ("never-seen-key",) not in _model._LAYOUTS

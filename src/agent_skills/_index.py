@@ -46,11 +46,11 @@ import struct
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
+from ._model import FrozenMapping
 
 if TYPE_CHECKING:
     from ._manifest import ManifestResult
@@ -92,16 +92,16 @@ def _tuple(items: list[Any]) -> tuple[Any, ...]:
 
 def _frozen(mapping: dict[str, Any]) -> Mapping[str, Any]:
     """The JSON decoder's hook for the frontmatters: each object becomes what ``freeze`` makes
-    of it (a ``MappingProxyType``, lists as tuples; inner objects are already done)."""
+    of it (a :class:`FrozenMapping`, lists as tuples; inner objects are already done)."""
     for key, value in mapping.items():
         if type(value) is list:
             mapping[key] = _tuple(value)
-    return MappingProxyType(mapping)
+    return FrozenMapping(mapping)
 
 
 def _plain(value: object) -> Any:
     """``json.dumps``'s fallback for the read-only mappings of :func:`_frozen`."""
-    if isinstance(value, MappingProxyType):
+    if isinstance(value, FrozenMapping):
         return dict(value)
     raise TypeError(f"{type(value).__name__} is not JSON")
 
@@ -473,7 +473,7 @@ class ManifestIndex:
         if type(position) is not int or position < 0:
             raise ValueError(position)
         metadata = self._frontmatters()[position]
-        if type(metadata) is not MappingProxyType:
+        if type(metadata) is not FrozenMapping:
             raise ValueError(position)
         if offset < 0 or length < 0 or offset + length > len(self._blob):
             raise ValueError(offset)

@@ -7,10 +7,9 @@ filesystem, no logging. Every later stage builds or reads these types; none defi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ._config import Scope
@@ -97,8 +96,92 @@ class SkillResource:
         return {"kind": self.kind, "rel": self.rel, "path": str(self.path), "size": self.size}
 
 
+class FrozenMapping(Mapping[str, Any]):
+    """A read-only mapping that shares its key layout with every mapping of the same keys.
+
+    What :func:`freeze` makes of a frontmatter mapping: a tuple of values and a key-to-position
+    table that all mappings with the same keys in the same order share (most skills of a store
+    declare the same keys), so a skill's metadata costs a tuple instead of a hash table (SPEC §26
+    memory). It behaves as a ``Mapping``: lookups, iteration in the original key order,
+    ``len``, ``in``, and ``==`` with any mapping (a ``dict`` included) by content.
+    """
+
+    __slots__ = ("_layout", "_values")
+    _layout: dict[str, int]
+    _values: tuple[Any, ...]
+
+    def __init__(self, items: Mapping[str, Any] | None = None) -> None:
+        keys = tuple(items) if items is not None else ()
+        _set(self, "_layout", _layout(keys))
+        _set(self, "_values", tuple(items[k] for k in keys) if items is not None else ())
+
+    @classmethod
+    def _made(cls, layout: dict[str, int], values: tuple[Any, ...]) -> FrozenMapping:
+        made = cls.__new__(cls)
+        _set(made, "_layout", layout)
+        _set(made, "_values", values)
+        return made
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError("FrozenMapping is read-only")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError("FrozenMapping is read-only")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[self._layout[key]]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default``."""
+        at = self._layout.get(key)
+        return default if at is None else self._values[at]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._layout
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._layout)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenMapping) and other._layout is self._layout:
+            return bool(self._values == other._values)
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            k in other and other[k] == v for k, v in zip(self._layout, self._values, strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # as dict: equal to mutable mappings
+
+    def __repr__(self) -> str:
+        return f"FrozenMapping({dict(zip(self._layout, self._values, strict=True))!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenMapping, (dict(zip(self._layout, self._values, strict=True)),))
+
+
+_set = object.__setattr__
+
+# Key layouts shared between mappings, by their keys in order. Bounded: past the bound a layout
+# is made for the mapping alone (still correct, only not shared).
+_LAYOUTS: dict[tuple[str, ...], dict[str, int]] = {}
+_MAX_LAYOUTS = 4096
+
+
+def _layout(keys: tuple[str, ...]) -> dict[str, int]:
+    found = _LAYOUTS.get(keys)
+    if found is None:
+        found = {k: i for i, k in enumerate(keys)}
+        if len(_LAYOUTS) < _MAX_LAYOUTS:
+            _LAYOUTS[keys] = found
+    return found
+
+
 def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
-    """Return a read-only deep copy: mappings become ``MappingProxyType``, lists tuples.
+    """Return a read-only deep copy: mappings become :class:`FrozenMapping`, lists tuples.
 
     With ``pool``, equal strings (keys and values) are replaced by one shared copy kept in it.
     """
@@ -107,17 +190,16 @@ def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
     if cls is str:
         return value if pool is None else pool.setdefault(value, value)
     if cls is dict or isinstance(value, Mapping):
+        # Keys and values in one pass each, in the mapping's own (same) order.
         if pool is None:
-            return MappingProxyType({k: freeze(v) for k, v in value.items()})
+            values = tuple([freeze(v) for v in value.values()])
+            return FrozenMapping._made(_layout(tuple(value)), values)
         shared = pool.setdefault
-        return MappingProxyType(
-            {
-                (shared(k, k) if type(k) is str else k): (
-                    shared(v, v) if type(v) is str else freeze(v, pool)
-                )
-                for k, v in value.items()
-            }
+        keys = tuple([shared(k, k) if type(k) is str else k for k in value])
+        values = tuple(
+            [shared(v, v) if type(v) is str else freeze(v, pool) for v in value.values()]
         )
+        return FrozenMapping._made(_layout(keys), values)
     if cls is list or cls is tuple or isinstance(value, list | tuple):
         return tuple(freeze(v, pool) for v in value)
     return value

@@ -113,6 +113,9 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
     allowed = (
         tuple(share(t, pool) for t in normalize_tools(declared)) if declared is not None else None
     )
+    # The name is most often the directory's: one string for both (SPEC §26 memory).
+    pool.setdefault(cand.entry_name, cand.entry_name)
+    name = share(values["name"], pool)
     metadata = freeze(parsed.frontmatter, pool)
     if allowed is not None:
         # A list of clean tool names is already frozen in ``metadata``: keep one tuple of it.
@@ -121,7 +124,7 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
             allowed = frozen
     return _skill_info(
         cand,
-        values["name"],
+        name,
         values["description"],
         metadata,
         allowed,
