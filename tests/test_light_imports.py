@@ -217,3 +217,20 @@ def test_a_discovery_warning_is_printed_once_by_a_fresh_cli(tmp_path: Path) -> N
     assert len(lines) == 1, lines
     assert lines[0].startswith("warning: invalid_skill: skipping ")
     assert "beta" in lines[0]
+
+
+def test_discovery_loads_no_ctypes_for_plain_or_linked_skills(tmp_path: Path) -> None:
+    # openat2 needs ctypes (a few milliseconds to import): discovery walks components instead, for
+    # a root, a linked root and a linked skill directory alike (SPEC §20.1, §26 first call).
+    root = tmp_path / "root"
+    _skill(root, "alpha")
+    _skill(tmp_path / "store", "beta")
+    (root / "beta").symlink_to(tmp_path / "store" / "beta", target_is_directory=True)
+    (tmp_path / "linked-root").symlink_to(root, target_is_directory=True)
+    code = (
+        "import sys, agent_skills\n"
+        "for r in sys.argv[1:]:\n"
+        "    skills = agent_skills.create_agent_skills([r])\n"
+        "    assert [i.name for i in skills.list_skills()] == ['alpha', 'beta'], r\n"
+    )
+    assert _loaded_of(code, ("ctypes",), str(root), str(tmp_path / "linked-root")) == []

@@ -380,9 +380,15 @@ def open_child_dir(parent_fd: int, name: str) -> int | None:
         raise
 
 
-def open_real_dir(real_dir: str) -> int | None:
+def open_real_dir(real_dir: str, *, load: bool = True) -> int | None:
     """Open the directory at the real path ``real_dir`` by walking it from ``/`` one component at a
     time with ``O_NOFOLLOW`` (``O_PATH`` for the ancestors; SPEC §20.1).
+
+    Args:
+        real_dir: The absolute real path.
+        load: Whether ``openat2`` may be loaded for this. Discovery passes ``False``: loading it
+            imports ``ctypes`` (a few milliseconds, SPEC §26 first call), more than the few
+            component opens it saves; once loaded by a resource access it is used anyway.
 
     Returns:
         A descriptor (``O_RDONLY | O_DIRECTORY``) the caller closes, or ``None`` when a component is
@@ -391,7 +397,7 @@ def open_real_dir(real_dir: str) -> int | None:
     Raises:
         OSError: For other errors (``EACCES`` on an ancestor, ``EMFILE``).
     """
-    fast = _openat2()
+    fast = _openat2() if load or _OPENAT2 else None
     if callable(fast) and _HAS_SAFE_OPEN:
         try:
             return int(fast(-100, real_dir, _DIR_FLAGS, _RESOLVE_NO_SYMLINKS))

@@ -483,7 +483,7 @@ def _open_parent(dir_text: str) -> tuple[str, int, int] | None:
     reached from / as :func:`_open_pinned_candidate` reaches one; ``None`` when it cannot be."""
     try:
         resolved = resolve(absolute(dir_text), strict=True)
-        fd = open_real_dir(resolved[0]) if resolved is not None else None
+        fd = open_real_dir(resolved[0], load=False) if resolved is not None else None
     except (OSError, ValueError):
         return None
     if resolved is None or fd is None:
@@ -642,7 +642,7 @@ def _open_pinned_candidate(dir_text: str) -> tuple[int, Pin] | None:
     resolved = resolve(absolute(dir_text), strict=True)
     if resolved is None:
         return None
-    fd = open_real_dir(resolved[0])  # OSError (EACCES, EMFILE): the caller reports it
+    fd = open_real_dir(resolved[0], load=False)  # OSError (EACCES, EMFILE): the caller reports it
     if fd is None:
         return None
     try:
