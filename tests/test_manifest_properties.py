@@ -139,3 +139,15 @@ def test_core_resolver_answers_what_the_generic_resolver_answers(
     for kind in (ScalarNode, SequenceNode, MappingNode):
         expected = BaseResolver.resolve(ours, kind, value, (plain, quoted))
         assert ours.resolve(kind, value, (plain, quoted)) == expected
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=st.text(alphabet="-- \t\na", max_size=40), start=st.integers(0, 45))
+def test_closing_fence_finds_what_the_fence_regex_finds(text: str, start: int) -> None:
+    """The closing-fence scanner (SPEC §5, §26) answers as ``^---[ \\t]*$`` (multiline) searched
+    from ``start`` does, for any text and any start."""
+    from agent_skills._manifest import _CLOSING_FENCE_RE, _closing_fence
+
+    match = _CLOSING_FENCE_RE.search(text, start)
+    expected = (match.start(), match.end()) if match is not None else None
+    assert _closing_fence(text, start) == expected
