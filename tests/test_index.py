@@ -378,6 +378,16 @@ def test_corrupt_or_foreign_index_is_ignored_with_a_diagnostic_and_rewritten(
     assert _view(skills) == _view(create_agent_skills([root]))
 
 
+def test_an_index_of_an_earlier_format_is_rebuilt_without_a_diagnostic(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    idx.write_bytes(b"agent-skills manifest index 2\n12 0\n{}")
+    skills = create_agent_skills([root], index=idx)
+    assert _index_notes(skills) == [] and [s.name for s in skills.list_skills()] == ["a"]
+    assert idx.read_bytes().startswith(MAGIC) and MAGIC != b"agent-skills manifest index 2\n"
+
+
 def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: None) -> None:
     root = tmp_path / "skills"
     _write_skill(root, "a")
@@ -398,26 +408,27 @@ def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: Non
     assert any("damaged entry" in n for n in _index_notes(skills))
 
 
-@pytest.mark.parametrize("section", ["stamps", "frontmatters"])
+@pytest.mark.parametrize("section", [0, 1, 2])
 def test_damaged_section_is_ignored_with_a_diagnostic(
-    tmp_path: Path, section: str, no_racy: None
+    tmp_path: Path, section: int, no_racy: None
 ) -> None:
+    # Sections: the stamps, the frontmatters without lists, those with lists.
     root = tmp_path / "skills"
     _write_skill(root, "a", tools="Read")
-    _write_skill(root, "b")
+    _write_skill(root, "b", tags="[x, y]")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
     data = bytearray(idx.read_bytes())
     start = data.index(b"\n", len(MAGIC)) + 1
     head_len = int(data[len(MAGIC) : start - 1].split(b" ")[0])
-    stamps_len, meta_len = json.loads(data[start : start + head_len])["sections"]
-    at = start + head_len + (0 if section == "stamps" else stamps_len)
-    size = stamps_len if section == "stamps" else meta_len
-    data[at : at + size] = b"\xff" * size  # stamps that match nothing, or frontmatters not JSON
+    sizes = json.loads(data[start : start + head_len])["sections"]
+    assert len(sizes) == 3 and all(sizes)
+    at = start + head_len + sum(sizes[:section])
+    data[at : at + sizes[section]] = b"\xff" * sizes[section]  # match nothing, or not JSON
     idx.write_bytes(bytes(data))
     skills = create_agent_skills([root], index=idx)
     assert _view(skills) == _view(create_agent_skills([root]))
-    if section == "frontmatters":
+    if section:
         assert any("damaged entry" in n for n in _index_notes(skills))
     assert _index_notes(create_agent_skills([root], index=idx)) == []  # rewritten whole
 

@@ -16,13 +16,14 @@ and nothing opened: the directory's stamp shows that its listing (hence which ma
 is as it was, the manifest's that its bytes are.
 
 File layout: the line :data:`MAGIC`, a line ``<header bytes> <rest bytes>``, the header (JSON: the
-settings, the entries by directory, the sizes of the next two sections), the stamps (ten
+settings, the entries by directory, the sizes of the next three sections), the stamps (ten
 little-endian 64-bit integers per entry: the directory's stamp then the manifest's), the
-frontmatters (one JSON array, decoded at the first hit straight into read-only mappings), then
-the bodies (UTF-8, concatenated; entries hold offsets). The file is replaced atomically (written
-to a temporary file in the same directory, then renamed over the old one). A file that is not an
-index, or is damaged, is ignored with an ``index_ignored`` diagnostic and rewritten; an index
-written by another library version, format or for other settings is rebuilt without one.
+frontmatters without lists, those with lists (two JSON arrays, decoded at the first hit straight
+into read-only mappings), then the bodies (UTF-8, concatenated; entries hold offsets). The file
+is replaced atomically (written to a temporary file in the same directory, then renamed over the
+old one). A file that is not an index, or is damaged, is ignored with an ``index_ignored``
+diagnostic and rewritten; an index written by another library version, format or for other
+settings is rebuilt without one.
 
 A process remembers the last index file a scan left as it was (:class:`_Memo`): while that file
 keeps its path, stamp and settings (and did not change within the racy window), the next scan
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = ["MAGIC", "RACY_WINDOW_NS", "CachedSkill", "ManifestIndex", "stat_key"]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 2\n"
+MAGIC = b"agent-skills manifest index 3\n"
 #: An entry changed this close to (or after) the start of the scan that read it is racy.
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
@@ -71,8 +72,9 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 
 # Positions in an entry's list (the JSON stays compact and cheap to load).
 _LINKED, _RECORD, _MANIFEST, _SCAN_DIAGS, _RACY, _KIND = range(6)
-# After _KIND: "ok": position in the frontmatters, diagnostics, catalog facts (name, description,
-# allowed tools or null, user-invocable, model-invocable), body offset, body length;
+# After _KIND: "ok": position in the frontmatters (below zero: -1 - position in those with lists),
+# diagnostics, catalog facts (name and description, null when the frontmatter's; allowed tools or
+# null; user-invocable; model-invocable), body offset, body length;
 # "err": code, message, fields, diagnostics.
 _PAYLOAD = 6
 # One stamps record: the directory's stamp, then the manifest's (see stat_key).
@@ -209,9 +211,25 @@ def _diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
     return tuple(out)
 
 
-def _facts(info: SkillInfo) -> list[Any]:
+def _facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
+    """The catalog facts as an entry stores them: a name or description equal to the
+    frontmatter's (the common case) as ``null``."""
+    name = None if frontmatter.get("name") == info.name else info.name
+    description = None if frontmatter.get("description") == info.description else info.description
     allowed = list(info.allowed_tools) if info.allowed_tools is not None else None
-    return [info.name, info.description, allowed, info.user_invocable, info.model_invocable]
+    return [name, description, allowed, info.user_invocable, info.model_invocable]
+
+
+def _holds_list(value: Any) -> bool:
+    """Whether a frontmatter holds a list (or, frozen, a tuple) anywhere."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, list | tuple):
+            return True
+        if isinstance(item, Mapping):
+            todo.extend(item.values())
+    return False
 
 
 class ManifestIndex:
@@ -233,8 +251,8 @@ class ManifestIndex:
         self._started_ns = time.time_ns()
         self._old: Mapping[str, list[Any]] = {}
         self._stamps = memoryview(b"")
-        self._meta_text = memoryview(b"")
-        self._meta: list[Any] | None = None
+        self._meta_text = (memoryview(b""), memoryview(b""))
+        self._meta: tuple[list[Any], list[Any]] | None = None
         self._blob = memoryview(b"")
         # The entries restored so far (all of them, when taken from a _Memo).
         self._cached: dict[str, CachedSkill] = {}
@@ -259,7 +277,8 @@ class ManifestIndex:
             )
         )
         self._old = {}
-        self._stamps = self._meta_text = self._blob = memoryview(b"")
+        self._stamps = self._blob = memoryview(b"")
+        self._meta_text = (self._blob, self._blob)
         self._meta = None
         self._cached = {}
         self._file = None
@@ -329,29 +348,42 @@ class ManifestIndex:
         sections = header.get("sections")
         if (
             type(sections) is not list
-            or len(sections) != 2
+            or len(sections) != 3
             or not all(type(n) is int and n >= 0 for n in sections)
             or sections[0] % _STAMPS.size
             or sum(sections) > rest_len
         ):
             raise _Corrupt("damaged header")
         rest = memoryview(data)[start + head_len :]
+        stamps_end = sections[0]
+        plain_end = stamps_end + sections[1]
+        lists_end = plain_end + sections[2]
         self._old = header["entries"]
-        self._stamps = rest[: sections[0]]
-        self._meta_text = rest[sections[0] : sections[0] + sections[1]]
-        self._blob = rest[sections[0] + sections[1] :]
+        self._stamps = rest[:stamps_end]
+        self._meta_text = (rest[stamps_end:plain_end], rest[plain_end:lists_end])
+        self._blob = rest[lists_end:]
 
-    def _frontmatters(self) -> list[Any]:
-        """The frontmatters section, decoded at the first hit that needs it."""
-        if self._meta is None:
+    def _frontmatter(self, position: int) -> Mapping[str, Any]:
+        """The frontmatter at ``position`` (below zero: of the second array, the one holding
+        lists); the section is decoded at the first hit that needs it."""
+        meta = self._meta
+        if meta is None:
+            # Each object is made read-only as it is decoded; only the frontmatters holding lists
+            # go through _frozen, which also turns those into tuples.
             try:
-                meta = json.loads(bytes(self._meta_text), object_hook=_frozen)
+                plain = json.loads(bytes(self._meta_text[0]), object_hook=FrozenMapping)
+                lists = json.loads(bytes(self._meta_text[1]), object_hook=_frozen)
             except (ValueError, RecursionError):
                 raise ValueError("frontmatters") from None
-            if type(meta) is not list:
+            if type(plain) is not list or type(lists) is not list:
                 raise ValueError("frontmatters")
-            self._meta = meta
-        return self._meta
+            meta = self._meta = (plain, lists)
+        if type(position) is not int:
+            raise TypeError(position)
+        found = meta[0][position] if position >= 0 else meta[1][-1 - position]
+        if type(found) is not FrozenMapping:
+            raise TypeError(position)
+        return found
 
     def lookup_child(
         self, dir_text: str, parent_fd: int, name: str
@@ -461,30 +493,38 @@ class ManifestIndex:
     def _restore(self, entry: list[Any], name: str) -> CachedSkill:
         scan_rows = entry[_SCAN_DIAGS]
         scan_diags = _diags(scan_rows) if scan_rows else ()
-        if entry[_KIND] == "err":
-            code, message, fields, rows = entry[_PAYLOAD : _PAYLOAD + 4]
+        kind = entry[_KIND]
+        if kind == "err":
+            code, message, fields, rows = entry[_PAYLOAD:]
             if type(message) is not str or type(fields) is not dict:
                 raise TypeError(message)
             error = SkillError(code, message, fields)
             return CachedSkill(name, scan_diags, _diags(rows), error)
-        if entry[_KIND] != "ok":
-            raise ValueError(entry[_KIND])
-        position, rows, facts, offset, length = entry[_PAYLOAD : _PAYLOAD + 5]
-        if type(position) is not int or position < 0:
-            raise ValueError(position)
-        metadata = self._frontmatters()[position]
-        if type(metadata) is not FrozenMapping:
-            raise ValueError(position)
-        if offset < 0 or length < 0 or offset + length > len(self._blob):
-            raise ValueError(offset)
-        skill_name, description, allowed, user_invocable, model_invocable = facts
-        if type(skill_name) is not str or type(description) is not str:
+        if kind != "ok":
+            raise ValueError(kind)
+        (position, rows, skill_name, description, allowed, user_invocable, model_invocable) = entry[
+            _PAYLOAD : _PAYLOAD + 7
+        ]
+        offset, length = entry[_PAYLOAD + 7 :]
+        metadata = self._frontmatter(position)
+        if skill_name is None:  # the common case: as in the frontmatter
+            skill_name = metadata["name"]
+        if description is None:
+            description = metadata["description"]
+        if (
+            type(skill_name) is not str
+            or type(description) is not str
+            or type(user_invocable) is not bool
+            or type(model_invocable) is not bool
+            or not 0 <= offset <= offset + length <= len(self._blob)
+        ):
             raise TypeError(skill_name)
-        if type(user_invocable) is not bool or type(model_invocable) is not bool:
-            raise TypeError(user_invocable)
         if allowed is not None:
-            if type(allowed) is not list or not all(type(t) is str for t in allowed):
+            if type(allowed) is not list:
                 raise TypeError(allowed)
+            for tool in allowed:
+                if type(tool) is not str:
+                    raise TypeError(tool)
             allowed = tuple(allowed)
         body = str(self._blob[offset : offset + length], "utf-8", "surrogatepass")
         return CachedSkill(
@@ -534,7 +574,7 @@ class ManifestIndex:
             self._new[dir_text] = (entry, record, None, None)
             return
         assert parsed is not None and info is not None
-        entry += ["ok", -1, _diag_rows(parsed.diagnostics), _facts(info), 0, 0]
+        entry += ["ok", 0, _diag_rows(parsed.diagnostics), *_facts(info, parsed.frontmatter), 0, 0]
         body = parsed.body.encode("utf-8", "surrogatepass")
         self._new[dir_text] = (entry, record, parsed.frontmatter, body)
 
@@ -551,7 +591,8 @@ class ManifestIndex:
                 _memo = _Memo(self._file, self._settings, self._old, kept, self._cached)
             return []
         records: list[bytes] = []
-        frontmatters: list[Any] = []
+        plain: list[Any] = []  # frontmatters without lists, then those with lists
+        lists: list[Any] = []
         parts: list[bytes] = []
         offset = 0
         entries: dict[str, list[Any]] = {}
@@ -573,25 +614,33 @@ class ManifestIndex:
                         frontmatter = hit.metadata
                         body = hit.body.encode("utf-8", "surrogatepass")
                     assert body is not None
-                    entry[_PAYLOAD] = len(frontmatters)
-                    entry[_PAYLOAD + 3 :] = [offset, len(body)]
-                    frontmatters.append(frontmatter)
+                    if _holds_list(frontmatter):
+                        entry[_PAYLOAD] = -1 - len(lists)
+                        lists.append(frontmatter)
+                    else:
+                        entry[_PAYLOAD] = len(plain)
+                        plain.append(frontmatter)
+                    entry[_PAYLOAD + 7 :] = [offset, len(body)]
                     parts.append(body)
                     offset += len(body)
                 entries[key] = entry
             stamps = b"".join(records)
-            meta = json.dumps(frontmatters, separators=(",", ":"), default=_plain).encode("ascii")
+            sections = [
+                json.dumps(frontmatters, separators=(",", ":"), default=_plain).encode("ascii")
+                for frontmatters in (plain, lists)
+            ]
             header = {
                 "settings": self._settings,
                 "written_ns": time.time_ns(),
-                "sections": [len(stamps), len(meta)],
+                "sections": [len(stamps), *map(len, sections)],
                 "entries": entries,
             }
             head = json.dumps(header, separators=(",", ":")).encode("ascii")
         except (TypeError, ValueError, RecursionError) as exc:  # a value JSON cannot hold
             return [self._write_failed(f"cannot be encoded ({exc})")]
-        rest = len(stamps) + len(meta) + offset
-        data = b"".join([MAGIC, f"{len(head)} {rest}\n".encode(), head, stamps, meta, *parts])
+        rest = len(stamps) + sum(map(len, sections)) + offset
+        size_line = f"{len(head)} {rest}\n".encode()
+        data = b"".join([MAGIC, size_line, head, stamps, *sections, *parts])
         return self._write(data)
 
     def _write_failed(self, why: str) -> Diagnostic:

@@ -138,6 +138,8 @@ def _cached_info(cand: Candidate, hit: CachedSkill) -> SkillInfo:
     took from the validated values and the frontmatter already read-only."""
     assert hit.facts is not None and hit.metadata is not None
     name, description, allowed, user_invocable, model_invocable = hit.facts
+    if name == cand.entry_name:  # one string for both, as _build_info keeps (SPEC §26 memory)
+        name = cand.entry_name
     metadata = hit.metadata
     if allowed is not None:
         for key in ("allowed-tools", "tools"):
