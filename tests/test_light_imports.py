@@ -108,6 +108,7 @@ DISCOVERY_NEVER_LOADS = (
     "agent_skills._digest",
     "agent_skills._frontmatter",
     "agent_skills._index",
+    "agent_skills._presets",
     "agent_skills._resources",
     "agent_skills._trust",
     "agent_skills._watch",
@@ -116,8 +117,10 @@ DISCOVERY_NEVER_LOADS = (
 )
 
 # What `agent-skills list --json` must never load: the same but for the CLI's own click and
-# json, which it needs (SPEC §16, §26).
-LIST_JSON_NEVER_LOADS = tuple(m for m in DISCOVERY_NEVER_LOADS if m not in ("click", "json"))
+# json and the client layouts of --preset, which it needs (SPEC §16, §21.1, §26).
+LIST_JSON_NEVER_LOADS = tuple(
+    m for m in DISCOVERY_NEVER_LOADS if m not in ("click", "json", "agent_skills._presets")
+)
 
 
 def _loaded_of(code: str, modules: tuple[str, ...], *args: str) -> list[str]:

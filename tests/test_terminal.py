@@ -136,7 +136,7 @@ def test_safe_text_examples() -> None:
     assert json.loads(json_text({"p": os.fsdecode(b"x\xff")})) == {"p": "x\\xff"}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.characters(codec=None, exclude_categories=[])), st.booleans())
 def test_safe_text_leaves_nothing_a_terminal_acts_on(text: str, inline: bool) -> None:
     out = safe_text(text, inline=inline)
@@ -153,3 +153,47 @@ def test_json_text_is_always_valid_utf8(value: object) -> None:
     text = json_text(value)
     text.encode("utf-8")
     json.loads(text)
+
+
+_JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(alphabet=st.characters(codec="utf-8"))
+)
+_JSON_KEYS = st.text(alphabet=st.characters(codec="utf-8")) | st.integers() | st.booleans()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.recursive(
+        _JSON_SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=5)
+            | st.lists(inner, max_size=5).map(tuple)
+            | st.dictionaries(_JSON_KEYS, inner, max_size=5)
+        ),
+        max_leaves=30,
+    ),
+    st.sampled_from([None, 0, 1, 2, 4]),
+)
+def test_json_text_writes_what_json_dumps_writes(value: object, indent: int | None) -> None:
+    # Text that needs no escaping is json.dumps's to the byte, however it is checked.
+    expected = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    assert json_text(value, indent=indent) == expected
+
+
+def test_json_text_writes_objects_and_read_only_mappings_as_json_dumps_does() -> None:
+    from types import MappingProxyType
+
+    value = [
+        {"path": Path("/a/b"), "kinds": ("x", Path("y")), "empty": [], "none": {}, "n": 1.5},
+        {"nested": [{"deep": [[], [{}], [1, [2, {"k": "v"}]]]}], "proxy": MappingProxyType({})},
+        Path("top"),
+    ]
+    for indent in (None, 2):
+        expected = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+        assert json_text(value, indent=indent) == expected
+    assert json_text(Path("p")) == '"p"'
+    assert json_text([]) == "[]" and json_text({}) == "{}"

@@ -33,12 +33,12 @@ from ._diagnostics import (
 from ._errors import ErrorCode, SkillError, StartupError, fs_error
 from ._manifest import ParsedSkill, parse_skill
 from ._model import ResolvedSkill, ShadowedSkill, SkillContent, SkillInfo, SkillResource
-from ._presets import clarvis_skill_roots, client_skill_roots, standard_skill_roots
 from ._registry import SkillRegistry, discover_skills, merge_skills
 from ._schema import normalize_tools
 
 if _TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
+    from ._presets import clarvis_skill_roots, client_skill_roots, standard_skill_roots
     from ._trust import TrustStore
     from ._watch import SkillChanges, SkillWatcher
 
@@ -59,6 +59,10 @@ def __getattr__(name: str) -> _Any:
         from . import _watch
 
         return getattr(_watch, name)
+    if name in ("clarvis_skill_roots", "client_skill_roots", "standard_skill_roots"):
+        from . import _presets  # the client layouts load when asked for (SPEC §21.1)
+
+        return getattr(_presets, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -234,9 +234,11 @@ def _real(path: str) -> str:
         return path
 
 
-@dataclass(frozen=True, slots=True)
 class CandidateResult:
     """What became of one candidate entry of a root (SPEC §7.4), with what was found on the way.
+
+    A plain slotted class, not a dataclass: one is made per candidate, and neither its import nor
+    its construction pays for generated code (SPEC §26). Not changed once made.
 
     Attributes:
         cand: The candidate, as the scan built it.
@@ -248,12 +250,23 @@ class CandidateResult:
         diagnostics: This candidate's diagnostics, in the order they were found.
     """
 
-    cand: Candidate
-    status: EntryStatus
-    skill: ResolvedSkill | None = None
-    name: str | None = None
-    reason: str = ""
-    diagnostics: tuple[Diagnostic, ...] = ()
+    __slots__ = ("cand", "diagnostics", "name", "reason", "skill", "status")
+
+    def __init__(
+        self,
+        cand: Candidate,
+        status: EntryStatus,
+        skill: ResolvedSkill | None = None,
+        name: str | None = None,
+        reason: str = "",
+        diagnostics: tuple[Diagnostic, ...] = (),
+    ) -> None:
+        self.cand = cand
+        self.status = status
+        self.skill = skill
+        self.name = name
+        self.reason = reason
+        self.diagnostics = diagnostics
 
 
 @dataclass(frozen=True, slots=True)

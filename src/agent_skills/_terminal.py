@@ -14,16 +14,23 @@ UTF-8 reach Python as lone surrogates (``surrogateescape``), which no UTF-8 stre
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
 
 __all__ = ["json_text", "safe_text", "undecodable_text"]
 
-# C0 controls but tab and newline, DEL, C1 controls, and lone surrogates.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-_UNSAFE_INLINE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 controls but tab and newline, DEL, C1 controls, and lone surrogates. Compiled on first use
+# (see _pattern): the JSON output of the CLI never needs them (SPEC §26).
+_UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]"
+_UNSAFE_INLINE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff]"
+_SURROGATE = "[\ud800-\udfff]"
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -50,7 +57,7 @@ def safe_text(text: str, *, inline: bool = False) -> str:
         The text with every C0/C1 control character (but newline and tab unless ``inline``)
         written ``\\xNN``, and each undecodable byte of a file name written ``\\xNN``.
     """
-    pattern = _UNSAFE_INLINE if inline else _UNSAFE
+    pattern = _pattern(_UNSAFE_INLINE if inline else _UNSAFE)
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
@@ -75,7 +82,8 @@ def undecodable_text(text: str) -> str:
     surrogate ``\\uNNNN``); everything else is kept. For a value stored in JSON and compared
     with the same value recomputed later (a lock's paths): both sides read the same.
     """
-    return _SURROGATE.sub(_undecodable, text) if _SURROGATE.search(text) else text
+    pattern = _pattern(_SURROGATE)
+    return pattern.sub(_undecodable, text) if pattern.search(text) else text
 
 
 def json_text(value: Any, *, indent: int | None = 2) -> str:
@@ -86,8 +94,15 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
         indent: As for ``json.dumps``.
 
     Returns:
-        The JSON text; a lone surrogate from an undecodable file name is written as ``\\xNN``
+        The JSON text, as ``json.dumps(value, ensure_ascii=False, indent=indent, default=str)``
+        writes it; a lone surrogate from an undecodable file name is written as ``\\xNN``
         inside its string.
     """
     text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
-    return _SURROGATE.sub(_surrogate_in_json, text) if _SURROGATE.search(text) else text
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")  # far faster than a search: only a lone surrogate fails
+    except UnicodeEncodeError:
+        return _pattern(_SURROGATE).sub(_surrogate_in_json, text)
+    return text
