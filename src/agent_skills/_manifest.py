@@ -112,11 +112,20 @@ def _canonical_key(value: object) -> str | None:
     return None
 
 
+class _SharedNode(Exception):
+    """A collection node met twice while building a tree directly (an alias)."""
+
+
 class _Core12Constructor(SafeConstructor):
     """Constructors for the core tags only; any other tag is an error."""
 
     yaml_constructors: ClassVar[dict[Any, Any]] = {}
     yaml_multi_constructors: ClassVar[dict[Any, Any]] = {}
+
+    if TYPE_CHECKING:
+
+        def get_single_node(self) -> Node | None:
+            """The document's root node (from the composer the loader mixes in)."""
 
     def __init__(self) -> None:
         SafeConstructor.__init__(self)
@@ -133,22 +142,88 @@ class _Core12Constructor(SafeConstructor):
             self.saw_alias = True
         return super().construct_object(node, deep)
 
+    def load_single(self) -> Any:
+        """The document's value, as ``get_single_data`` gives it.
+
+        A tree in which no collection node appears twice (no alias to a mapping or a list, so no
+        cycle) is built directly, without the generic construction's generators and bookkeeping
+        (they cost as much as the parsing for a small frontmatter, SPEC §26). It visits the nodes
+        in the generic order (each collection's entries once every collection met before it is
+        done), so the first error is the same. A shared collection makes it start again the
+        generic way, so aliases behave exactly as before.
+        """
+        node = self.get_single_node()
+        if node is None:
+            return None
+        try:
+            return self._build_tree(node)
+        except _SharedNode:
+            self.constructed_objects = {}
+            return self.construct_document(node)
+
+    def _build_tree(self, root: Node) -> Any:
+        seen: set[int] = set()
+        queue: list[tuple[Any, Node]] = []
+        value = self._child(root, seen, queue)
+        i = 0
+        while i < len(queue):
+            container, node = queue[i]
+            i += 1
+            if type(container) is dict:
+                for key_node, value_node in node.value:
+                    key = self._key(key_node, node)
+                    if key in container:
+                        raise ConstructorError(
+                            "while constructing a mapping",
+                            node.start_mark,
+                            "found duplicate key",
+                            key_node.start_mark,
+                        )
+                    container[key] = self._child(value_node, seen, queue)
+            else:
+                for child in node.value:
+                    container.append(self._child(child, seen, queue))
+        return value
+
+    def _child(self, node: Node, seen: set[int], queue: list[tuple[Any, Node]]) -> Any:
+        """A scalar's value, or a new empty collection queued to be filled."""
+        cls = node.__class__
+        if cls is ScalarNode:
+            return node.value if node.tag == _STR_TAG else self.construct_object(node)
+        if id(node) in seen:
+            raise _SharedNode
+        seen.add(id(node))
+        container: Any
+        if cls is MappingNode and node.tag == _MAP_TAG:
+            container = {}
+        elif cls is SequenceNode and node.tag == _SEQ_TAG:
+            container = []
+        else:
+            return self.construct_object(node)  # another tag: refused as the generic path does
+        queue.append((container, node))
+        return container
+
+    def _key(self, key_node: Node, node: Node) -> str:
+        """The canonical text of a mapping key, interned (keys repeat across every skill)."""
+        if key_node.__class__ is ScalarNode and key_node.tag == _STR_TAG:
+            key: str | None = key_node.value  # the common case, as construct_object answers
+        else:
+            key = _canonical_key(self.construct_object(key_node, deep=True))
+        if key is None:
+            raise ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                "found a non-scalar key",
+                key_node.start_mark,
+            )
+        return sys.intern(key)
+
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
             raise ConstructorError(None, None, "expected a mapping node", node.start_mark)
         mapping: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.__class__ is ScalarNode and key_node.tag == _STR_TAG:
-                key: str | None = key_node.value  # the common case, as construct_object answers
-            else:
-                key = _canonical_key(self.construct_object(key_node, deep=True))
-            if key is None:
-                raise ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    "found a non-scalar key",
-                    key_node.start_mark,
-                )
+            key = self._key(key_node, node)
             if key in mapping:
                 raise ConstructorError(
                     "while constructing a mapping",
@@ -156,8 +231,7 @@ class _Core12Constructor(SafeConstructor):
                     "found duplicate key",
                     key_node.start_mark,
                 )
-            # Keys repeat across every skill; one shared copy each keeps the snapshot small.
-            mapping[sys.intern(key)] = self.construct_object(value_node, deep=deep)
+            mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
     def construct_core_bool(self, node: ScalarNode) -> bool:
@@ -474,7 +548,7 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
     _check_shape(yaml_text)
     loader = _Core12Loader(yaml_text)
     try:
-        value = loader.get_single_data()
+        value = loader.load_single()
         # Without a shared node the tree has no cycle and at most two values per character of
         # text, so a short alias-free document cannot reach the node budget: skip the walk.
         if loader.saw_alias or len(yaml_text) > MAX_FRONTMATTER_NODES // 4:
