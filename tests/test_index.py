@@ -287,6 +287,32 @@ def test_a_remembered_entry_builds_no_stale_value_for_another_root_or_settings(
     assert _view(strict) == _view(create_agent_skills([spec], strict=True))
 
 
+def test_nested_and_linked_skills_are_answered_through_their_open_directory(
+    tmp_path: Path, reads: list[str], no_racy: None
+) -> None:
+    # Below depth 1, and for a root entry that is a link, the directory is opened and pinned
+    # as without an index; the entry is then checked through the descriptor.
+    root = tmp_path / "skills"
+    _write_skill(root / "ios", "swiftui")
+    _write_skill(root / "web", "react", "a react skill")
+    _write_skill(tmp_path / "store", "linked")
+    (root / "linked").symlink_to(tmp_path / "store" / "linked", target_is_directory=True)
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx, max_depth=2)
+    reads.clear()
+    warm = create_agent_skills([root], index=idx, max_depth=2)
+    assert reads == []
+    assert _view(warm) == _view(create_agent_skills([root], max_depth=2))
+    assert sorted(s.name for s in warm.list_skills()) == ["linked", "react", "swiftui"]
+    assert warm.registry.pin("linked").real_dir == str(tmp_path / "store" / "linked")
+    time.sleep(TICK)
+    _write_skill(tmp_path / "store", "linked", "changed behind the link")
+    reads.clear()
+    again = create_agent_skills([root], index=idx, max_depth=2)
+    assert reads == [str(root / "linked" / "SKILL.md")]
+    assert _view(again) == _view(create_agent_skills([root], max_depth=2))
+
+
 def test_unchanged_tree_does_not_rewrite_the_index(tmp_path: Path, no_racy: None) -> None:
     root = tmp_path / "skills"
     _write_skill(root, "a")
