@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -543,7 +543,7 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
             document nested deeper than :data:`MAX_YAML_DEPTH` or holding more than
             :data:`MAX_YAML_NODES` nodes, checked before anything recursive runs (SPEC §20.6).
     """
-    if not yaml_text.strip():
+    if not yaml_text or yaml_text.isspace():
         return None
     _check_shape(yaml_text)
     loader = _Core12Loader(yaml_text)
@@ -644,9 +644,9 @@ def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
     return "\n".join(lines), changed, [p for p in (_REPAIR_QUOTES, _REPAIR_TABS) if p in done]
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestResult:
-    """Outcome of :func:`parse_manifest`: the parsed skill or the error, never both.
+class ManifestResult(NamedTuple):
+    """Outcome of :func:`parse_manifest`: the parsed skill or the error, never both (a named
+    tuple: one is made per manifest, SPEC §26).
 
     Attributes:
         parsed: The :class:`ParsedSkill`, or ``None`` when the manifest is invalid.

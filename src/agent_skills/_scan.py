@@ -304,7 +304,8 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
         else:
             reason = _NO_MANIFEST
         return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags), linked=linked)
-    chosen = choose_manifest(usable)
+    # One usable variant (the usual case) is the choice; several go by the rule.
+    chosen = usable[0] if len(usable) == 1 else choose_manifest(usable)
     assert chosen is not None
     path = os.path.join(dir_text, chosen)
     if chosen != MANIFEST_NAME:
