@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
-from ._model import FrozenMapping
+from ._model import FrozenMapping, freeze_shallow
 
 if TYPE_CHECKING:
     from ._manifest import ManifestResult
@@ -98,7 +98,7 @@ def _frozen(mapping: dict[str, Any]) -> Mapping[str, Any]:
     for key, value in mapping.items():
         if type(value) is list:
             mapping[key] = _tuple(value)
-    return FrozenMapping(mapping)
+    return freeze_shallow(mapping)
 
 
 def _plain(value: object) -> Any:
@@ -371,7 +371,7 @@ class ManifestIndex:
             # Each object is made read-only as it is decoded; only the frontmatters holding lists
             # go through _frozen, which also turns those into tuples.
             try:
-                plain = json.loads(bytes(self._meta_text[0]), object_hook=FrozenMapping)
+                plain = json.loads(bytes(self._meta_text[0]), object_hook=freeze_shallow)
                 lists = json.loads(bytes(self._meta_text[1]), object_hook=_frozen)
             except (ValueError, RecursionError):
                 raise ValueError("frontmatters") from None
@@ -491,21 +491,32 @@ class ManifestIndex:
         return hit
 
     def _restore(self, entry: list[Any], name: str) -> CachedSkill:
-        scan_rows = entry[_SCAN_DIAGS]
-        scan_diags = _diags(scan_rows) if scan_rows else ()
-        kind = entry[_KIND]
-        if kind == "err":
-            code, message, fields, rows = entry[_PAYLOAD:]
+        if entry[_KIND] == "err":
+            scan_rows, _, _, code, message, fields, rows = entry[_SCAN_DIAGS:]
             if type(message) is not str or type(fields) is not dict:
                 raise TypeError(message)
             error = SkillError(code, message, fields)
-            return CachedSkill(name, scan_diags, _diags(rows), error)
+            return CachedSkill(name, _diags(scan_rows) if scan_rows else (), _diags(rows), error)
+        # One unpacking of the whole entry: a wrong length is a ValueError, as damage is.
+        (
+            _,
+            _,
+            _,
+            scan_rows,
+            _,
+            kind,
+            position,
+            rows,
+            skill_name,
+            description,
+            allowed,
+            user_invocable,
+            model_invocable,
+            offset,
+            length,
+        ) = entry
         if kind != "ok":
             raise ValueError(kind)
-        (position, rows, skill_name, description, allowed, user_invocable, model_invocable) = entry[
-            _PAYLOAD : _PAYLOAD + 7
-        ]
-        offset, length = entry[_PAYLOAD + 7 :]
         metadata = self._frontmatter(position)
         if skill_name is None:  # the common case: as in the frontmatter
             skill_name = metadata["name"]
@@ -529,7 +540,7 @@ class ManifestIndex:
         body = str(self._blob[offset : offset + length], "utf-8", "surrogatepass")
         return CachedSkill(
             name,
-            scan_diags,
+            _diags(scan_rows) if scan_rows else (),
             _diags(rows) if rows else (),
             None,
             (skill_name, description, allowed, user_invocable, model_invocable),

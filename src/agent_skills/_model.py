@@ -28,6 +28,7 @@ __all__ = [
     "SkillInfo",
     "SkillResource",
     "freeze",
+    "freeze_shallow",
     "is_hidden",
     "is_skipped",
     "share",
@@ -203,6 +204,13 @@ def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
     if cls is list or cls is tuple or isinstance(value, list | tuple):
         return tuple(freeze(v, pool) for v in value)
     return value
+
+
+def freeze_shallow(mapping: dict[str, Any]) -> FrozenMapping:
+    """What :func:`freeze` (without a pool) makes of ``mapping`` when its values are already
+    read-only: the hook of a JSON decoder that freezes each object as it is decoded (the on-disk
+    index, SPEC §26)."""
+    return FrozenMapping._made(_layout(tuple(mapping)), tuple(mapping.values()))
 
 
 def share(value: Any, pool: dict[str, str] | None) -> Any:
