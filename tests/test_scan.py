@@ -544,3 +544,20 @@ def test_choose_manifest_is_the_one_choice_of_variant(names: list[str], chosen: 
 
     assert choose_manifest(names) == chosen
     assert choose_manifest(reversed(names)) == chosen
+
+
+def test_skills_share_one_manifest_name_string(tmp_path: Path) -> None:
+    """Every skill's ``path`` ends in the module's one ``SKILL.md`` string, not a copy from its
+    directory listing (about 60 B per skill, SPEC §26 memory); a case variant keeps its own."""
+    from agent_skills import create_agent_skills
+    from agent_skills._scan import MANIFEST_NAME
+
+    for name in ("alpha", "beta"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\n")
+    (tmp_path / "gamma").mkdir()
+    (tmp_path / "gamma" / "skill.md").write_text("---\nname: gamma\ndescription: d\n---\n")
+    infos = {i.name: i for i in create_agent_skills([tmp_path]).list_skills()}
+    assert infos["alpha"].path.name is MANIFEST_NAME
+    assert infos["beta"].path.name is MANIFEST_NAME
+    assert infos["gamma"].path.name == "skill.md"

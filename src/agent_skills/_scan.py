@@ -304,9 +304,12 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
         else:
             reason = _NO_MANIFEST
         return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags), linked=linked)
-    # One usable variant (the usual case) is the choice; several go by the rule.
+    # One usable variant (the usual case) is the choice; several go by the rule. The exact name
+    # is the module's one string, not the listing's copy: each skill's path keeps it.
     chosen = usable[0] if len(usable) == 1 else choose_manifest(usable)
     assert chosen is not None
+    if chosen == MANIFEST_NAME:
+        chosen = MANIFEST_NAME
     path = os.path.join(dir_text, chosen)
     if chosen != MANIFEST_NAME:
         diags.append(
