@@ -86,3 +86,18 @@ def test_frozen_mappings_with_the_same_keys_share_one_layout(
     late = freeze({"never-seen-key": 1})
     assert late["never-seen-key"] == 1 and list(late) == ["never-seen-key"]
     assert ("never-seen-key",) not in _model._LAYOUTS
+
+
+def test_frozen_mapping_layout_cache_keeps_only_small_layouts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shared layouts outlive the skills: many or long keys are never kept (SPEC §20, §26)."""
+    from agent_skills import _model
+    from agent_skills._model import freeze
+
+    monkeypatch.setattr(_model, "_LAYOUTS", {})
+    many = freeze({f"k{i}": i for i in range(100)})
+    long = freeze({"x" * 10_000: 1})
+    small = freeze({"name": "a", "description": "b"})
+    assert len(many) == 100 and many["k99"] == 99 and long["x" * 10_000] == 1
+    assert list(_model._LAYOUTS) == [("name", "description")] and small["name"] == "a"

@@ -166,17 +166,26 @@ class FrozenMapping(Mapping[str, Any]):
 
 _set = object.__setattr__
 
-# Key layouts shared between mappings, by their keys in order. Bounded: past the bound a layout
-# is made for the mapping alone (still correct, only not shared).
+# Key layouts shared between mappings, by their keys in order. The cache outlives the skills, so
+# it is bounded in count and keeps only small layouts (what frontmatter declares); any other is
+# made for its mapping alone (still correct, only not shared), so hostile manifests with many or
+# long keys cannot make it hold more than about a megabyte.
 _LAYOUTS: dict[tuple[str, ...], dict[str, int]] = {}
-_MAX_LAYOUTS = 4096
+_MAX_LAYOUTS = 1024
+_MAX_SHARED_KEYS = 32
+_MAX_SHARED_KEY_CHARS = 512
 
 
 def _layout(keys: tuple[str, ...]) -> dict[str, int]:
     found = _LAYOUTS.get(keys)
     if found is None:
         found = {k: i for i, k in enumerate(keys)}
-        if len(_LAYOUTS) < _MAX_LAYOUTS:
+        if (
+            len(_LAYOUTS) < _MAX_LAYOUTS
+            and len(keys) <= _MAX_SHARED_KEYS
+            and sum(len(k) if type(k) is str else _MAX_SHARED_KEY_CHARS for k in keys)
+            <= _MAX_SHARED_KEY_CHARS
+        ):
             _LAYOUTS[keys] = found
     return found
 
