@@ -86,8 +86,8 @@ def test_import_of_the_package_loads_no_archive_digest_or_suggestion_module() ->
 
 
 # What a discovery of plain folders must never load (SPEC §26): the optional dependencies, the
-# CLI's, the archive readers, the digests and trust, the index, the validator, the renderers,
-# and the logging machinery while there is nothing to log.
+# CLI's, the archive readers, search, foreign calls, the digests and trust, the index, the
+# validator, the renderers, and the logging machinery while there is nothing to log.
 DISCOVERY_NEVER_LOADS = (
     "pydantic",
     "rich",
@@ -100,6 +100,7 @@ DISCOVERY_NEVER_LOADS = (
     "gzip",
     "shutil",
     "sqlite3",
+    "ctypes",
     "hashlib",
     "difflib",
     "json",
