@@ -238,3 +238,18 @@ def test_discovery_loads_no_ctypes_for_plain_or_linked_skills(tmp_path: Path) ->
         "    assert [i.name for i in skills.list_skills()] == ['alpha', 'beta'], r\n"
     )
     assert _loaded_of(code, ("ctypes",), str(root), str(tmp_path / "linked-root")) == []
+
+
+def test_an_unknown_command_is_still_matched_against_every_command() -> None:
+    # Commands are built on first use; an unknown name builds them all so that click's close
+    # match (this click offers one) sees every command, not only those built so far. A fresh
+    # interpreter: no command of it has been built before.
+    import click
+
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_skills", "lst"], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 2
+    assert "No such command 'lst'." in out.stderr
+    if hasattr(click.exceptions, "NoSuchCommand"):  # click 8.2 and later suggest a close name
+        assert "Did you mean 'list'?" in out.stderr

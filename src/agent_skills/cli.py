@@ -161,6 +161,14 @@ class _Group(click.Group):
             self.add_command(build(), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands and args[0] not in self.lazy_commands:
+            for name in list(self.lazy_commands):  # "did you mean" looks among every command
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
+
     def main(
         self,
         args: Sequence[str] | None = None,
