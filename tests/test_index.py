@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import time
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,20 @@ def _view(skills: AgentSkills) -> dict[str, Any]:
             d.to_dict() for d in skills.diagnostics if d.kind != DiagnosticKind.INDEX_IGNORED
         ],
     }
+
+
+def _sections(data: bytes | bytearray) -> tuple[int, int]:
+    """Where an index file's header starts and how long it is."""
+    start = data.index(b"\n", len(MAGIC)) + 1
+    return start, int(data[len(MAGIC) : start - 1].split(b" ")[0])
+
+
+def _forge(idx: Path, head: bytes, rest: bytes) -> None:
+    """Write an index file from its header and the rest, with a matching checksum: what a
+    writer that knows the format could write, checked entry by entry."""
+    idx.write_bytes(
+        MAGIC + f"{len(head)} {len(rest)} {zlib.crc32(head + rest):08x}\n".encode() + head + rest
+    )
 
 
 def _index_notes(skills: AgentSkills) -> list[str]:
@@ -421,14 +436,11 @@ def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: Non
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
     data = idx.read_bytes()
-    start = data.index(b"\n", len(MAGIC)) + 1
-    head_len = int(data[len(MAGIC) : start - 1].split(b" ")[0])
+    start, head_len = _sections(data)
     header = json.loads(data[start : start + head_len])
     key = next(k for k in header["entries"] if k.endswith("/a"))
     header["entries"][key][2] = 42  # the manifest name is not a string
-    head = json.dumps(header).encode()
-    blob = data[start + head_len :]
-    idx.write_bytes(MAGIC + f"{len(head)} {len(blob)}\n".encode() + head + blob)
+    _forge(idx, json.dumps(header).encode(), data[start + head_len :])
     skills = create_agent_skills([root], index=idx)
     assert [s.name for s in skills.list_skills()] == ["a", "b"]
     assert any("damaged entry" in n for n in _index_notes(skills))
@@ -445,18 +457,74 @@ def test_damaged_section_is_ignored_with_a_diagnostic(
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
     data = bytearray(idx.read_bytes())
-    start = data.index(b"\n", len(MAGIC)) + 1
-    head_len = int(data[len(MAGIC) : start - 1].split(b" ")[0])
+    start, head_len = _sections(data)
     sizes = json.loads(data[start : start + head_len])["sections"]
     assert len(sizes) == 3 and all(sizes)
     at = start + head_len + sum(sizes[:section])
     data[at : at + sizes[section]] = b"\xff" * sizes[section]  # match nothing, or not JSON
-    idx.write_bytes(bytes(data))
+    _forge(idx, bytes(data[start : start + head_len]), bytes(data[start + head_len :]))
     skills = create_agent_skills([root], index=idx)
     assert _view(skills) == _view(create_agent_skills([root]))
     if section:
         assert any("damaged entry" in n for n in _index_notes(skills))
     assert _index_notes(create_agent_skills([root], index=idx)) == []  # rewritten whole
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    flips=st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=4
+    )
+)
+def test_any_damage_to_an_index_file_changes_nothing_discovery_reports(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    flips: list[tuple[float, int]],
+) -> None:
+    # Bytes overwritten anywhere (sizes, header, stamps, frontmatters, bodies): the checksum
+    # or the checks of the layout see it, the file is ignored with a note and rewritten, and
+    # what is found is what discovery without an index finds; never a crash.
+    monkeypatch.setattr(index_mod, "RACY_WINDOW_NS", 0)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    base = tmp_path_factory.mktemp("damaged")
+    root = base / "skills"
+    _write_skill(root, "a", tools="Read")
+    _write_skill(root, "b", tags="[x, {k: [1, 2]}]")
+    (root / "c").mkdir()
+    (root / "c" / "SKILL.md").write_text("---\nname: [\n---\n")
+    idx = base / "index"
+    create_agent_skills([root], index=idx)
+    data = bytearray(idx.read_bytes())
+    original = bytes(data)
+    for where, value in flips:
+        data[int(where * len(data))] = value
+    idx.write_bytes(bytes(data))
+    plain = _view(create_agent_skills([root]))
+    damaged = create_agent_skills([root], index=idx)
+    assert _view(damaged) == plain
+    if data.startswith(MAGIC):  # (damage to the version digit reads as another format)
+        assert (len(_index_notes(damaged)) == 1) == (bytes(data) != original)
+    assert _view(create_agent_skills([root], index=idx)) == plain
+
+
+def test_a_changed_byte_fails_the_checksum(tmp_path: Path, no_racy: None) -> None:
+    # A byte of a body is covered by no stamp: the checksum is what sees it.
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    data = idx.read_bytes()
+    assert data.endswith(b"body\n") or data.endswith(b"body")
+    idx.write_bytes(data.replace(b"# a\nbody", b"# a\nBODY"))
+    skills = create_agent_skills([root], index=idx)
+    assert [
+        n.endswith("checksum mismatch; it will be rewritten") for n in _index_notes(skills)
+    ] == [True]
+    assert skills.registry.skills[0].body == "# a\nbody"
 
 
 def test_index_path_that_is_a_directory_or_a_fifo_never_blocks(tmp_path: Path) -> None:

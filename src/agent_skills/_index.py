@@ -15,7 +15,8 @@ normal scan every time. A valid entry of a directory listed in its root costs tw
 and nothing opened: the directory's stamp shows that its listing (hence which manifest it holds)
 is as it was, the manifest's that its bytes are.
 
-File layout: the line :data:`MAGIC`, a line ``<header bytes> <rest bytes>``, the header (JSON: the
+File layout: the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <CRC-32 of both, hex>``
+(accidental damage: a file whose checksum does not match is ignored whole), the header (JSON: the
 settings, the entries by directory, the sizes of the next three sections), the stamps (ten
 little-endian 64-bit integers per entry: the directory's stamp then the manifest's), the
 frontmatters without lists, those with lists (two JSON arrays, decoded at the first hit straight
@@ -45,6 +46,7 @@ import os
 import stat
 import struct
 import time
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +62,7 @@ if TYPE_CHECKING:
 __all__ = ["MAGIC", "RACY_WINDOW_NS", "CachedSkill", "ManifestIndex", "stat_key"]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 3\n"
+MAGIC = b"agent-skills manifest index 4\n"
 #: An entry changed this close to (or after) the start of the scan that read it is racy.
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
@@ -330,12 +332,16 @@ class ManifestIndex:
             raise _Corrupt("not an agent-skills index")
         size_end = data.find(b"\n", len(MAGIC))
         try:
-            head_len, rest_len = (int(x) for x in data[len(MAGIC) : size_end].split(b" "))
+            head_text, rest_text, check_text = data[len(MAGIC) : size_end].split(b" ")
+            head_len, rest_len = int(head_text), int(rest_text)
+            checksum = int(check_text, 16)
         except ValueError:
             raise _Corrupt("damaged sizes line") from None
         start = size_end + 1
         if size_end < 0 or head_len < 0 or rest_len < 0 or start + head_len + rest_len != len(data):
             raise _Corrupt("truncated or damaged")
+        if zlib.crc32(memoryview(data)[start:]) != checksum:
+            raise _Corrupt("checksum mismatch")
         try:
             header = json.loads(data[start : start + head_len])
         except (ValueError, RecursionError):
@@ -414,7 +420,7 @@ class ManifestIndex:
             manifest = entry[_MANIFEST]
             if type(manifest) is not str or "/" in manifest or "\0" in manifest:
                 raise ValueError(manifest)
-            key = _STAMPS.unpack_from(self._stamps, entry[_RECORD] * _STAMPS.size)
+            key = self._stamp(entry[_RECORD])
             try:
                 dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
                 if (
@@ -465,7 +471,7 @@ class ManifestIndex:
             manifest = entry[_MANIFEST]
             if type(manifest) is not str or "/" in manifest or "\0" in manifest:
                 raise ValueError(manifest)
-            key = _STAMPS.unpack_from(self._stamps, entry[_RECORD] * _STAMPS.size)
+            key = self._stamp(entry[_RECORD])
             try:
                 dst = os.fstat(dir_fd)
                 mst = os.lstat(manifest, dir_fd=dir_fd)
@@ -477,6 +483,12 @@ class ManifestIndex:
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):
             self._ignore(f"damaged entry for {dir_text}")
             return None
+
+    def _stamp(self, record: int) -> tuple[int, ...]:
+        """The stamps record ``record``: the directory's stamp, then the manifest's."""
+        if type(record) is not int or record < 0:
+            raise ValueError(record)
+        return _STAMPS.unpack_from(self._stamps, record * _STAMPS.size)
 
     def _take(self, dir_text: str, entry: list[Any], manifest: str) -> CachedSkill | None:
         """The valid entry's :class:`CachedSkill` (restored once), counted as a hit; ``None`` for
@@ -650,7 +662,10 @@ class ManifestIndex:
         except (TypeError, ValueError, RecursionError) as exc:  # a value JSON cannot hold
             return [self._write_failed(f"cannot be encoded ({exc})")]
         rest = len(stamps) + sum(map(len, sections)) + offset
-        size_line = f"{len(head)} {rest}\n".encode()
+        checksum = 0
+        for part in (head, stamps, *sections, *parts):
+            checksum = zlib.crc32(part, checksum)
+        size_line = f"{len(head)} {rest} {checksum:08x}\n".encode()
         data = b"".join([MAGIC, size_line, head, stamps, *sections, *parts])
         return self._write(data)
 
