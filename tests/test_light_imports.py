@@ -253,3 +253,42 @@ def test_an_unknown_command_is_still_matched_against_every_command() -> None:
     assert "No such command 'lst'." in out.stderr
     if hasattr(click.exceptions, "NoSuchCommand"):  # click 8.2 and later suggest a close name
         assert "Did you mean 'list'?" in out.stderr
+
+
+def _run_as_program(code: str, *args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stderr.strip().splitlines()[-1]
+
+
+def test_a_command_run_as_the_program_keeps_the_collector_paused(tmp_path: Path) -> None:
+    # SPEC §26: the command exits when done; a pass over all that discovery built is not worth
+    # it. Called with arguments (in a host's process, in tests) main() leaves the collector be.
+    _skill(tmp_path, "alpha")
+    code = (
+        "import gc, sys\nfrom agent_skills.cli import main\n"
+        "rc = main(['list', '--json', '--preset', 'none', '--root', sys.argv[1]])\n"
+        "in_host = gc.isenabled()\n"
+        "sys.argv = ['agent-skills', 'list', '--json', '--preset', 'none', '--root', sys.argv[1]]\n"
+        "rc += main()\n"
+        "sys.stderr.write(f'{rc} {in_host} {gc.isenabled()}')\n"
+    )
+    assert _run_as_program(code, str(tmp_path)) == "0 True False"
+
+
+def test_serve_run_as_the_program_resumes_the_collector(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    code = (
+        "import gc, sys, types\n"
+        "fake = types.ModuleType('agent_skills.mcp')\n"
+        "seen = []\n"
+        "fake.run_stdio = lambda skills, **kw: seen.append(gc.isenabled())\n"
+        "sys.modules['agent_skills.mcp'] = fake\n"
+        "from agent_skills.cli import main\n"
+        "sys.argv = ['agent-skills', 'serve', '--preset', 'none', '--root', sys.argv[1]]\n"
+        "rc = main()\n"
+        "sys.stderr.write(f'{rc} {seen}')\n"
+    )
+    assert _run_as_program(code, str(tmp_path)) == "0 [True]"

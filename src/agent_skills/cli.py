@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import gc
 import importlib
 import os
 import sys
@@ -1363,6 +1364,7 @@ def serve_command(
     """
     if (stateless or host != "127.0.0.1") and not use_http:
         _fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
+    _resume_collector()  # a server runs on: its garbage is collected as usual
     try:
         mcp_server = importlib.import_module("agent_skills.mcp")
     except ImportError as exc:
@@ -1860,8 +1862,38 @@ def remove_command(
     _report_installed([removed], "removed", lock)
 
 
+# Whether main() paused the cyclic garbage collector for a command run as the program.
+_collector_paused = False
+
+
+def _pause_collector() -> None:
+    """Pause the cyclic garbage collector for the rest of a command run as the program.
+
+    A command answers and the process ends: the cycles it makes are few and small, and a pass of
+    the collector over everything discovery built (which the scan makes with the collector paused,
+    so all of it is young) would cost more than the whole output (SPEC §26). ``serve`` runs on,
+    and resumes it (:func:`_resume_collector`).
+    """
+    global _collector_paused
+    if gc.isenabled():
+        gc.disable()
+        _collector_paused = True
+
+
+def _resume_collector() -> None:
+    """Resume the collector :func:`_pause_collector` paused: for a command that runs on."""
+    global _collector_paused
+    if _collector_paused:
+        _collector_paused = False
+        gc.enable()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI (the ``agent-skills`` console script and ``python -m agent_skills``).
+
+    Run as the program (``argv`` ``None``) the cyclic garbage collector stays paused to the end
+    of a command, which then exits (``serve``, which runs on, resumes it); called with ``argv``
+    it is left as it is.
 
     Args:
         argv: Arguments without the program name; ``None`` reads ``sys.argv[1:]``.
@@ -1870,6 +1902,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit code: 0 ok; 1 a ``SkillError``, validation errors or ``internal_error``; 2 usage
         errors and ``StartupError``.
     """
+    if argv is None:
+        _pause_collector()
     args = list(argv) if argv is not None else sys.argv[1:]
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
