@@ -543,3 +543,33 @@ def test_parse_skill_raises_the_error_parse_manifest_returns() -> None:
         returned.message,
         returned.fields,
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("x: !!seq {a: 1}", "expected a sequence node, but found mapping"),
+        ("x: !!map [1]", "expected a mapping node"),
+        ("x: !!map a", "expected a mapping node"),
+        ("x: !!seq a", "expected a sequence node, but found scalar"),
+        ("x: !!seq {a: !!map [1]}", "expected a sequence node, but found mapping"),
+    ],
+)
+def test_collection_tag_on_another_kind_of_node_is_invalid(line: str, message: str) -> None:
+    """A core collection tag on the wrong kind of node is a YAML error at that node, in lenient
+    and strict mode alike, never an empty value (SPEC §5)."""
+    for strict in (False, True):
+        with pytest.raises(SkillError) as info:
+            parse_skill(f"---\nname: a\ndescription: d\n{line}\n---\n", strict=strict)
+        assert info.value.code == "invalid_skill"
+        assert info.value.message == f"invalid YAML frontmatter: {message}"
+        assert dict(info.value.fields) == {"line": 4, "column": 4}
+
+
+def test_first_yaml_error_is_the_earliest_in_construction_order() -> None:
+    """With a bad tag on line 4 and a duplicate key on line 5, the tag is reported (SPEC §5)."""
+    text = "---\nname: a\ndescription: d\nx: !!seq {a: 1}\ny: {b: 1, b: 2}\n---\n"
+    with pytest.raises(SkillError) as info:
+        parse_skill(text)
+    assert info.value.message.endswith("expected a sequence node, but found mapping")
+    assert info.value.fields["line"] == 4

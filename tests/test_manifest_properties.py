@@ -191,6 +191,17 @@ _YAML_LINES = st.sampled_from(
         "w: {a: 1, a: 2}",
         "v: [!!int bad]",
         "s: [[!!float x], {q: !!bool maybe}]",
+        "ta: !!seq {a: 1}",
+        "tb: !!map [1]",
+        "tc: !!map a",
+        "td: !!seq a",
+        "te: !!seq {a: !!map [1]}",
+        "tf: !!str [1]",
+        "tg: !!null {a: 1}",
+        "th: !custom {a: 1}",
+        "ti: !!omap [a: 1]",
+        "!!seq {name: a}",
+        "!!map [a]",
     ]
 )
 

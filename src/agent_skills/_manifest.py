@@ -112,8 +112,9 @@ def _canonical_key(value: object) -> str | None:
     return None
 
 
-class _SharedNode(Exception):
-    """A collection node met twice while building a tree directly (an alias)."""
+class _NotPlain(Exception):
+    """A node the direct construction leaves to the generic one (an alias to a collection, a
+    collection tag on another kind of node, an unknown tag on a collection)."""
 
 
 class _Core12Constructor(SafeConstructor):
@@ -149,17 +150,22 @@ class _Core12Constructor(SafeConstructor):
         cycle) is built directly, without the generic construction's generators and bookkeeping
         (they cost as much as the parsing for a small frontmatter, SPEC §26). It visits the nodes
         in the generic order (each collection's entries once every collection met before it is
-        done), so the first error is the same. A shared collection makes it start again the
-        generic way, so aliases behave exactly as before.
+        done), so the first error is the same. A shared collection or any node that is not plain
+        (see :meth:`_child`) makes it start again the generic way, so aliases and tags behave
+        exactly as before.
         """
         node = self.get_single_node()
         if node is None:
             return None
         try:
-            return self._build_tree(node)
-        except _SharedNode:
-            self.constructed_objects = {}
-            return self.construct_document(node)
+            value = self._build_tree(node)
+            if not self.state_generators:  # nothing left half-built (see _child)
+                return value
+        except _NotPlain:
+            pass
+        self.constructed_objects = {}
+        self.state_generators = []
+        return self.construct_document(node)
 
     def _build_tree(self, root: Node) -> Any:
         seen: set[int] = set()
@@ -186,20 +192,31 @@ class _Core12Constructor(SafeConstructor):
         return value
 
     def _child(self, node: Node, seen: set[int], queue: list[tuple[Any, Node]]) -> Any:
-        """A scalar's value, or a new empty collection queued to be filled."""
+        """A scalar's value, or a new empty collection queued to be filled.
+
+        Only plain nodes are built here: a string, another core scalar (whose constructor is a
+        plain function), a mapping tagged as a mapping, a sequence tagged as a sequence. Anything
+        else (a collection tag on another kind of node, an unknown tag on a collection, a node
+        met twice) makes the whole document go the generic way, whose answer is the contract.
+        """
         cls = node.__class__
+        tag = node.tag
         if cls is ScalarNode:
-            return node.value if node.tag == _STR_TAG else self.construct_object(node)
+            if tag == _STR_TAG:
+                return node.value
+            if tag in (_MAP_TAG, _SEQ_TAG):
+                raise _NotPlain
+            return self.construct_object(node)
         if id(node) in seen:
-            raise _SharedNode
+            raise _NotPlain
         seen.add(id(node))
         container: Any
-        if cls is MappingNode and node.tag == _MAP_TAG:
+        if cls is MappingNode and tag == _MAP_TAG:
             container = {}
-        elif cls is SequenceNode and node.tag == _SEQ_TAG:
+        elif cls is SequenceNode and tag == _SEQ_TAG:
             container = []
         else:
-            return self.construct_object(node)  # another tag: refused as the generic path does
+            raise _NotPlain
         queue.append((container, node))
         return container
 
