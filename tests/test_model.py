@@ -101,3 +101,45 @@ def test_frozen_mapping_layout_cache_keeps_only_small_layouts(
     small = freeze({"name": "a", "description": "b"})
     assert len(many) == 100 and many["k99"] == 99 and long["x" * 10_000] == 1
     assert list(_model._LAYOUTS) == [("name", "description")] and small["name"] == "a"
+
+
+def test_frozen_mapping_keeps_the_read_only_mapping_api() -> None:
+    """What ``MappingProxyType`` offered callers of ``SkillInfo.metadata`` still works (SPEC §6):
+    dict equality (identity first, so NaN equals itself), copy, ``|``, ``reversed``, ``str``."""
+    import math
+    import pickle
+    from types import MappingProxyType
+
+    from agent_skills._model import freeze
+
+    nan = math.nan
+    plain = {"z": nan, "m": {"x": nan}, "a": 1}
+    frozen = freeze(plain)
+    assert frozen == {"z": nan, "m": freeze({"x": nan}), "a": 1}
+    assert frozen["m"] == {"x": nan} and frozen["m"] == MappingProxyType({"x": nan})
+    # a pickled copy holds new NaN objects: unequal, exactly as for a dict
+    assert (pickle.loads(pickle.dumps(frozen)) == frozen) is (
+        pickle.loads(pickle.dumps(plain)) == plain
+    )
+    assert pickle.loads(pickle.dumps(freeze({"a": (1, "b")}))) == {"a": (1, "b")}
+    assert frozen.copy() == {"z": nan, "m": frozen["m"], "a": 1} and type(frozen.copy()) is dict
+    assert frozen | {"q": 1} == {**frozen.copy(), "q": 1}
+    assert {"q": 1} | frozen == {"q": 1, **frozen}
+    assert list(reversed(frozen)) == ["a", "m", "z"]
+    assert str(freeze({"a": 1})) == "{'a': 1}"
+    many = freeze({f"k{i}": nan for i in range(40)})  # a layout too large to be shared
+    assert many == {f"k{i}": nan for i in range(40)}
+
+
+def test_pins_copy_and_pickle() -> None:
+    """A pin (and so a ResolvedSkill) can be copied and pickled; the copy equals it (SPEC §20.1)."""
+    import copy
+    import pickle
+
+    from agent_skills._confine import Pin
+
+    for pin in (Pin("/r", 5, 7, 1), Pin("/r", 5, 7, 0, ("/o/SKILL.md", 5, 9), name="s")):
+        for dup in (copy.copy(pin), copy.deepcopy(pin), pickle.loads(pickle.dumps(pin))):
+            assert dup == pin and dup.real_dir == pin.real_dir and dup.manifest == pin.manifest
+    assert Pin("/r", 5, 7, name="s").real_dir == "/r/s" == Pin("/r/s", 5, 7).real_dir
+    assert Pin("/r", 5, 7, name="s") == Pin("/r/s", 5, 7)

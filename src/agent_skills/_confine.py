@@ -33,7 +33,7 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from ._errors import ErrorCode, SkillError, fs_error, unreachable
 
@@ -296,6 +296,10 @@ class Pin:
         setattr_(self, "hops", hops)
         setattr_(self, "manifest", manifest)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copies and pickles are made through the constructor (attributes cannot be set).
+        return (_pin, (self._base, self.dev, self.ino, self.hops, self.manifest, self._name))
+
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError(f"Pin.{key} is read-only")
 
@@ -332,6 +336,18 @@ class Pin:
 
 
 _DEVICES: dict[int, int] = {}
+
+
+def _pin(
+    base: str,
+    dev: int,
+    ino: int,
+    hops: int,
+    manifest: tuple[str, int, int] | None,
+    name: str | None,
+) -> Pin:
+    """Rebuild a pickled or copied :class:`Pin`."""
+    return Pin(base, dev, ino, hops, manifest, name=name)
 
 
 def _stale(name: str, real_dir: str) -> SkillError:

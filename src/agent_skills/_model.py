@@ -147,21 +147,40 @@ class FrozenMapping(Mapping[str, Any]):
         return len(self._values)
 
     def __eq__(self, other: object) -> bool:
+        # As a dict compares (values by identity first, so NaN equals itself), whatever layouts.
         if isinstance(other, FrozenMapping) and other._layout is self._layout:
             return bool(self._values == other._values)
         if not isinstance(other, Mapping):
             return NotImplemented
-        return len(self) == len(other) and all(
-            k in other and other[k] == v for k, v in zip(self._layout, self._values, strict=True)
-        )
+        return self.copy() == (other if type(other) is dict else dict(other.items()))
 
     __hash__ = None  # type: ignore[assignment]  # as dict: equal to mutable mappings
 
+    def copy(self) -> dict[str, Any]:
+        """A shallow ``dict`` copy (as ``MappingProxyType.copy`` gives)."""
+        return dict(zip(self._layout, self._values, strict=True))
+
+    def __or__(self, other: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return self.copy() | dict(other.items())
+
+    def __ror__(self, other: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return dict(other.items()) | self.copy()
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(tuple(self._layout))
+
     def __repr__(self) -> str:
-        return f"FrozenMapping({dict(zip(self._layout, self._values, strict=True))!r})"
+        return f"FrozenMapping({self.copy()!r})"
+
+    def __str__(self) -> str:
+        return str(self.copy())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenMapping, (dict(zip(self._layout, self._values, strict=True)),))
+        return (FrozenMapping, (self.copy(),))
 
 
 _set = object.__setattr__
