@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_skills.cli import cli
@@ -557,6 +557,7 @@ _cell = st.text(
     width=st.integers(min_value=60, max_value=220),
     cut=st.booleans(),
 )
+@example(rows=[["a", "b", "\x01" * 15, "d"]], width=60, cut=False)  # escaped: 60 cells, folded
 def test_columns_keep_fixed_cells_whole_and_fit_the_width(
     rows: list[list[str]], width: int, cut: bool
 ) -> None:
@@ -567,9 +568,15 @@ def test_columns_keep_fixed_cells_whole_and_fit_the_width(
     headers = ["NAME", "SCOPE", "SOURCE", "DESCRIPTION"]
     lines = [t.plain for t in _columns(headers, rows, width=width, cut=cut, movable=1)]
     text = "\n".join(lines)
+    folded_text = "".join(line.strip() for line in lines)
     for row in rows:
         for cell in row[:3]:
-            assert _safe(cell).strip() in text  # names and paths are never cut
+            safe = _safe(cell).strip()
+            if cell_len(safe) <= width - 4:
+                assert safe in text  # names and paths are never cut
+            else:
+                # wider than a line even when moved under the row: folded, never cut
+                assert safe.replace(" ", "") in folded_text.replace(" ", "")
     fixed = [max(cell_len(_safe(r[i])) for r in [headers, *rows]) for i in range(3)]
     if sum(fixed) + 4 + 4 <= width:  # when the fixed columns fit, so does every line
         assert all(cell_len(line) <= width for line in lines)
