@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import time
 import zlib
 from collections.abc import Mapping
@@ -535,13 +536,36 @@ def test_index_path_that_is_a_directory_or_a_fifo_never_blocks(tmp_path: Path) -
     skills = create_agent_skills([root], index=folder)
     assert [s.name for s in skills.list_skills()] == ["a"]
     notes = _index_notes(skills)
-    assert any("not a regular file" in n for n in notes)
-    assert any("was not written" in n for n in notes)
+    assert notes == [f"ignoring the index {folder}: not a regular file; it is left as it is"]
+    assert folder.is_dir() and list(folder.iterdir()) == []
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     skills = create_agent_skills([root], index=fifo)
     assert [s.name for s in skills.list_skills()] == ["a"]
-    assert fifo.is_file()  # replaced by a real index
+    assert _index_notes(skills) == [
+        f"ignoring the index {fifo}: not a regular file; it is left as it is"
+    ]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # never replaced (think of /dev/null)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "folder", "skills"]
+
+
+def test_index_path_that_is_a_link_is_left_alone(tmp_path: Path) -> None:
+    """A link named as the index (to a file or dangling) is never replaced by the rewrite: the
+    index is not written, with a diagnostic; discovery is unchanged (SPEC §26)."""
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    (tmp_path / "real.idx").write_text("not an index")
+    for target in (tmp_path / "real.idx", tmp_path / "missing"):
+        link = tmp_path / f"link-to-{target.name}"
+        link.symlink_to(target)
+        skills = create_agent_skills([root], index=link)
+        assert [s.name for s in skills.list_skills()] == ["a"]
+        assert link.is_symlink() and os.readlink(link) == str(target)
+        assert _index_notes(skills)[-1] == (
+            f"the index {link} was not written: the path is not a regular file"
+        )
+    assert (tmp_path / "real.idx").read_text() == "not an index"
+    assert not (tmp_path / "missing").exists()
 
 
 def test_other_settings_rebuild_the_index_without_a_diagnostic(

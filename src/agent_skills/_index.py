@@ -191,6 +191,15 @@ class _Memo:
 _memo: _Memo | None = None
 
 
+def _occupied(target: str) -> bool:
+    """Whether ``target`` exists as anything but a regular file (a link counts: the rename would
+    replace the link itself)."""
+    try:
+        return not stat.S_ISREG(os.lstat(target).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 class _Corrupt(Exception):
     """The index file is damaged or foreign."""
 
@@ -260,6 +269,7 @@ class ManifestIndex:
         self._cached: dict[str, CachedSkill] = {}
         self._file: tuple[str, StatKey] | None = None  # the index file's path and stamp
         self._remembered = False  # whether the entries came from a _Memo
+        self._keep_out = False  # the path holds something that is not an index: never write
         # New entries: (entry, stamps record, frontmatter, body); a hit has no record and its
         # CachedSkill in place of the frontmatter.
         self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | None]] = {}
@@ -270,14 +280,16 @@ class ManifestIndex:
 
     # --- reading ------------------------------------------------------------------------------
 
-    def _ignore(self, why: str) -> None:
+    def _ignore(self, why: str, *, rewrite: bool = True) -> None:
+        then = "it will be rewritten" if rewrite else "it is left as it is"
         self.diagnostics.append(
             Diagnostic(
                 DiagnosticKind.INDEX_IGNORED,
-                f"ignoring the index {self.path}: {why}; it will be rewritten",
+                f"ignoring the index {self.path}: {why}; {then}",
                 self.path,
             )
         )
+        self._keep_out = not rewrite
         self._old = {}
         self._stamps = self._blob = memoryview(b"")
         self._meta_text = (self._blob, self._blob)
@@ -300,7 +312,8 @@ class ManifestIndex:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                self._ignore("not a regular file")
+                # A FIFO, a device or a directory named as the index is never replaced.
+                self._ignore("not a regular file", rewrite=False)
                 return
             if st.st_size > MAX_INDEX_BYTES:
                 self._ignore(f"larger than {MAX_INDEX_BYTES} bytes")
@@ -676,6 +689,10 @@ class ManifestIndex:
 
     def _write(self, data: bytes) -> list[Diagnostic]:
         target = os.fspath(self.path)
+        if self._keep_out or _occupied(target):
+            # Something that is not a regular file holds the path (a FIFO, a device such as
+            # /dev/null, a directory, a link): the rename would replace it. Leave it.
+            return [] if self._keep_out else [self._write_failed("the path is not a regular file")]
         parent = os.path.dirname(target) or "."
         tmp = os.path.join(
             parent, f".{os.path.basename(target)}.{os.getpid()}.{time.monotonic_ns()}.tmp"
