@@ -615,18 +615,15 @@ def verify_link(pin: Pin, name: str, skill_dir: str | os.PathLike[str]) -> None:
     (``resource_path``, ``SkillResource.path``, the activation's skill directory; SPEC §20.1,
     "a name that is right when returned"; the path stays lexical, SPEC §10.6).
 
-    ``skill_dir`` is resolved now with :func:`resolve` and the directory it reaches is compared
-    with the pin's identity, so a link repointed to another directory (while the pinned one
-    still exists) is caught.
+    ``skill_dir`` is looked up now by the kernel (one ``stat`` following links, as a caller
+    opening the path will) and the directory it reaches is compared with the pin's identity, so
+    a link repointed to another directory (while the pinned one still exists) is caught.
 
     Raises:
         SkillError: ``stale_skill`` ``{name, dir}`` (``dir`` the pinned ``real_dir``).
     """
-    resolved = resolve(absolute(os.fspath(skill_dir)), strict=True)
-    if resolved is None:
-        raise _stale(name, pin.real_dir)
     try:
-        st = os.stat(resolved[0])
+        st = os.stat(absolute(os.fspath(skill_dir)))
     except (OSError, ValueError):
         raise _stale(name, pin.real_dir) from None
     if not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) != (pin.dev, pin.ino):
