@@ -112,6 +112,13 @@ def _canonical_key(value: object) -> str | None:
     return None
 
 
+def _duplicate_key(node: Node, key_node: Node) -> ConstructorError:
+    """The error of a key met twice in one mapping (SPEC §5: duplicate keys are invalid)."""
+    return ConstructorError(
+        "while constructing a mapping", node.start_mark, "found duplicate key", key_node.start_mark
+    )
+
+
 class _NotPlain(Exception):
     """A node the direct construction leaves to the generic one (an alias to a collection, a
     collection tag on another kind of node, an unknown tag on a collection)."""
@@ -179,12 +186,7 @@ class _Core12Constructor(SafeConstructor):
                 for key_node, value_node in node.value:
                     key = self._key(key_node, node)
                     if key in container:
-                        raise ConstructorError(
-                            "while constructing a mapping",
-                            node.start_mark,
-                            "found duplicate key",
-                            key_node.start_mark,
-                        )
+                        raise _duplicate_key(node, key_node)
                     container[key] = self._child(value_node, seen, queue)
             else:
                 for child in node.value:
@@ -242,12 +244,7 @@ class _Core12Constructor(SafeConstructor):
         for key_node, value_node in node.value:
             key = self._key(key_node, node)
             if key in mapping:
-                raise ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    "found duplicate key",
-                    key_node.start_mark,
-                )
+                raise _duplicate_key(node, key_node)
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 

@@ -762,24 +762,11 @@ def load_candidate(
         return done
     assert cand.data is not None
     result = parse_manifest(cand.data, strict=strict, path=cand.location)
-    record = index if cand.stamp is not None else None
     found.extend(result.diagnostics)
-    err = result.error
-    if err is not None:
-        if record is not None and cand.stamp is not None:
-            record.record(
-                os.path.dirname(cand.location),
-                cand.stamp,
-                cand.manifest.name,
-                cand.diagnostics,
-                result,
-            )
-        return _invalid(cand, err, strict, found)
     parsed = result.parsed
-    assert parsed is not None
-    info = _build_info(cand, parsed, pool)
-    if record is not None and cand.stamp is not None:
-        record.record(
+    info = _build_info(cand, parsed, pool) if parsed is not None else None
+    if index is not None and cand.stamp is not None:
+        index.record(
             os.path.dirname(cand.location),
             cand.stamp,
             cand.manifest.name,
@@ -787,6 +774,9 @@ def load_candidate(
             result,
             info,
         )
+    if parsed is None or info is None:
+        assert result.error is not None
+        return _invalid(cand, result.error, strict, found)
     return _loaded(cand, info, parsed.body, found)
 
 
