@@ -436,26 +436,12 @@ class ManifestIndex:
             key = self._stamp(entry[_RECORD])
             try:
                 dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
-                if (
-                    dst.st_ctime_ns != key[4]
-                    or dst.st_mtime_ns != key[3]
-                    or dst.st_ino != key[1]
-                    or dst.st_dev != key[0]
-                    or dst.st_size != key[2]
-                    or not stat.S_ISDIR(dst.st_mode)
-                ):
+                if not stat.S_ISDIR(dst.st_mode) or stat_key(dst) != key[:5]:
                     return None
                 mst = os.stat(f"{name}/{manifest}", dir_fd=parent_fd, follow_symlinks=False)
             except OSError:
                 return None
-            if (
-                mst.st_ctime_ns != key[9]
-                or mst.st_mtime_ns != key[8]
-                or mst.st_size != key[7]
-                or mst.st_ino != key[6]
-                or mst.st_dev != key[5]
-                or not stat.S_ISREG(mst.st_mode)
-            ):
+            if not stat.S_ISREG(mst.st_mode) or stat_key(mst) != key[5:]:
                 return None
             hit = self._take(dir_text, entry, manifest)
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):

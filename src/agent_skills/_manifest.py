@@ -384,14 +384,11 @@ def _decode(data: str | bytes) -> tuple[str, bool]:
     return text, invalid
 
 
-# A closing fence: a whole line of three dashes, trailing spaces or tabs allowed (SPEC §5).
-_CLOSING_FENCE_RE = re.compile(r"^---[ \t]*$", re.MULTILINE)
-
-
 def _closing_fence(text: str, start: int) -> tuple[int, int] | None:
-    """``(start, end)`` of the first closing fence line at or after ``start`` (a line start), as
-    ``_CLOSING_FENCE_RE.search(text, start)`` finds it: ``---`` then only spaces or tabs up to the
-    end of the line. ``str.find`` jumps from candidate to candidate, so ordinary frontmatter costs
+    """``(start, end)`` of the first closing fence at or after ``start``: a whole line of three
+    dashes, trailing spaces or tabs allowed (SPEC §5), ``end`` before the line's newline; as the
+    multiline regex ``^---[ \t]*$`` searched from ``start`` finds it (a property test holds the
+    two together). ``str.find`` jumps from candidate to candidate, so ordinary frontmatter costs
     a few searches, not a regex attempt per character (SPEC §26); linear in any case."""
     n = len(text)
     if text.startswith("---", start) and (start == 0 or text[start - 1] == "\n"):
@@ -488,10 +485,9 @@ def _check_shape(yaml_text: str) -> None:
     Raises:
         SkillError: ``invalid_skill`` ``{reason}`` (``yaml_depth`` or ``yaml_nodes``).
     """
-    if len(yaml_text) > MAX_YAML_NODES:
-        pass  # may hold too many nodes: walk the events
-    elif _cheap_nesting_bound(yaml_text) <= MAX_YAML_DEPTH or (
-        _nesting_bound(yaml_text) <= MAX_YAML_DEPTH
+    if len(yaml_text) <= MAX_YAML_NODES and (
+        _cheap_nesting_bound(yaml_text) <= MAX_YAML_DEPTH
+        or _nesting_bound(yaml_text) <= MAX_YAML_DEPTH
     ):
         return
     depth = nodes = 0

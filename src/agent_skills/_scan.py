@@ -149,10 +149,10 @@ def choose_manifest(names: Iterable[str]) -> str | None:
     Returns:
         The chosen name, or ``None`` for no names.
     """
-    ordered = sorted((n for n in names if is_manifest_name(n)), key=sort_key)
-    if not ordered:
-        return None
-    return MANIFEST_NAME if MANIFEST_NAME in ordered else ordered[0]
+    usable = [n for n in names if is_manifest_name(n)]
+    if MANIFEST_NAME in usable:
+        return MANIFEST_NAME  # the module's one string: each skill's path keeps it
+    return min(usable, key=sort_key) if usable else None
 
 
 def is_manifest_name(name: str) -> bool:
@@ -304,12 +304,8 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
         else:
             reason = _NO_MANIFEST
         return ManifestLookup(None, skip_reason=reason, diagnostics=tuple(diags), linked=linked)
-    # One usable variant (the usual case) is the choice; several go by the rule. The exact name
-    # is the module's one string, not the listing's copy: each skill's path keeps it.
-    chosen = usable[0] if len(usable) == 1 else choose_manifest(usable)
+    chosen = choose_manifest(usable)
     assert chosen is not None
-    if chosen == MANIFEST_NAME:
-        chosen = MANIFEST_NAME
     path = os.path.join(dir_text, chosen)
     if chosen != MANIFEST_NAME:
         diags.append(
