@@ -54,7 +54,7 @@ def is_hidden(name: str) -> bool:
 def is_skipped(name: str) -> bool:
     """Whether a path component keeps what is below it out of a skill's files and out of the
     search for skills: a hidden name or one of :data:`SKIPPED_DIRS` (SPEC §9, §21.4)."""
-    return name.startswith(".") or name in SKIPPED_DIRS
+    return is_hidden(name) or name in SKIPPED_DIRS
 
 
 _MAKE_CHILD = getattr(Path, "_make_child_relpath", None)
@@ -112,9 +112,9 @@ class FrozenMapping(Mapping[str, Any]):
     _values: tuple[Any, ...]
 
     def __init__(self, items: Mapping[str, Any] | None = None) -> None:
-        keys = tuple(items) if items is not None else ()
-        _set(self, "_layout", _layout(keys))
-        _set(self, "_values", tuple(items[k] for k in keys) if items is not None else ())
+        items = {} if items is None else items
+        _set(self, "_layout", _layout(tuple(items)))
+        _set(self, "_values", tuple(items.values()))  # a mapping's own (same) order
 
     @classmethod
     def _made(cls, layout: dict[str, int], values: tuple[Any, ...]) -> FrozenMapping:
@@ -238,7 +238,7 @@ def freeze_shallow(mapping: dict[str, Any]) -> FrozenMapping:
     """What :func:`freeze` (without a pool) makes of ``mapping`` when its values are already
     read-only: the hook of a JSON decoder that freezes each object as it is decoded (the on-disk
     index, SPEC §26)."""
-    return FrozenMapping._made(_layout(tuple(mapping)), tuple(mapping.values()))
+    return FrozenMapping(mapping)
 
 
 def share(value: Any, pool: dict[str, str] | None) -> Any:
