@@ -524,3 +524,82 @@ def test_gc_is_paused_only_during_scans_and_restored_as_it_was(tmp_path: Path) -
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_a_scan_built_goes_to_the_oldest_generation_without_young_passes(
+    tmp_path: Path,
+) -> None:
+    import gc
+
+    for i in range(30):
+        make_skill(tmp_path / "skills", f"s{i}")
+    gc.collect()
+    young_passes: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] < 2:
+            young_passes.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        skills = agent_skills.create_agent_skills([tmp_path / "skills"])
+        passes_during_scan = list(young_passes)
+        info = next(s for s in skills.list_skills() if s.name == "s7")
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+        young = {id(o) for g in (0, 1) for o in gc.get_objects(generation=g)}
+    finally:
+        gc.callbacks.remove(count)
+    assert passes_during_scan == []
+    assert id(info) in oldest and id(info) not in young
+    assert id(info.metadata) in oldest
+
+
+def test_a_hosts_frozen_objects_stay_frozen_across_a_scan(tmp_path: Path) -> None:
+    import gc
+
+    make_skill(tmp_path / "skills", "a")
+    held = [object() for _ in range(3)]
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        agent_skills.create_agent_skills([tmp_path / "skills"])
+        assert gc.get_freeze_count() == frozen
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+    assert held
+
+
+def test_cycles_made_before_a_scan_are_still_collected(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    class Node:
+        other: object
+
+    make_skill(tmp_path / "skills", "a")
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    agent_skills.create_agent_skills([tmp_path / "skills"])
+    assert gone() is not None  # a cycle: reference counting cannot free it
+    gc.collect()
+    assert gone() is None
+
+
+def test_warning_sinks_run_with_the_collector_as_the_host_left_it(tmp_path: Path) -> None:
+    import gc
+
+    root = tmp_path / "skills"
+    (root / "broken").mkdir(parents=True)
+    (root / "broken" / "SKILL.md").write_text("no frontmatter\n")
+    seen: list[bool] = []
+    agent_skills.set_warn_sink(lambda message: seen.append(gc.isenabled()))
+    try:
+        agent_skills.create_agent_skills([root])
+    finally:
+        agent_skills.set_warn_sink(None)
+    assert seen and all(seen)
