@@ -10,12 +10,13 @@ an ordinary key, duplicate keys are an error, and tags outside the core schema a
 from __future__ import annotations
 
 import math
+import operator
 import os
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import yaml
@@ -57,6 +58,13 @@ class _Core12Resolver(Resolver):
     """Implicit typing of the YAML 1.2 core schema only."""
 
     yaml_implicit_resolvers = {}  # noqa: RUF012
+    yaml_path_resolvers = {}  # noqa: RUF012  # none, ever: ``resolve`` below ignores them
+
+    # Without path resolvers the composer's two calls per node into these hooks do nothing
+    # (``BaseResolver``'s return at once): C callables that ignore their arguments answer them
+    # without a Python frame each (SPEC §26).
+    descend_resolver = staticmethod(operator.is_)  # type: ignore[assignment]  # (node, index)
+    ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # ()
 
     def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
         # What ``BaseResolver.resolve`` answers for this resolver (no path resolvers, no wildcard
@@ -184,13 +192,24 @@ class _Core12Constructor(SafeConstructor):
             i += 1
             if type(container) is dict:
                 for key_node, value_node in node.value:
-                    key = self._key(key_node, node)
+                    # A plain string key or value is taken here, as _key and _child would take
+                    # it: most nodes are, and a call each costs as much as the rest (SPEC §26).
+                    if key_node.__class__ is ScalarNode and key_node.tag == _STR_TAG:
+                        key = intern(key_node.value)
+                    else:
+                        key = self._key(key_node, node)
                     if key in container:
                         raise _duplicate_key(node, key_node)
-                    container[key] = self._child(value_node, seen, queue)
+                    if value_node.__class__ is ScalarNode and value_node.tag == _STR_TAG:
+                        container[key] = value_node.value
+                    else:
+                        container[key] = self._child(value_node, seen, queue)
             else:
                 for child in node.value:
-                    container.append(self._child(child, seen, queue))
+                    if child.__class__ is ScalarNode and child.tag == _STR_TAG:
+                        container.append(child.value)
+                    else:
+                        container.append(self._child(child, seen, queue))
         return value
 
     def _child(self, node: Node, seen: set[int], queue: list[tuple[Any, Node]]) -> Any:
@@ -235,7 +254,7 @@ class _Core12Constructor(SafeConstructor):
                 "found a non-scalar key",
                 key_node.start_mark,
             )
-        return sys.intern(key)
+        return intern(key)
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
