@@ -71,9 +71,9 @@ class _Core12Resolver(Resolver):
         # implicit resolvers), without its generic lookups: it runs for every node (SPEC §26).
         if kind is ScalarNode:
             if implicit[0]:
-                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+                for tag, regexp in _IMPLICIT.get(value[:1], ()):
                     if regexp.match(value):
-                        return str(tag)
+                        return tag
             return _STR_TAG
         return _SEQ_TAG if kind is SequenceNode else _MAP_TAG
 
@@ -99,6 +99,8 @@ _Core12Resolver.add_implicit_resolver(
     ),
     list("-+0123456789."),
 )
+#: The implicit resolvers above by the first character they apply to: ``(tag, regexp)`` pairs.
+_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = _Core12Resolver.yaml_implicit_resolvers
 
 
 def _canonical_key(value: object) -> str | None:
@@ -324,7 +326,7 @@ if yaml.__with_libyaml__:
         def __init__(self, stream: str) -> None:
             _CParser.__init__(self, stream)
             _Core12Constructor.__init__(self)
-            _Core12Resolver.__init__(self)
+            # The resolver's own state is the path resolvers' (see _Core12Resolver): none.
 
 else:  # pragma: no cover - PyYAML built without libyaml
     from yaml.composer import Composer
@@ -799,7 +801,8 @@ def parse_manifest(
                     _as_path(where),
                 )
             )
-        frontmatter = dict(data)
+        # The loader's mapping is this parse's own: updated in place rather than copied.
+        frontmatter = data if type(data) is dict else dict(data)
         frontmatter["name"] = values["name"]
         frontmatter["description"] = values["description"]
         found = tuple(diags)

@@ -223,12 +223,12 @@ def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
         if pool is None:
             values = tuple([freeze(v) for v in value.values()])
             return FrozenMapping._made(_layout(tuple(value)), values)
+        # Keys are shared already: the YAML loader interns them (and literals are interned).
         shared = pool.setdefault
-        keys = tuple([shared(k, k) if type(k) is str else k for k in value])
         values = tuple(
             [shared(v, v) if type(v) is str else freeze(v, pool) for v in value.values()]
         )
-        return FrozenMapping._made(_layout(keys), values)
+        return FrozenMapping._made(_layout(tuple(value)), values)
     if cls is list or cls is tuple or isinstance(value, list | tuple):
         return tuple(freeze(v, pool) for v in value)
     return value

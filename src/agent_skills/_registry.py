@@ -111,7 +111,9 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
     tools_key = "allowed-tools" if "allowed-tools" in values else "tools"
     declared = values.get(tools_key)
     allowed = (
-        tuple(share(t, pool) for t in normalize_tools(declared)) if declared is not None else None
+        tuple([pool.setdefault(t, t) for t in normalize_tools(declared)])
+        if declared is not None
+        else None
     )
     # The name is most often the directory's: one string for both (SPEC §26 memory).
     pool.setdefault(cand.entry_name, cand.entry_name)
