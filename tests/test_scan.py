@@ -561,3 +561,53 @@ def test_skills_share_one_manifest_name_string(tmp_path: Path) -> None:
     assert infos["alpha"].path.name is MANIFEST_NAME
     assert infos["beta"].path.name is MANIFEST_NAME
     assert infos["gamma"].path.name == "skill.md"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("kind", ["file", "link_inside", "dangling", "directory", "fifo"])
+@pytest.mark.parametrize("follow", [True, False])
+def test_find_manifest_on_a_lone_exact_manifest_of_each_kind(
+    tmp_path: Path, kind: str, follow: bool
+) -> None:
+    """The one entry ``SKILL.md``, of each file kind: only a regular file is taken at once; the
+    others get what the general rules give them (SPEC §4, §20.3-4)."""
+    skill = tmp_path / "s"
+    skill.mkdir()
+    (skill / "notes.md").write_text("---\nname: s\ndescription: d\n---\n")
+    manifest = skill / "SKILL.md"
+    if kind == "file":
+        manifest.write_text("---\nname: s\ndescription: d\n---\n")
+    elif kind == "link_inside":
+        manifest.symlink_to("notes.md")
+    elif kind == "dangling":
+        manifest.symlink_to("missing.md")
+    elif kind == "directory":
+        manifest.mkdir()
+    else:
+        os.mkfifo(manifest)
+    found = find_manifest(skill, follow_symlinks=follow)
+    got = (found.name, found.skip_reason, [d.kind.value for d in found.diagnostics], found.linked)
+    expected = {
+        "file": ("SKILL.md", None, [], False),
+        "link_inside": ("SKILL.md", None, [], True)
+        if follow
+        else (
+            None,
+            "manifest SKILL.md is a symlink, not followed (follow_symlinks=False)",
+            [],
+            True,
+        ),
+        "dangling": (None, "manifest SKILL.md is a dangling symlink", ["dangling_symlink"], True)
+        if follow
+        else (
+            None,
+            "manifest SKILL.md is a symlink, not followed (follow_symlinks=False)",
+            [],
+            True,
+        ),
+        "directory": (None, "no SKILL.md in directory", [], False),
+        "fifo": (None, "manifest SKILL.md is not a regular file", ["not_a_file"], False),
+    }[kind]
+    assert got == expected
+    if found.name is not None:
+        assert found.path == os.path.join(skill, "SKILL.md")

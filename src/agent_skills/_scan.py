@@ -238,7 +238,8 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
     diags: list[Diagnostic] = []
     try:
         with os.scandir(fd) as it:
-            variants = [e for e in it if is_manifest_name(e.name)]
+            # is_manifest_name, inline: it runs for every entry of every skill (SPEC §26).
+            variants = [e for e in it if e.name.lower() == _MANIFEST_LOWER]
     except OSError as exc:
         where = Path(dir_text)
         message = fs_error(exc, where).message
@@ -246,6 +247,13 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
         return ManifestLookup(
             None, skip_reason=f"directory unreadable: {message}", diagnostics=(diag,)
         )
+    if len(variants) == 1 and variants[0].name == MANIFEST_NAME:
+        try:
+            plain = variants[0].is_file(follow_symlinks=False)  # a regular file, not a link
+        except OSError:
+            plain = False
+        if plain:  # the common case, as the loop below decides it
+            return ManifestLookup(MANIFEST_NAME, os.path.join(dir_text, MANIFEST_NAME))
     usable: list[str] = []
     outside: dict[str, str] = {}
     unfollowed: list[str] = []
