@@ -310,7 +310,11 @@ class Pin:
     def real_dir(self) -> str:
         """The skill directory's real path."""
         name = self._name
-        return self._base if name is None else posixpath.join(self._base, name)
+        if name is None:
+            return self._base
+        # posixpath.join for one listed component (never absolute), without its generic steps.
+        base = self._base
+        return base + name if base.endswith("/") else f"{base}/{name}"
 
     def with_manifest(self, manifest: tuple[str, int, int]) -> Pin:
         """This pin with ``manifest`` set (a manifest link leading outside, SPEC §20.3)."""

@@ -165,7 +165,8 @@ def _skill_info(
     real_dir = cand.dir
     # The directory's text from the listing's own strings: ``os.fspath(cand.dir)`` would make
     # the snapshot's Path cache its text, about 100 B per skill (SPEC §26 memory).
-    if cand.pin is not None and cand.pin.real_dir != os.path.dirname(cand.location):
+    # ``location`` is the listed directory's text joined with the manifest's name.
+    if cand.pin is not None and cand.pin.real_dir != cand.location.rpartition("/")[0]:
         real_dir = Path(cand.pin.real_dir)
     return SkillInfo(
         name=name,
