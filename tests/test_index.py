@@ -204,6 +204,199 @@ def test_cached_frontmatter_is_read_only_like_a_parsed_one(tmp_path: Path, no_ra
         meta["metadata"]["tags"] = ()  # type: ignore[index]
 
 
+NESTED = (
+    "---\nname: a\ndescription: every kind of container\n"
+    "metadata:\n  author: me\n  deep: {rows: [[1, 2], {k: v}, [], {}], flag: true, n: 1.5}\n"
+    "steps: [{run: x, with: {a: 1}}, {run: y}, [nested, [deeper]]]\n"
+    "empty-map: {}\nempty-list: []\n\u00e9t\u00e9: \u2603 snow\n\u540d\u524d: {\u9375: \u5024}\n"
+    "nothing: null\nnumbers: [0, -1, 2.5, .inf]\n---\nbody\n"
+)
+
+
+def test_cached_frontmatter_is_what_freeze_makes_of_every_kind_of_container(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # Nested mappings, lists of mappings and of lists, empty ones, unicode keys and values:
+    # the same contents, types, key order and shared key layouts as discovery without an index.
+    root = tmp_path / "skills"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "SKILL.md").write_text(NESTED, encoding="utf-8")
+    _write_skill(root, "b", license="MIT")
+    _write_skill(root, "c", license="MIT")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    monkeypatch.setattr(index_mod, "_memo", None)  # read from the file
+    warm = create_agent_skills([root], index=idx)
+    plain = create_agent_skills([root])
+    assert _index_notes(warm) == [] and _view(warm) == _view(plain)
+    for got, want in zip(warm.list_skills(), plain.list_skills(), strict=True):
+        assert list(got.metadata) == list(want.metadata)
+        assert got.metadata._layout is want.metadata._layout  # type: ignore[attr-defined]
+    meta = warm.list_skills()[0].metadata
+    assert meta["steps"][0]["with"] == {"a": 1} and type(meta["steps"][0]) is FrozenMapping
+    assert meta["steps"][2] == ("nested", ("deeper",))
+    assert meta["metadata"]["deep"]["rows"][2:] == ((), FrozenMapping())
+    assert meta["empty-map"] == {} and meta["empty-list"] == ()
+    assert meta["\u540d\u524d"] == {"\u9375": "\u5024"} and meta["\u00e9t\u00e9"] == "\u2603 snow"
+
+
+def _frontmatter_sections(idx: Path) -> tuple[dict[str, Any], list[Any], list[Any], bytes]:
+    """An index file's header, decoded layouts and frontmatter nodes, and its bodies."""
+    data = idx.read_bytes()
+    start, head_len = _sections(data)
+    header = json.loads(data[start : start + head_len])
+    stamps, layouts, nodes = header["sections"]
+    rest = data[start + head_len :]
+    decoded = json.loads(rest[stamps : stamps + layouts])
+    frontmatters = json.loads(rest[stamps + layouts : stamps + layouts + nodes])
+    return header, decoded, frontmatters, rest[:stamps] + rest[stamps + layouts + nodes :]
+
+
+def _reforge(idx: Path, header: dict[str, Any], layouts: Any, nodes: Any, rest: bytes) -> None:
+    """Write an index file with other frontmatter sections, sizes and checksum to match."""
+    stamps = header["sections"][0]
+    texts = [json.dumps(v, separators=(",", ":")).encode() for v in (layouts, nodes)]
+    header["sections"] = [stamps, *map(len, texts)]
+    _forge(idx, json.dumps(header).encode(), rest[:stamps] + b"".join(texts) + rest[stamps:])
+
+
+def _wrong_layout_number(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[0][-1] = len(layouts)
+
+
+def _negative_layout_number(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[0][-1] = -1
+
+
+def _row_too_long(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[1][-1].append("extra")
+
+
+def _row_too_short(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[1][-1].pop()
+
+
+def _row_not_a_list(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[1][-1] = {"name": "a"}
+
+
+def _object_among_values(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[1][-1][-1] = {"k": "v"}
+
+
+def _array_among_values(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[1][-1][-1] = ["not", "encoded"]
+
+
+def _link_to_a_later_node(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[2][2] = nodes[2][0]
+
+
+def _links_cut_short(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[2].pop()
+
+
+def _links_out_of_order(layouts: list[Any], nodes: list[Any]) -> None:
+    links = nodes[2]
+    links[:] = links[-3:] + links[:-3]
+
+
+def _layout_key_twice(layouts: list[Any], nodes: list[Any]) -> None:
+    keys = next(k for k in layouts if type(k) is list and len(k) > 1)
+    keys[1] = keys[0]
+
+
+def _layout_key_not_a_string(layouts: list[Any], nodes: list[Any]) -> None:
+    next(k for k in layouts if type(k) is list and k)[0] = 1
+
+
+def _layout_negative_length(layouts: list[Any], nodes: list[Any]) -> None:
+    at = next(i for i, k in enumerate(layouts) if type(k) is int)
+    layouts[at] = -1
+
+
+def _nodes_not_three_arrays(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes.append([])
+
+
+def _a_number_is_a_bool(layouts: list[Any], nodes: list[Any]) -> None:
+    nodes[0][0] = True
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _wrong_layout_number,
+        _negative_layout_number,
+        _row_too_long,
+        _row_too_short,
+        _row_not_a_list,
+        _object_among_values,
+        _array_among_values,
+        _link_to_a_later_node,
+        _links_cut_short,
+        _links_out_of_order,
+        _layout_key_twice,
+        _layout_key_not_a_string,
+        _layout_negative_length,
+        _nodes_not_three_arrays,
+        _a_number_is_a_bool,
+    ],
+)
+def test_damaged_or_foreign_frontmatter_nodes_are_ignored_with_a_diagnostic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None, damage: Any
+) -> None:
+    # A file whose checksum matches (what a writer that knows the format could write) but whose
+    # frontmatter nodes do not fit their layouts: ignored like any damage, never a crash.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "SKILL.md").write_text(NESTED, encoding="utf-8")
+    _write_skill(root, "b", tags="[x, y]")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    header, layouts, nodes, rest = _frontmatter_sections(idx)
+    damage(layouts, nodes)
+    _reforge(idx, header, layouts, nodes, rest)
+    skills = create_agent_skills([root], index=idx)
+    assert _view(skills) == _view(create_agent_skills([root]))
+    assert [n for n in _index_notes(skills) if "damaged entry" in n] != []
+    assert _index_notes(create_agent_skills([root], index=idx)) == []  # rewritten whole
+
+
+def test_an_entry_naming_a_list_node_as_its_frontmatter_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a", tags="[x, y]")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    header, layouts, nodes, rest = _frontmatter_sections(idx)
+    (entry,) = header["entries"].values()
+    assert type(layouts[nodes[0][0]]) is int  # node 0: the list, before its mapping
+    entry[6] = 0
+    _reforge(idx, header, layouts, nodes, rest)
+    skills = create_agent_skills([root], index=idx)
+    assert _view(skills) == _view(create_agent_skills([root]))
+    assert any("damaged entry" in n for n in _index_notes(skills))
+
+
+def test_the_frontmatter_nodes_reforged_unchanged_are_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # The damage test above changes only what it names: the same sections rewritten are read.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "SKILL.md").write_text(NESTED, encoding="utf-8")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    _reforge(idx, *_frontmatter_sections(idx))
+    skills = create_agent_skills([root], index=idx)
+    assert _index_notes(skills) == [] and _view(skills) == _view(create_agent_skills([root]))
+
+
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The index files decoded (a remembered index is not)."""
@@ -451,7 +644,7 @@ def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: Non
 def test_damaged_section_is_ignored_with_a_diagnostic(
     tmp_path: Path, section: int, no_racy: None
 ) -> None:
-    # Sections: the stamps, the frontmatters without lists, those with lists.
+    # Sections: the stamps, the frontmatters' key layouts, the frontmatters.
     root = tmp_path / "skills"
     _write_skill(root, "a", tools="Read")
     _write_skill(root, "b", tags="[x, y]")

@@ -15,12 +15,14 @@ normal scan every time. A valid entry of a directory listed in its root costs tw
 and nothing opened: the directory's stamp shows that its listing (hence which manifest it holds)
 is as it was, the manifest's that its bytes are.
 
-File layout: the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <CRC-32 of both, hex>``
-(accidental damage: a file whose checksum does not match is ignored whole), the header (JSON: the
-settings, the entries by directory, the sizes of the next three sections), the stamps (ten
-little-endian 64-bit integers per entry: the directory's stamp then the manifest's), the
-frontmatters without lists, those with lists (two JSON arrays, decoded at the first hit straight
-into read-only mappings), then the bodies (UTF-8, concatenated; entries hold offsets). The file
+File layout (format 5): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <CRC-32 of
+both, hex>`` (accidental damage: a file whose checksum does not match is ignored whole), the
+header (JSON: the settings, the entries by directory, the sizes of the next three sections), the
+stamps (ten little-endian 64-bit integers per entry: the directory's stamp then the manifest's),
+the frontmatters' key layouts and the frontmatters (two JSON arrays, see :class:`_Nodes`: each
+mapping or list of a frontmatter is a layout number and a row of values, the key layouts stored
+once, so that decoding at the first hit makes the read-only mappings without a Python call per
+mapping), then the bodies (UTF-8, concatenated; entries hold offsets). The file
 is replaced atomically (written to a temporary file in the same directory, then renamed over the
 old one). A file that is not an index, or is damaged, is ignored with an ``index_ignored``
 diagnostic and rewritten; an index written by another library version, format or for other
@@ -47,13 +49,15 @@ import stat
 import struct
 import time
 import zlib
+from collections import deque
 from collections.abc import Mapping
+from itertools import chain, compress, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
-from ._model import FrozenMapping, freeze_shallow
+from ._model import FrozenMapping, shared_layout
 
 if TYPE_CHECKING:
     from ._manifest import ManifestResult
@@ -62,7 +66,7 @@ if TYPE_CHECKING:
 __all__ = ["MAGIC", "RACY_WINDOW_NS", "CachedSkill", "ManifestIndex", "stat_key"]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 4\n"
+MAGIC = b"agent-skills manifest index 5\n"
 #: An entry changed this close to (or after) the start of the scan that read it is racy.
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
@@ -74,13 +78,23 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 
 # Positions in an entry's list (the JSON stays compact and cheap to load).
 _LINKED, _RECORD, _MANIFEST, _SCAN_DIAGS, _RACY, _KIND = range(6)
-# After _KIND: "ok": position in the frontmatters (below zero: -1 - position in those with lists),
+# After _KIND: "ok": the frontmatter's node (see _Nodes),
 # diagnostics, catalog facts (name and description, null when the frontmatter's; allowed tools or
 # null; user-invocable; model-invocable), body offset, body length;
 # "err": code, message, fields, diagnostics.
 _PAYLOAD = 6
 # One stamps record: the directory's stamp, then the manifest's (see stat_key).
 _STAMPS = struct.Struct("<QQqqqQQqqq")
+# What decoding a damaged or foreign entry may raise: the entry is ignored, never a crash.
+_DAMAGE = (
+    TypeError,
+    ValueError,
+    IndexError,
+    KeyError,
+    AttributeError,
+    RecursionError,
+    struct.error,
+)
 
 StatKey = tuple[int, int, int, int, int]
 
@@ -90,24 +104,110 @@ def stat_key(st: os.stat_result) -> StatKey:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _tuple(items: list[Any]) -> tuple[Any, ...]:
-    return tuple(_tuple(v) if type(v) is list else v for v in items)
+#: What a decoded frontmatter holds besides its containers (JSON's scalars).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_new = object.__new__
+_set = object.__setattr__
 
 
-def _frozen(mapping: dict[str, Any]) -> Mapping[str, Any]:
-    """The JSON decoder's hook for the frontmatters: each object becomes what ``freeze`` makes
-    of it (a :class:`FrozenMapping`, lists as tuples; inner objects are already done)."""
-    for key, value in mapping.items():
-        if type(value) is list:
-            mapping[key] = _tuple(value)
-    return freeze_shallow(mapping)
+class _Nodes:
+    """The frontmatters as the index stores them (format 5): every mapping and list in them is
+    a *node*, numbered children first; a node is its layout's number and its values, a child
+    node's place holding ``null``; the *links* say which node goes where. A layout is a
+    mapping's keys in order, or a list's length; each distinct one is stored once.
+
+    Decoded without a Python call per mapping (see :meth:`ManifestIndex._frontmatter`): the
+    read-only mappings are what ``freeze`` makes of the frontmatters, sharing its key layouts.
+    """
+
+    __slots__ = ("layouts", "links", "numbers", "values")
+
+    def __init__(self) -> None:
+        self.layouts: dict[tuple[str, ...] | int, int] = {}
+        self.numbers: list[int] = []
+        self.values: list[list[Any]] = []
+        self.links: list[int] = []  # (parent, position, child) flattened, parents in order
+
+    def add(self, value: Mapping[str, Any] | list[Any] | tuple[Any, ...]) -> int:
+        """Store ``value`` (a mapping, list or tuple) and what it holds; return its number."""
+        if isinstance(value, Mapping):
+            layout: tuple[str, ...] | int = tuple(value)
+            items = list(value.values())
+        else:
+            layout, items = len(value), list(value)
+        row: list[Any] = []
+        children: list[tuple[int, int]] = []
+        for position, item in enumerate(items):
+            if isinstance(item, Mapping | list | tuple):
+                children.append((position, self.add(item)))
+                item = None
+            row.append(item)
+        node = len(self.numbers)
+        self.numbers.append(self.layouts.setdefault(layout, len(self.layouts)))
+        self.values.append(row)
+        for position, child in children:
+            self.links += (node, position, child)
+        return node
+
+    def sections(self) -> tuple[list[Any], list[Any]]:
+        """The layouts (keys as lists, lengths as integers), then ``[numbers, values, links]``."""
+        layouts = [list(k) if type(k) is tuple else k for k in self.layouts]
+        return layouts, [self.numbers, self.values, self.links]
 
 
-def _plain(value: object) -> Any:
-    """``json.dumps``'s fallback for the read-only mappings of :func:`_frozen`."""
-    if isinstance(value, FrozenMapping):
-        return dict(value)
-    raise TypeError(f"{type(value).__name__} is not JSON")
+def _decode_nodes(layouts_json: Any, nodes_json: Any) -> tuple[list[Any], list[Any]]:
+    """The nodes of :class:`_Nodes` decoded: each mapping node as a :class:`FrozenMapping`, with
+    each node's layout (a dict, or a ``range`` for a list node, whose place holds nothing usable).
+
+    Raises:
+        TypeError, ValueError, IndexError: Damaged or foreign sections.
+    """
+    if type(layouts_json) is not list or type(nodes_json) is not list:
+        raise TypeError("frontmatters")
+    tables: list[Any] = []
+    for keys in layouts_json:
+        if type(keys) is int and keys >= 0:
+            tables.append(range(keys))
+            continue
+        if type(keys) is not list or not set(map(type, keys)) <= {str}:
+            raise TypeError("layouts")
+        layout = shared_layout(tuple(keys))
+        if len(layout) != len(keys):  # a key twice
+            raise ValueError("layouts")
+        tables.append(layout)
+    numbers, values, links = nodes_json
+    if (
+        type(numbers) is not list
+        or type(values) is not list
+        or type(links) is not list
+        or len(numbers) != len(values)
+        or len(links) % 3
+        or not set(map(type, numbers)) <= {int}
+        or min(numbers, default=0) < 0
+        or not set(map(type, values)) <= {list}
+        or not set(map(type, chain.from_iterable(values))) <= _SCALARS
+        or not set(map(type, links)) <= {int}
+    ):
+        raise TypeError("frontmatters")
+    shapes = list(map(tables.__getitem__, numbers))  # IndexError: no such layout
+    if list(map(len, values)) != list(map(len, shapes)):
+        raise ValueError("frontmatters")
+    # One placeholder per node, filled below (a list node's stays unused: it becomes a tuple).
+    made: list[Any] = list(map(_new, repeat(FrozenMapping, len(shapes))))
+    last = 0
+    it = iter(links)
+    for parent, position, child in zip(it, it, it, strict=True):
+        # Parents in order, each after its children: a list child's own links are done.
+        if not 0 <= child < parent or parent < last:
+            raise ValueError("links")
+        last = parent
+        shape = shapes[child]
+        values[parent][position] = tuple(values[child]) if type(shape) is range else made[child]
+    mappings = [type(shape) is dict for shape in shapes]
+    deque(map(_set, compress(made, mappings), repeat("_layout"), compress(shapes, mappings)), 0)
+    rows = map(tuple, compress(values, mappings))
+    deque(map(_set, compress(made, mappings), repeat("_values"), rows), 0)
+    return made, shapes
 
 
 class CachedSkill:
@@ -231,18 +331,6 @@ def _facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
     return [name, description, allowed, info.user_invocable, info.model_invocable]
 
 
-def _holds_list(value: Any) -> bool:
-    """Whether a frontmatter holds a list (or, frozen, a tuple) anywhere."""
-    todo = [value]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, list | tuple):
-            return True
-        if isinstance(item, Mapping):
-            todo.extend(item.values())
-    return False
-
-
 class ManifestIndex:
     """One index file, loaded at the start of a scan and saved at its end (SPEC §26).
 
@@ -263,6 +351,7 @@ class ManifestIndex:
         self._old: Mapping[str, list[Any]] = {}
         self._stamps = memoryview(b"")
         self._meta_text = (memoryview(b""), memoryview(b""))
+        # The decoded frontmatter nodes (see _Nodes): the mappings, and each node's layout.
         self._meta: tuple[list[Any], list[Any]] | None = None
         self._blob = memoryview(b"")
         # The entries restored so far (all of them, when taken from a _Memo).
@@ -375,33 +464,29 @@ class ManifestIndex:
             raise _Corrupt("damaged header")
         rest = memoryview(data)[start + head_len :]
         stamps_end = sections[0]
-        plain_end = stamps_end + sections[1]
-        lists_end = plain_end + sections[2]
+        layouts_end = stamps_end + sections[1]
+        frontmatters_end = layouts_end + sections[2]
         self._old = header["entries"]
         self._stamps = rest[:stamps_end]
-        self._meta_text = (rest[stamps_end:plain_end], rest[plain_end:lists_end])
-        self._blob = rest[lists_end:]
+        self._meta_text = (rest[stamps_end:layouts_end], rest[layouts_end:frontmatters_end])
+        self._blob = rest[frontmatters_end:]
 
-    def _frontmatter(self, position: int) -> Mapping[str, Any]:
-        """The frontmatter at ``position`` (below zero: of the second array, the one holding
-        lists); the section is decoded at the first hit that needs it."""
+    def _frontmatter(self, position: int) -> FrozenMapping:
+        """The frontmatter that is node ``position`` (see :class:`_Nodes`); all of them are
+        decoded at the first hit that needs one."""
         meta = self._meta
         if meta is None:
-            # Each object is made read-only as it is decoded; only the frontmatters holding lists
-            # go through _frozen, which also turns those into tuples.
             try:
-                plain = json.loads(bytes(self._meta_text[0]), object_hook=freeze_shallow)
-                lists = json.loads(bytes(self._meta_text[1]), object_hook=_frozen)
+                layouts = json.loads(bytes(self._meta_text[0]))
+                nodes = json.loads(bytes(self._meta_text[1]))
             except (ValueError, RecursionError):
                 raise ValueError("frontmatters") from None
-            if type(plain) is not list or type(lists) is not list:
-                raise ValueError("frontmatters")
-            meta = self._meta = (plain, lists)
-        if type(position) is not int:
+            meta = self._meta = _decode_nodes(layouts, nodes)
+        if type(position) is not int or position < 0:
             raise TypeError(position)
-        found = meta[0][position] if position >= 0 else meta[1][-1 - position]
-        if type(found) is not FrozenMapping:
+        if type(meta[1][position]) is not dict:  # a list node
             raise TypeError(position)
+        found: FrozenMapping = meta[0][position]
         return found
 
     def lookup_child(
@@ -444,7 +529,7 @@ class ManifestIndex:
             if not stat.S_ISREG(mst.st_mode) or stat_key(mst) != key[5:]:
                 return None
             hit = self._take(dir_text, entry, manifest)
-        except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):
+        except _DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
         return None if hit is None else (hit, dst)
@@ -479,7 +564,7 @@ class ManifestIndex:
             if stat_key(dst) + stat_key(mst) != key or not stat.S_ISREG(mst.st_mode):
                 return None
             return self._take(dir_text, entry, manifest)
-        except (TypeError, ValueError, IndexError, KeyError, AttributeError, struct.error):
+        except _DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
 
@@ -613,8 +698,7 @@ class ManifestIndex:
                 _memo = _Memo(self._file, self._settings, self._old, kept, self._cached)
             return []
         records: list[bytes] = []
-        plain: list[Any] = []  # frontmatters without lists, then those with lists
-        lists: list[Any] = []
+        nodes = _Nodes()
         parts: list[bytes] = []
         offset = 0
         entries: dict[str, list[Any]] = {}
@@ -636,20 +720,15 @@ class ManifestIndex:
                         frontmatter = hit.metadata
                         body = hit.body.encode("utf-8", "surrogatepass")
                     assert body is not None
-                    if _holds_list(frontmatter):
-                        entry[_PAYLOAD] = -1 - len(lists)
-                        lists.append(frontmatter)
-                    else:
-                        entry[_PAYLOAD] = len(plain)
-                        plain.append(frontmatter)
+                    entry[_PAYLOAD] = nodes.add(frontmatter)
                     entry[_PAYLOAD + 7 :] = [offset, len(body)]
                     parts.append(body)
                     offset += len(body)
                 entries[key] = entry
             stamps = b"".join(records)
             sections = [
-                json.dumps(frontmatters, separators=(",", ":"), default=_plain).encode("ascii")
-                for frontmatters in (plain, lists)
+                json.dumps(section, separators=(",", ":")).encode("ascii")
+                for section in nodes.sections()
             ]
             header = {
                 "settings": self._settings,

@@ -28,10 +28,10 @@ __all__ = [
     "SkillInfo",
     "SkillResource",
     "freeze",
-    "freeze_shallow",
     "is_hidden",
     "is_skipped",
     "share",
+    "shared_layout",
     "sort_key",
     "thaw",
 ]
@@ -234,11 +234,10 @@ def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
     return value
 
 
-def freeze_shallow(mapping: dict[str, Any]) -> FrozenMapping:
-    """What :func:`freeze` (without a pool) makes of ``mapping`` when its values are already
-    read-only: the hook of a JSON decoder that freezes each object as it is decoded (the on-disk
-    index, SPEC §26)."""
-    return FrozenMapping(mapping)
+def shared_layout(keys: tuple[str, ...]) -> dict[str, int]:
+    """The key-to-position table :func:`freeze` gives a mapping of ``keys`` (in that order):
+    what the on-disk index builds its read-only mappings on (SPEC §26). Not to be changed."""
+    return _layout(keys)
 
 
 def share(value: Any, pool: dict[str, str] | None) -> Any:
