@@ -197,3 +197,51 @@ def test_json_text_writes_objects_and_read_only_mappings_as_json_dumps_does() ->
         assert json_text(value, indent=indent) == expected
     assert json_text(Path("p")) == '"p"'
     assert json_text([]) == "[]" and json_text({}) == "{}"
+
+
+_ODD_SCALARS = st.sampled_from(
+    [float("nan"), float("inf"), -float("inf"), -0.0, 1e16, 2**70, -(2**64), Path("/p/q"), b"x"]
+)
+_ALL_KEYS = _JSON_KEYS | st.floats() | st.none()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.recursive(
+        _JSON_SCALARS | _ODD_SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.lists(inner, max_size=4).map(tuple)
+            | st.dictionaries(_ALL_KEYS, inner, max_size=4)
+        ),
+        max_leaves=25,
+    ),
+    st.sampled_from([0, 1, 2, 3]),
+)
+def test_json_text_lays_out_every_kind_of_value_as_json_dumps(value: object, indent: int) -> None:
+    """The indented layout is the project's, the text must be json.dumps's: special floats, big
+    ints, float/None/bool keys, objects written with str, empty and nested containers."""
+    expected = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    assert json_text(value, indent=indent) == expected
+
+
+def test_json_text_subclasses_cycles_and_bad_keys_as_json_dumps() -> None:
+    from enum import IntEnum, StrEnum
+
+    class Kind(StrEnum):
+        A = "a"
+
+    class Level(IntEnum):
+        ONE = 1
+
+    class Ratio(float):
+        pass
+
+    value = {Kind.A: [Kind.A, Level.ONE, Ratio(0.5)], Level.ONE: {True: None, None: False}}
+    assert json_text(value) == json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        json_text(loop)
+    with pytest.raises(TypeError, match="keys must be str, int, float, bool or None, not tuple"):
+        json_text({(1, 2): "v"})
