@@ -603,3 +603,46 @@ def test_warning_sinks_run_with_the_collector_as_the_host_left_it(tmp_path: Path
     finally:
         agent_skills.set_warn_sink(None)
     assert seen and all(seen)
+
+
+def test_a_scan_holds_one_manifests_bytes_at_a_time(tmp_path: Path) -> None:
+    """Each manifest's bytes are dropped once its skill is loaded: the peak memory of a scan is
+    its results (bodies included) plus about one manifest, not every manifest read twice over."""
+    import tracemalloc
+
+    root = tmp_path / "skills"
+    count, body_size = 40, 100_000
+    for i in range(count):
+        d = root / f"s{i:02d}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: s{i:02d}\ndescription: d\n---\n" + "x" * body_size)
+    agent_skills.create_agent_skills([root])  # warm-up: imports, caches
+    tracemalloc.start()
+    try:
+        skills = agent_skills.create_agent_skills([root])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(skills.list_skills()) == count
+    bodies = count * body_size
+    # Bodies are kept (SPEC §8 snapshot); the manifests' bytes must not all be alive at once.
+    assert peak < bodies * 1.5, (peak, bodies)
+
+
+def test_resolving_a_root_leaves_the_report_its_candidates_without_bytes(tmp_path: Path) -> None:
+    from agent_skills._config import resolve_config
+    from agent_skills._registry import _resolve_root
+    from agent_skills._scan import walk_root
+
+    for name in ("a", "b", "a-copy"):
+        make_skill(tmp_path / "skills", name)
+    (tmp_path / "skills" / "a-copy" / "SKILL.md").write_text("---\nname: a\ndescription: d\n---\n")
+    root = resolve_config([tmp_path / "skills"]).roots[0]
+    cands = walk_root(root, follow_symlinks=True, max_depth=1).candidates
+    before = [(c.entry_name, c.dir, c.manifest, c.location, c.pin) for c in cands]
+    assert all(c.data for c in cands)
+    results = _resolve_root(cands, strict=False, pool={})
+    assert [r.status for r in results] == ["loaded", "duplicate", "loaded"]
+    assert all(c.data is None for c in cands)
+    assert all(r.cand.data is None and r.cand is c for r, c in zip(results, cands, strict=True))
+    assert [(c.entry_name, c.dir, c.manifest, c.location, c.pin) for c in cands] == before

@@ -241,7 +241,8 @@ class CandidateResult:
     """What became of one candidate entry of a root (SPEC §7.4), with what was found on the way.
 
     A plain slotted class, not a dataclass: one is made per candidate, and neither its import nor
-    its construction pays for generated code (SPEC §26). Not changed once made.
+    its construction pays for generated code (SPEC §26). Not changed once its root is resolved
+    (:func:`_resolve_root` drops the candidate's manifest bytes first).
 
     Attributes:
         cand: The candidate, as the scan built it.
@@ -704,7 +705,7 @@ class _Gate:
 
 
 def _resolve_root(
-    cands: Sequence[Candidate],
+    cands: list[Candidate],
     *,
     strict: bool,
     pool: dict[str, str],
@@ -713,17 +714,30 @@ def _resolve_root(
 ) -> list[CandidateResult]:
     """One result per candidate of one root, in scan order: each loaded, then admitted (SPEC §7.2).
 
+    ``cands`` is consumed: once a candidate is loaded and admitted, its slot (and its result)
+    holds it without its manifest bytes, all the report needs. A scan then holds one manifest's
+    bytes at a time instead of every one to its end: the first scan of a process pays for each
+    page of memory it touches first, a few microseconds each (SPEC §26).
+
     Raises:
         SkillError: Only with ``strict``, as :func:`discover_skills` documents.
     """
     kept: dict[str, Candidate] = {}
     results: list[CandidateResult] = []
-    for cand in cands:
+    for i, cand in enumerate(cands):
         result = load_candidate(cand, strict=strict, pool=pool, index=index)
         if result.skill is not None:
             result = _admit(result, kept, strict, gate)
+        if cand.data is not None:
+            light = Candidate._make((*cand[:_DATA], None, *cand[_DATA + 1 :]))
+            cands[i] = result.cand = light
+            if result.name is not None and kept.get(result.name) is cand:
+                kept[result.name] = light
         results.append(result)
     return results
+
+
+_DATA = Candidate._fields.index("data")
 
 
 def load_candidate(
