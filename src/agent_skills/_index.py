@@ -53,6 +53,7 @@ from collections import deque
 from collections.abc import Mapping
 from itertools import chain, compress, repeat
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
@@ -219,7 +220,8 @@ class CachedSkill:
         diagnostics: The parser's diagnostics.
         error: The parser's error (then the other fields below are empty), or ``None``.
         facts: The catalog facts taken from the validated values: ``(name, description,
-            allowed tools or None, user_invocable, model_invocable)``.
+            allowed tools or None, user_invocable, model_invocable)``; the allowed tools are
+            the frontmatter's tuple when equal to it.
         metadata: The frontmatter, read-only as ``freeze`` makes it.
         body: The markdown body.
         candidate: The scan's last candidate built from this entry, with its inputs.
@@ -518,21 +520,45 @@ class ManifestIndex:
             manifest = entry[_MANIFEST]
             if type(manifest) is not str or "/" in manifest or "\0" in manifest:
                 raise ValueError(manifest)
-            key = self._stamp(entry[_RECORD])
+            # The stamps compared field by field (what stat_key would give), inode first.
+            dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = self._stamp(
+                entry[_RECORD]
+            )
             try:
                 dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
-                if not stat.S_ISDIR(dst.st_mode) or stat_key(dst) != key[:5]:
+                if (
+                    dst.st_ino != ino
+                    or dst.st_ctime_ns != ctime
+                    or dst.st_mtime_ns != mtime
+                    or dst.st_size != size
+                    or dst.st_dev != dev
+                    or not S_ISDIR(dst.st_mode)
+                ):
                     return None
                 mst = os.stat(f"{name}/{manifest}", dir_fd=parent_fd, follow_symlinks=False)
             except OSError:
                 return None
-            if not stat.S_ISREG(mst.st_mode) or stat_key(mst) != key[5:]:
+            if (
+                mst.st_ino != mino
+                or mst.st_ctime_ns != mctime
+                or mst.st_mtime_ns != mmtime
+                or mst.st_size != msize
+                or mst.st_dev != mdev
+                or not S_ISREG(mst.st_mode)
+            ):
                 return None
-            hit = self._take(dir_text, entry, manifest)
+            # As _take, inline: one call fewer per skill.
+            hit = self._cached.get(dir_text)
+            if hit is None:
+                if self._remembered:
+                    return None  # an entry the remembered index did not keep: read again
+                hit = self._cached[dir_text] = self._restore(entry, manifest)
+            self._hits += 1
+            self._new[dir_text] = (entry, None, hit, None)
         except _DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
-        return None if hit is None else (hit, dst)
+        return hit, dst
 
     def lookup(self, dir_text: str, linked: bool, dir_fd: int) -> CachedSkill | None:
         """Return the stored outcome for the skill directory open as ``dir_fd`` if it is still
@@ -614,10 +640,11 @@ class ManifestIndex:
         if kind != "ok":
             raise ValueError(kind)
         metadata = self._frontmatter(position)
+        values, layout = metadata._values, metadata._layout  # (lookups without a call each)
         if skill_name is None:  # the common case: as in the frontmatter
-            skill_name = metadata["name"]
+            skill_name = values[layout["name"]]
         if description is None:
-            description = metadata["description"]
+            description = values[layout["description"]]
         if (
             type(skill_name) is not str
             or type(description) is not str
@@ -629,10 +656,18 @@ class ManifestIndex:
         if allowed is not None:
             if type(allowed) is not list:
                 raise TypeError(allowed)
-            for tool in allowed:
-                if type(tool) is not str:
-                    raise TypeError(tool)
+            if not set(map(type, allowed)) <= {str}:
+                raise TypeError(allowed)
             allowed = tuple(allowed)
+            # A list of clean tool names is already in the frontmatter: one tuple of it, as
+            # discovery without the index keeps.
+            for key in ("allowed-tools", "tools"):
+                at = layout.get(key)
+                if at is not None:
+                    frozen = values[at]
+                    if type(frozen) is tuple and frozen == allowed:
+                        allowed = frozen
+                    break
         body = str(self._blob[offset : offset + length], "utf-8", "surrogatepass")
         return CachedSkill(
             name,

@@ -137,19 +137,15 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
 
 def _cached_info(cand: Candidate, hit: CachedSkill) -> SkillInfo:
     """:func:`_build_info` of a skill the on-disk index answered for (SPEC §26): the facts it
-    took from the validated values and the frontmatter already read-only."""
+    took from the validated values (the allowed tools already one tuple with the frontmatter's,
+    as ``_build_info`` keeps them) and the frontmatter already read-only."""
     assert hit.facts is not None and hit.metadata is not None
     name, description, allowed, user_invocable, model_invocable = hit.facts
     if name == cand.entry_name:  # one string for both, as _build_info keeps (SPEC §26 memory)
         name = cand.entry_name
-    metadata = hit.metadata
-    if allowed is not None:
-        for key in ("allowed-tools", "tools"):
-            frozen = metadata.get(key)
-            if type(frozen) is tuple and frozen == allowed:
-                allowed = frozen
-                break
-    return _skill_info(cand, name, description, metadata, allowed, user_invocable, model_invocable)
+    return _skill_info(
+        cand, name, description, hit.metadata, allowed, user_invocable, model_invocable
+    )
 
 
 def _skill_info(

@@ -617,7 +617,7 @@ def _cached_child(
         entry.name,
         path,
         child_path(path, name),
-        os.path.join(entry.path, name),
+        f"{entry.path}/{name}",  # os.path.join's result: a listed path never ends with "/"
         diagnostics=hit.scan_diagnostics,
         cached=hit,
         category=category,
