@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -747,9 +746,8 @@ def _dir_like(entry: os.DirEntry[str]) -> bool | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class RootScan:
-    """What :func:`walk_root` found in one root.
+class RootScan(NamedTuple):
+    """What :func:`walk_root` found in one root (a named tuple, as :class:`Candidate` is).
 
     Attributes:
         note: The root's :class:`RootNote`.
