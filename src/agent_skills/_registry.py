@@ -524,8 +524,9 @@ def _gc_paused() -> Iterator[None]:
                     # What the scan built is long-lived: it goes to the oldest generation
                     # without the two young-generation passes over it that re-enabling would
                     # start at once (each visits every reference, cold in cache: a tenth of a
-                    # scan of 10 000 skills). Only when nothing else froze objects, whose freeze
-                    # must last.
+                    # scan of 10 000 skills). The host's young objects go with it: a cycle
+                    # among them is collected by the next full collection instead of a young
+                    # one. Only when nothing else froze objects, whose freeze must last.
                     gc.freeze()
                     gc.unfreeze()
                 gc.enable()
