@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import posixpath
 import shutil
 import threading
 import time
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_skills import AgentSkills, SkillError, create_agent_skills
 from agent_skills.agent import SkillSession
@@ -290,3 +293,23 @@ def test_directory_swapped_for_a_link_during_enumeration_never_lists_through(
     print(f"[race enumeration] reads={reads} swaps={swaps[0]} leaks={leaks}")
     assert reads > 0 and swaps[0] > 0
     assert leaks == 0
+
+
+_COMPONENT = st.text(
+    alphabet=st.characters(blacklist_characters="/\0", codec="utf-8"), min_size=1, max_size=8
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.sampled_from(["", "/", "//", "/a/", "/a//"]),
+        st.lists(_COMPONENT, max_size=4).map(lambda parts: "/" + "/".join(parts)),
+    ),
+    _COMPONENT,
+)
+def test_a_pins_real_dir_is_its_parent_joined_with_its_name(base: str, name: str) -> None:
+    from agent_skills._confine import Pin
+
+    assert Pin(base, 1, 2, name=name).real_dir == posixpath.join(base, name)
+    assert Pin(base, 1, 2).real_dir == base

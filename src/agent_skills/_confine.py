@@ -313,7 +313,7 @@ class Pin:
             return self._base
         # posixpath.join for one listed component (never absolute), without its generic steps.
         base = self._base
-        return base + name if base.endswith("/") else f"{base}/{name}"
+        return base + name if not base or base.endswith("/") else f"{base}/{name}"
 
     def with_manifest(self, manifest: tuple[str, int, int]) -> Pin:
         """This pin with ``manifest`` set (a manifest link leading outside, SPEC §20.3)."""
