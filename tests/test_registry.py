@@ -646,3 +646,38 @@ def test_resolving_a_root_leaves_the_report_its_candidates_without_bytes(tmp_pat
     assert all(c.data is None for c in cands)
     assert all(r.cand.data is None and r.cand is c for r, c in zip(results, cands, strict=True))
     assert [(c.entry_name, c.dir, c.manifest, c.location, c.pin) for c in cands] == before
+
+
+def test_skill_info_fields_in_order(tmp_path: Path) -> None:
+    """Discovery builds SkillInfo positionally: every field lands where its name says."""
+    import dataclasses
+
+    assert [f.name for f in dataclasses.fields(agent_skills.SkillInfo)] == [
+        "name",
+        "description",
+        "metadata",
+        "allowed_tools",
+        "user_invocable",
+        "model_invocable",
+        "scope",
+        "source",
+        "root",
+        "dir",
+        "path",
+        "shadowed",
+        "category",
+        "real_dir",
+    ]
+    skill = make_skill(tmp_path / "skills", "a")
+    (skill / "SKILL.md").write_text(
+        "---\nname: a\ndescription: d\nallowed-tools: Read\nuser-invocable: false\n---\nbody\n"
+    )
+    [info] = agent_skills.create_agent_skills(
+        [agent_skills.SkillRoot(tmp_path / "skills", "user", "src")]
+    ).list_skills()
+    assert (info.name, info.description, info.allowed_tools) == ("a", "d", ("Read",))
+    assert (info.user_invocable, info.model_invocable) == (False, True)
+    assert (info.scope, info.source, info.root) == ("user", "src", tmp_path / "skills")
+    assert (info.dir, info.path, info.shadowed) == (skill, skill / "SKILL.md", ())
+    assert (info.category, info.real_dir) == ("", skill.resolve())
+    assert info.metadata["allowed-tools"] == "Read"

@@ -164,20 +164,24 @@ def _skill_info(
     # ``location`` is the listed directory's text joined with the manifest's name.
     if cand.pin is not None and cand.pin.real_dir != cand.location.rpartition("/")[0]:
         real_dir = Path(cand.pin.real_dir)
+    root = cand.root
+    # In field order (see SkillInfo): fourteen keywords cost more to match than the rest of the
+    # construction (SPEC §26); test_skill_info_fields_in_order holds the order.
     return SkillInfo(
-        name=name,
-        description=description,
-        metadata=metadata,
-        allowed_tools=allowed,
-        user_invocable=user_invocable,
-        model_invocable=model_invocable,
-        scope=cand.root.scope,
-        source=cand.root.source,
-        root=cand.root.path,
-        dir=cand.dir,
-        path=cand.manifest,
-        category=cand.category,
-        real_dir=real_dir,
+        name,
+        description,
+        metadata,
+        allowed,
+        user_invocable,
+        model_invocable,
+        root.scope,
+        root.source,
+        root.path,
+        cand.dir,
+        cand.manifest,
+        (),
+        cand.category,
+        real_dir,
     )
 
 
@@ -840,9 +844,7 @@ def _loaded(
             )
         )
     skill = ResolvedSkill(info, body, cand.pin)
-    return CandidateResult(
-        cand, EntryStatus.LOADED, skill, info.name, cand.note, diagnostics=tuple(found)
-    )
+    return CandidateResult(cand, EntryStatus.LOADED, skill, info.name, cand.note, tuple(found))
 
 
 def _admit(

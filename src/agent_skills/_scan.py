@@ -406,7 +406,7 @@ def _read_manifest(lookup: ManifestLookup, fd: int, pin: Pin, cap: int, manifest
         if data is None:
             return _Read(error=_too_large(manifest, os.fstat(mfd).st_size, cap))
         if lookup.outside is None:
-            return _Read(data, stat=st, pin=pin)
+            return _Read(data, None, st, None, (), pin)
         diag = Diagnostic(
             DiagnosticKind.MANIFEST_OUTSIDE,
             f"manifest {manifest} is a link to {lookup.outside}, outside the skill directory "
@@ -719,7 +719,7 @@ def _read_candidate(
     stamp = None
     if dir_stat is not None and read.stat is not None and not lookup.linked:
         stamp = (is_link, dir_stat, read.stat)
-    return Candidate(
+    return Candidate(  # every field in order: keywords cost more to match (SPEC §26)
         root,
         entry.name,
         path,
@@ -729,10 +729,11 @@ def _read_candidate(
         read.error,
         None,
         diagnostics,
-        stamp=stamp,
-        category=category,
-        pin=read.pin or pin,
-        note=read.note,
+        None,
+        stamp,
+        category,
+        read.pin or pin,
+        read.note,
     )
 
 
