@@ -611,3 +611,7 @@ def test_find_manifest_on_a_lone_exact_manifest_of_each_kind(
     assert got == expected
     if found.name is not None:
         assert found.path == os.path.join(skill, "SKILL.md")
+        for given in (f"{skill}/", f"{skill}//"):
+            assert find_manifest(given, follow_symlinks=follow).path == os.path.join(
+                given, "SKILL.md"
+            )

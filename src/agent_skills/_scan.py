@@ -252,7 +252,12 @@ def _lookup(dir_text: str, fd: int, pin: Pin, follow_symlinks: bool) -> Manifest
         except OSError:
             plain = False
         if plain:  # the common case, as the loop below decides it
-            return ManifestLookup(MANIFEST_NAME, os.path.join(dir_text, MANIFEST_NAME))
+            joined = (
+                f"{dir_text}/{MANIFEST_NAME}"  # os.path.join's result, without its generic steps
+                if dir_text and not dir_text.endswith("/")
+                else os.path.join(dir_text, MANIFEST_NAME)
+            )
+            return ManifestLookup(MANIFEST_NAME, joined)
     usable: list[str] = []
     outside: dict[str, str] = {}
     unfollowed: list[str] = []
