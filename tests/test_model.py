@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import os
+import pickle
+from pathlib import Path
+
 import pytest
 
-from agent_skills._model import SKIPPED_DIRS, is_hidden, is_skipped, sort_key
+from agent_skills._model import SKIPPED_DIRS, FrozenMapping, is_hidden, is_skipped, sort_key
 
 
 def test_skipped_dirs_are_the_spec_names() -> None:
@@ -143,3 +148,87 @@ def test_pins_copy_and_pickle() -> None:
             assert dup == pin and dup.real_dir == pin.real_dir and dup.manifest == pin.manifest
     assert Pin("/r", 5, 7, name="s").real_dir == "/r/s" == Pin("/r/s", 5, 7).real_dir
     assert Pin("/r", 5, 7, name="s") == Pin("/r/s", 5, 7)
+
+
+# -- objects built through their writable twin (SPEC §26) ----------------------------------------
+
+
+def _twin_built() -> list[tuple[object, object]]:
+    """Pairs: an object built through its writable twin, and the constructor's."""
+    from agent_skills._confine import Pin, pin_from_stat
+    from agent_skills._diagnostics import EntryStatus, ReportEntry
+    from agent_skills._model import ResolvedSkill, SkillInfo, make_resolved, make_skill_info
+    from agent_skills._registry import _report_entry
+
+    root, d = Path("/r"), Path("/r/a")
+    fields = ("a", "d", FrozenMapping({"k": (1,)}), ("Read",), True, False, "user", "src")
+    info = make_skill_info(*fields, root, d, d / "SKILL.md", "", d)
+    plain = SkillInfo(*fields, root, d, d / "SKILL.md", (), "", d)
+    st = os.stat("/")
+    return [
+        (info, plain),
+        (make_resolved(info, "body", None), ResolvedSkill(plain, "body", None)),
+        (
+            _report_entry(root, d, EntryStatus.LOADED, "a", "", None),
+            ReportEntry(root, d, EntryStatus.LOADED, "a", "", None),
+        ),
+        (pin_from_stat("/r", st, 1, name="a"), Pin("/r", st.st_dev, st.st_ino, 1, name="a")),
+        (FrozenMapping._made({"k": 0}, (1,)), FrozenMapping({"k": 1})),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_an_object_built_through_its_twin_is_what_its_constructor_makes(index: int) -> None:
+    made, plain = _twin_built()[index]
+    assert type(made) is type(plain)
+    assert made == plain and repr(made) == repr(plain)
+    assert copy.copy(made) == plain and pickle.loads(pickle.dumps(made)) == plain
+    try:
+        want = hash(plain)
+    except TypeError:  # (a SkillInfo holds a mapping)
+        with pytest.raises(TypeError):
+            hash(made)
+    else:
+        assert hash(made) == want
+    slot = next(iter(type(plain).__slots__))
+    with pytest.raises(AttributeError):  # (FrozenInstanceError is one)
+        setattr(made, slot, None)
+    refused = []  # another name: refused as the constructor's object refuses it
+    for obj in (plain, made):
+        with pytest.raises((AttributeError, TypeError)) as caught:
+            obj.extra = 1  # type: ignore[attr-defined]
+        refused.append(type(caught.value))
+    assert refused[0] is refused[1]
+
+
+def test_a_writable_twin_is_refused_where_the_layouts_differ() -> None:
+    from agent_skills._model import writable_twin
+
+    class WithDict:  # instances have a __dict__: no slotted twin takes its class
+        def __init__(self) -> None:
+            self.a = 1
+
+    class Slotted:
+        __slots__ = ("a",)
+
+    assert writable_twin(WithDict) is None
+    twin = writable_twin(Slotted)
+    assert twin is not None
+    made = twin()
+    made.a = 1
+    made.__class__ = Slotted
+    assert type(made) is Slotted and made.a == 1
+
+
+def test_mappings_opened_then_closed_are_what_freeze_makes() -> None:
+    from agent_skills._model import close_mappings, freeze, open_mappings, shared_layout
+
+    outer, inner = open_mappings(2)
+    close_mappings(
+        [inner, outer],
+        [shared_layout(("x",)), shared_layout(("a", "b"))],
+        [((1, 2),), (inner, "s")],
+    )
+    want = freeze({"a": {"x": [1, 2]}, "b": "s"})
+    assert type(outer) is FrozenMapping and type(outer["a"]) is FrozenMapping
+    assert outer == want and outer._layout is want._layout

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
 from ._errors import ErrorCode, SkillError, fs_error, unreachable
+from ._model import writable_twin
 
 __all__ = [
     "FILE_FLAGS",
@@ -362,11 +363,31 @@ def _stale(name: str, real_dir: str) -> SkillError:
     )
 
 
+_PIN_FIELDS = writable_twin(Pin)
+
+
+def _made_pin(base: str, dev: int, ino: int, hops: int, name: str | None) -> Pin:
+    """``Pin(base, dev, ino, hops, name=name)``, built through its writable twin (see
+    ``writable_twin``): discovery pins every skill (SPEC §26)."""
+    if _PIN_FIELDS is None:
+        return Pin(base, dev, ino, hops, name=name)
+    made = _PIN_FIELDS()
+    made._base = base
+    made._name = name
+    made.dev = _DEVICES.setdefault(dev, dev)
+    made.ino = ino
+    made.hops = hops
+    made.manifest = None
+    made.__class__ = Pin
+    pin: Pin = made
+    return pin
+
+
 def pin_directory(real_dir: str, fd: int, hops: int = 0, *, name: str | None = None) -> Pin:
     """Pin the directory open as ``fd`` whose real path is ``real_dir`` (one ``fstat``); with
     ``name``, ``real_dir`` is its parent's real path and ``name`` its entry there."""
     st = os.fstat(fd)
-    return Pin(real_dir, st.st_dev, st.st_ino, hops, name=name)
+    return _made_pin(real_dir, st.st_dev, st.st_ino, hops, name)
 
 
 def pin_from_stat(
@@ -376,7 +397,7 @@ def pin_from_stat(
     a final link: the on-disk index's hit, which validates the directory by its stamp instead of
     opening it (SPEC §20.1, §26). The identity is the one an ``fstat`` of it open would give;
     ``name`` as for :func:`pin_directory`."""
-    return Pin(real_dir, st.st_dev, st.st_ino, hops, name=name)
+    return _made_pin(real_dir, st.st_dev, st.st_ino, hops, name)
 
 
 def open_child_dir(parent_fd: int, name: str) -> int | None:

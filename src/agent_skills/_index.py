@@ -49,16 +49,15 @@ import stat
 import struct
 import time
 import zlib
-from collections import deque
 from collections.abc import Mapping
-from itertools import chain, compress, repeat
+from itertools import chain, compress
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
-from ._model import FrozenMapping, shared_layout
+from ._model import FrozenMapping, close_mappings, open_mappings, shared_layout
 
 if TYPE_CHECKING:
     from ._manifest import ManifestResult
@@ -107,8 +106,6 @@ def stat_key(st: os.stat_result) -> StatKey:
 
 #: What a decoded frontmatter holds besides its containers (JSON's scalars).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-_new = object.__new__
-_set = object.__setattr__
 
 
 class _Nodes:
@@ -193,8 +190,8 @@ def _decode_nodes(layouts_json: Any, nodes_json: Any) -> tuple[list[Any], list[A
     shapes = list(map(tables.__getitem__, numbers))  # IndexError: no such layout
     if list(map(len, values)) != list(map(len, shapes)):
         raise ValueError("frontmatters")
-    # One placeholder per node, filled below (a list node's stays unused: it becomes a tuple).
-    made: list[Any] = list(map(_new, repeat(FrozenMapping, len(shapes))))
+    # One mapping to be per node, filled below (a list node's stays unused: it becomes a tuple).
+    made = open_mappings(len(shapes))
     last = 0
     it = iter(links)
     for parent, position, child in zip(it, it, it, strict=True):
@@ -205,9 +202,8 @@ def _decode_nodes(layouts_json: Any, nodes_json: Any) -> tuple[list[Any], list[A
         shape = shapes[child]
         values[parent][position] = tuple(values[child]) if type(shape) is range else made[child]
     mappings = [type(shape) is dict for shape in shapes]
-    deque(map(_set, compress(made, mappings), repeat("_layout"), compress(shapes, mappings)), 0)
     rows = map(tuple, compress(values, mappings))
-    deque(map(_set, compress(made, mappings), repeat("_values"), rows), 0)
+    close_mappings(compress(made, mappings), compress(shapes, mappings), rows)
     return made, shapes
 
 

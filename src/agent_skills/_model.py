@@ -7,8 +7,10 @@ filesystem, no logging. Every later stage builds or reads these types; none defi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -27,13 +29,18 @@ __all__ = [
     "SkillContent",
     "SkillInfo",
     "SkillResource",
+    "close_mappings",
     "freeze",
     "is_hidden",
     "is_skipped",
+    "make_resolved",
+    "make_skill_info",
+    "open_mappings",
     "share",
     "shared_layout",
     "sort_key",
     "thaw",
+    "writable_twin",
 ]
 
 ResourceKind: TypeAlias = Literal["scripts", "references", "assets", "examples", "other"]
@@ -73,6 +80,27 @@ def child_path(parent: Path, name: str) -> Path:
 def sort_key(name: str) -> tuple[str, str]:
     """The order of names everywhere in the library: ``(name.casefold(), name)`` (SPEC §4, §8)."""
     return (name.casefold(), name)
+
+
+def writable_twin(cls: type) -> Any:
+    """A plain class with the slots of ``cls`` (a read-only slotted class), or ``None`` where
+    the interpreter does not let an instance of it take ``cls`` as its class.
+
+    An instance of the twin filled by plain attribute stores, then given ``cls`` as its class,
+    is what the constructor of ``cls`` makes with the same fields, for a fraction of the cost:
+    the read-only classes (frozen dataclasses included) set each field through
+    ``object.__setattr__``, about ten times what a store costs; discovery makes several such
+    objects per skill (SPEC §26). Only for classes whose constructor does nothing else.
+    """
+    # The same bases (the layout rules compare them); none of their abstract methods is called.
+    namespace = {"__slots__": getattr(cls, "__slots__", ()), "__module__": cls.__module__}
+    twin: Any = type(cls)(f"_{cls.__name__}Fields", cls.__bases__, namespace)
+    twin.__abstractmethods__ = frozenset()
+    try:
+        twin().__class__ = cls
+    except TypeError:  # (the layouts differ)
+        return None
+    return twin
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +146,17 @@ class FrozenMapping(Mapping[str, Any]):
 
     @classmethod
     def _made(cls, layout: dict[str, int], values: tuple[Any, ...]) -> FrozenMapping:
-        made = cls.__new__(cls)
-        _set(made, "_layout", layout)
-        _set(made, "_values", values)
-        return made
+        if _MAPPING_FIELDS is None or cls is not FrozenMapping:
+            made = cls.__new__(cls)
+            _set(made, "_layout", layout)
+            _set(made, "_values", values)
+            return made
+        made = _MAPPING_FIELDS()  # see writable_twin
+        made._layout = layout
+        made._values = values
+        made.__class__ = cls
+        result: FrozenMapping = made
+        return result
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("FrozenMapping is read-only")
@@ -184,6 +219,30 @@ class FrozenMapping(Mapping[str, Any]):
 
 
 _set = object.__setattr__
+_new = object.__new__
+#: A :class:`FrozenMapping`'s fields, writable (see :func:`writable_twin`).
+_MAPPING_FIELDS = writable_twin(FrozenMapping)
+
+
+def open_mappings(count: int) -> list[Any]:
+    """``count`` read-only mappings to be, each filled by :func:`close_mappings`: what the
+    on-disk index decodes holds them in its rows before their own values are known (SPEC §26)."""
+    return list(map(_new, repeat(_MAPPING_FIELDS or FrozenMapping, count)))
+
+
+def close_mappings(
+    made: Iterable[Any], layouts: Iterable[dict[str, int]], values: Iterable[tuple[Any, ...]]
+) -> None:
+    """Fill mappings of :func:`open_mappings` with their key layouts (as :func:`freeze` shares
+    them) and values: then each is the :class:`FrozenMapping` ``freeze`` makes. A few passes in
+    C, no Python call per mapping."""
+    made = list(made)
+    setter = _set if _MAPPING_FIELDS is None else setattr
+    deque(map(setter, made, repeat("_layout"), layouts), 0)
+    deque(map(setter, made, repeat("_values"), values), 0)
+    if _MAPPING_FIELDS is not None:
+        deque(map(setattr, made, repeat("__class__"), repeat(FrozenMapping)), 0)
+
 
 # Key layouts shared between mappings, by their keys in order. The cache outlives the skills, so
 # it is bounded in count and keeps only small layouts (what frontmatter declares); any other is
@@ -341,6 +400,63 @@ class SkillInfo:
         }
 
 
+_SKILL_INFO_FIELDS = writable_twin(SkillInfo)
+
+
+def make_skill_info(
+    name: str,
+    description: str,
+    metadata: Mapping[str, Any],
+    allowed_tools: tuple[str, ...] | None,
+    user_invocable: bool,
+    model_invocable: bool,
+    scope: Scope,
+    source: str,
+    root: Path,
+    dir: Path,
+    path: Path,
+    category: str,
+    real_dir: Path | None,
+) -> SkillInfo:
+    """``SkillInfo(...)`` of these fields (nothing shadowed), built through its writable twin
+    (:func:`writable_twin`): discovery makes one per skill (SPEC §26)."""
+    if _SKILL_INFO_FIELDS is None:
+        return SkillInfo(
+            name,
+            description,
+            metadata,
+            allowed_tools,
+            user_invocable,
+            model_invocable,
+            scope,
+            source,
+            root,
+            dir,
+            path,
+            (),
+            category,
+            real_dir,
+        )
+    made = _SKILL_INFO_FIELDS()
+    made.name = name
+    made.description = description
+    made.metadata = metadata
+    made.allowed_tools = allowed_tools
+    made.user_invocable = user_invocable
+    made.model_invocable = model_invocable
+    made.scope = scope
+    made.source = source
+    made.root = root
+    made.dir = dir
+    made.path = path
+    made.shadowed = ()
+    made.category = category
+    made.real_dir = real_dir
+    made.__class__ = SkillInfo
+    info: SkillInfo = made
+    return info
+
+
 @dataclass(frozen=True, slots=True)
 class SkillContent(SkillInfo):
     """A loaded skill (SPEC §8; tiers 2 and 3): :class:`SkillInfo` plus body and resources.
@@ -384,3 +500,20 @@ class ResolvedSkill:
     def name(self) -> str:
         """The skill's name."""
         return self.info.name
+
+
+_RESOLVED_FIELDS = writable_twin(ResolvedSkill)
+
+
+def make_resolved(info: SkillInfo, body: str, pin: Pin | None) -> ResolvedSkill:
+    """``ResolvedSkill(info, body, pin)``, built through its writable twin
+    (:func:`writable_twin`): discovery makes one per skill (SPEC §26)."""
+    if _RESOLVED_FIELDS is None:
+        return ResolvedSkill(info, body, pin)
+    made = _RESOLVED_FIELDS()
+    made.info = info
+    made.body = body
+    made.pin = pin
+    made.__class__ = ResolvedSkill
+    skill: ResolvedSkill = made
+    return skill

@@ -39,9 +39,12 @@ from ._model import (
     SkillContent,
     SkillInfo,
     freeze,
+    make_resolved,
+    make_skill_info,
     share,
     sort_key,
     thaw,
+    writable_twin,
 )
 from ._scan import Candidate, walk_root
 from ._schema import name_key, normalize_tools
@@ -165,9 +168,7 @@ def _skill_info(
     if cand.pin is not None and cand.pin.real_dir != cand.location.rpartition("/")[0]:
         real_dir = Path(cand.pin.real_dir)
     root = cand.root
-    # In field order (see SkillInfo): fourteen keywords cost more to match than the rest of the
-    # construction (SPEC §26); test_skill_info_fields_in_order holds the order.
-    return SkillInfo(
+    return make_skill_info(
         name,
         description,
         metadata,
@@ -179,7 +180,6 @@ def _skill_info(
         root.path,
         cand.dir,
         cand.manifest,
-        (),
         cand.category,
         real_dir,
     )
@@ -843,7 +843,7 @@ def _loaded(
                 cand.manifest,
             )
         )
-    skill = ResolvedSkill(info, body, cand.pin)
+    skill = make_resolved(info, body, cand.pin)
     return CandidateResult(cand, EntryStatus.LOADED, skill, info.name, cand.note, tuple(found))
 
 
@@ -887,6 +887,33 @@ def _admit(
     return result
 
 
+_REPORT_ENTRY_FIELDS = writable_twin(ReportEntry)
+
+
+def _report_entry(
+    root: Path,
+    path: Path,
+    status: EntryStatus,
+    name: str | None,
+    reason: str,
+    shadowed_by: Path | None,
+) -> ReportEntry:
+    """``ReportEntry(...)`` built through its writable twin (see ``writable_twin``): one per
+    candidate (SPEC §26)."""
+    if _REPORT_ENTRY_FIELDS is None:
+        return ReportEntry(root, path, status, name, reason, shadowed_by)
+    made = _REPORT_ENTRY_FIELDS()
+    made.root = root
+    made.path = path
+    made.status = status
+    made.name = name
+    made.reason = reason
+    made.shadowed_by = shadowed_by
+    made.__class__ = ReportEntry
+    entry: ReportEntry = made
+    return entry
+
+
 def _report_entries(
     per_root: Sequence[Sequence[CandidateResult]],
     by_name: Mapping[str, ResolvedSkill],
@@ -913,7 +940,7 @@ def _report_entries(
                         reason = (
                             f"overridden by {winner.dir} ({winner.scope}, {winner.source or '-'})"
                         )
-            entries.append(ReportEntry(cand.root.path, cand.dir, status, name, reason, by))
+            entries.append(_report_entry(cand.root.path, cand.dir, status, name, reason, by))
     return entries, notes
 
 
