@@ -721,6 +721,62 @@ def test_a_changed_byte_fails_the_checksum(tmp_path: Path, no_racy: None) -> Non
     assert skills.registry.skills[0].body == "# a\nbody"
 
 
+def test_a_checksum_computed_beside_the_header_decides_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # The checksum of a large file runs on another thread while the header is decoded: a good
+    # file is used, a changed byte (in a body, or one that also breaks the header) is a
+    # checksum mismatch, as when computed first.
+    monkeypatch.setattr(index_mod, "_THREADED_CRC_BYTES", 0)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    good = idx.read_bytes()
+    threads: list[str] = []
+    real_start = index_mod.threading.Thread.start
+
+    def start(thread: Any) -> None:
+        threads.append(thread.name)
+        real_start(thread)
+
+    monkeypatch.setattr(index_mod.threading.Thread, "start", start)
+    skills = create_agent_skills([root], index=idx)
+    assert _index_notes(skills) == [] and threads == ["agent-skills-index-crc"]
+    assert _view(skills) == _view(create_agent_skills([root]))
+    start_at, _ = _sections(good)
+    for changed in (
+        good.replace(b"# a\nbody", b"# a\nBODY"),
+        good[:start_at] + b"[" + good[start_at + 1 :],
+    ):
+        assert changed != good
+        idx.write_bytes(changed)
+        skills = create_agent_skills([root], index=idx)
+        assert [
+            n.endswith("checksum mismatch; it will be rewritten") for n in _index_notes(skills)
+        ] == [True]
+        assert _view(skills) == _view(create_agent_skills([root]))
+
+
+def test_a_checksum_without_a_thread_to_compute_it_is_computed_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    monkeypatch.setattr(index_mod, "_THREADED_CRC_BYTES", 0)
+    monkeypatch.setattr(index_mod, "_memo", None)
+
+    def refuse(thread: Any) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(index_mod.threading.Thread, "start", refuse)
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    skills = create_agent_skills([root], index=idx)
+    assert _index_notes(skills) == [] and _view(skills) == _view(create_agent_skills([root]))
+
+
 def test_index_path_that_is_a_directory_or_a_fifo_never_blocks(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     _write_skill(root, "a")

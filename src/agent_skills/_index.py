@@ -47,6 +47,7 @@ import json
 import os
 import stat
 import struct
+import threading
 import time
 import zlib
 from collections.abc import Mapping
@@ -71,6 +72,8 @@ MAGIC = b"agent-skills manifest index 5\n"
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
 MAX_INDEX_BYTES = 1 << 31
+# From this size on, an index file's checksum is computed beside the header's decoding.
+_THREADED_CRC_BYTES = 1 << 20
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
@@ -302,6 +305,33 @@ class _Corrupt(Exception):
     """The index file is damaged or foreign."""
 
 
+class _Checksum:
+    """The CRC-32 of ``data``; for a large one computed on another thread (``zlib`` lets go of
+    the interpreter lock while it runs), so that decoding the header overlaps it: about 2 us per
+    skill of a warm index read from its file, hidden where a second core is free (SPEC §26)."""
+
+    def __init__(self, data: memoryview) -> None:
+        self._data = data
+        self._value: int | None = None
+        self._thread: threading.Thread | None = None
+        if len(data) >= _THREADED_CRC_BYTES:
+            thread = threading.Thread(target=self._run, name="agent-skills-index-crc", daemon=True)
+            with contextlib.suppress(RuntimeError):  # (no thread to be had: computed in value)
+                thread.start()
+                self._thread = thread
+
+    def _run(self) -> None:
+        self._value = zlib.crc32(self._data)
+
+    def value(self) -> int:
+        """The checksum (waiting for the thread, if any)."""
+        if self._thread is not None:
+            self._thread.join()
+        if self._value is None:  # no thread, or it failed
+            self._value = zlib.crc32(self._data)
+        return self._value
+
+
 def _diag_rows(diagnostics: tuple[Diagnostic, ...]) -> list[list[Any]]:
     return [
         [d.kind.value, d.message, os.fspath(d.path) if d.path else None, d.severity]
@@ -440,12 +470,14 @@ class ManifestIndex:
         start = size_end + 1
         if size_end < 0 or head_len < 0 or rest_len < 0 or start + head_len + rest_len != len(data):
             raise _Corrupt("truncated or damaged")
-        if zlib.crc32(memoryview(data)[start:]) != checksum:
-            raise _Corrupt("checksum mismatch")
+        # The header is decoded while the checksum is computed, and used only once it matches.
+        crc = _Checksum(memoryview(data)[start:])
         try:
             header = json.loads(data[start : start + head_len])
         except (ValueError, RecursionError):
-            raise _Corrupt("damaged header") from None
+            header = None
+        if crc.value() != checksum:
+            raise _Corrupt("checksum mismatch")
         if not isinstance(header, dict) or not isinstance(header.get("entries"), dict):
             raise _Corrupt("damaged header")
         if header.get("settings") != self._settings:
