@@ -160,6 +160,25 @@ def test_warm_index_opens_no_skill_directory_and_pins_what_a_scan_pins(
     assert warm.read_resource("skill-1", "SKILL.md").startswith(b"---")
 
 
+def test_a_hit_candidate_holds_what_a_read_one_holds(tmp_path: Path, no_racy: None) -> None:
+    # The scan builds a hit's candidate as the tuple it is, field by field: each field holds
+    # what the candidate of a read manifest holds there, but the bytes and the stamp.
+    from agent_skills._registry import _open_index
+    from agent_skills._scan import scan_root
+
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    config = create_agent_skills([root], index=tmp_path / "index").config
+    (read,) = scan_root(config.roots[0], follow_symlinks=True)[1]
+    (hit,) = scan_root(config.roots[0], follow_symlinks=True, index=_open_index(config))[1]
+    assert type(hit) is type(read) and len(hit) == len(read)
+    assert isinstance(hit.cached, index_mod.CachedSkill) and hit.data is None
+    assert read.cached is None and read.data is not None
+    for field in ("data", "cached", "stamp"):
+        hit, read = hit._replace(**{field: None}), read._replace(**{field: None})
+    assert hit == read
+
+
 def test_a_directory_renamed_into_place_is_read_and_pinned_anew(
     tmp_path: Path, reads: list[str], no_racy: None
 ) -> None:

@@ -88,6 +88,7 @@ _LINKED, _RECORD, _MANIFEST, _SCAN_DIAGS, _RACY, _KIND = range(6)
 _PAYLOAD = 6
 # One stamps record: the directory's stamp, then the manifest's (see stat_key).
 _STAMPS = struct.Struct("<QQqqqQQqqq")
+_STAMPS_SIZE = _STAMPS.size
 # What decoding a damaged or foreign entry may raise: the entry is ignored, never a crash.
 _DAMAGE = (
     TypeError,
@@ -549,8 +550,11 @@ class ManifestIndex:
             if type(manifest) is not str or "/" in manifest or "\0" in manifest:
                 raise ValueError(manifest)
             # The stamps compared field by field (what stat_key would give), inode first.
-            dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = self._stamp(
-                entry[_RECORD]
+            record = entry[_RECORD]
+            if type(record) is not int or record < 0:
+                raise ValueError(record)
+            dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = _STAMPS.unpack_from(
+                self._stamps, record * _STAMPS_SIZE
             )
             try:
                 dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)

@@ -22,7 +22,7 @@ from ._confine import (
     open_file,
     open_real_dir,
     pin_directory,
-    pin_from_stat,
+    pin_of,
     reach,
     read_limited,
     real_path,
@@ -616,19 +616,31 @@ def _cached_child(
         return cand
     name = hit.manifest_name
     path = child_path(root.path if parent is None else parent, entry.name)
-    cand = Candidate(
-        root,
-        entry.name,
-        path,
-        child_path(path, name),
-        f"{entry.path}/{name}",  # os.path.join's result: a listed path never ends with "/"
-        diagnostics=hit.scan_diagnostics,
-        cached=hit,
-        category=category,
-        pin=pin_from_stat(real_parent, st, hops, name=entry.name),
+    # Every field in order, made as the tuple it is (no keyword to match, no Python call).
+    cand = _new_candidate(
+        Candidate,
+        (
+            root,
+            entry.name,
+            path,
+            child_path(path, name),
+            f"{entry.path}/{name}",  # os.path.join's result: a listed path never ends with "/"
+            None,
+            None,
+            None,
+            hit.scan_diagnostics,
+            hit,
+            None,
+            category,
+            pin_of(real_parent, st.st_dev, st.st_ino, hops, entry.name),
+            "",
+        ),
     )
     hit.candidate = (inputs, cand)
     return cand
+
+
+_new_candidate = tuple.__new__
 
 
 def _open_pinned_child(parent_dir: tuple[str, int, int], name: str) -> tuple[int, Pin] | None:
