@@ -16,8 +16,9 @@ and nothing opened: the directory's stamp shows that its listing (hence which ma
 is as it was, the manifest's that its bytes are.
 
 File layout (format 5): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <CRC-32 of
-both, hex>`` (accidental damage: a file whose checksum does not match is ignored whole), the
-header (JSON: the settings, the entries by directory, the sizes of the next three sections), the
+both, hex>`` (accidental damage: a file whose checksum does not match is ignored whole; for a
+large file it is computed on a second thread while the header is decoded, see
+:class:`_Checksum`), the header (JSON: the settings, the entries by directory, the sizes of the next three sections), the
 stamps (ten little-endian 64-bit integers per entry: the directory's stamp then the manifest's),
 the frontmatters' key layouts and the frontmatters (two JSON arrays, see :class:`_Nodes`: each
 mapping or list of a frontmatter is a layout number and a row of values, the key layouts stored
