@@ -18,16 +18,16 @@ is as it was, the manifest's that its bytes are.
 File layout (format 5): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <CRC-32 of
 both, hex>`` (accidental damage: a file whose checksum does not match is ignored whole; for a
 large file it is computed on a second thread while the header is decoded, see
-:class:`_Checksum`), the header (JSON: the settings, the entries by directory, the sizes of the next three sections), the
-stamps (ten little-endian 64-bit integers per entry: the directory's stamp then the manifest's),
-the frontmatters' key layouts and the frontmatters (two JSON arrays, see :class:`_Nodes`: each
-mapping or list of a frontmatter is a layout number and a row of values, the key layouts stored
-once, so that decoding at the first hit makes the read-only mappings without a Python call per
-mapping), then the bodies (UTF-8, concatenated; entries hold offsets). The file
-is replaced atomically (written to a temporary file in the same directory, then renamed over the
-old one). A file that is not an index, or is damaged, is ignored with an ``index_ignored``
-diagnostic and rewritten; an index written by another library version, format or for other
-settings is rebuilt without one.
+:class:`_Checksum`), the header (JSON: the settings, the entries by directory, the sizes of the
+next three sections), the stamps (ten little-endian 64-bit integers per entry: the directory's
+stamp then the manifest's), the frontmatters' key layouts and the frontmatters (two JSON arrays,
+see :class:`_Nodes`: each mapping or list of a frontmatter is a layout number and a row of
+values, the key layouts stored once, so that decoding at the first hit makes the read-only
+mappings without a Python call per mapping), then the bodies (UTF-8, concatenated; entries hold
+offsets). The file is replaced atomically (written to a temporary file in the same directory,
+then renamed over the old one). A file that is not an index, or is damaged, is ignored with an
+``index_ignored`` diagnostic and rewritten; an index written by another library version, format
+or for other settings is rebuilt without one.
 
 A process remembers the last index file a scan left as it was (:class:`_Memo`): while that file
 keeps its path, stamp and settings (and did not change within the racy window), the next scan
