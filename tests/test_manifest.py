@@ -573,3 +573,30 @@ def test_first_yaml_error_is_the_earliest_in_construction_order() -> None:
         parse_skill(text)
     assert info.value.message.endswith("expected a sequence node, but found mapping")
     assert info.value.fields["line"] == 4
+
+
+def test_a_large_frontmatter_is_loaded_with_the_collector_paused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its tree is built without collector passes over the process's heap (SPEC §20.7): the
+    cost per byte does not grow with what the process holds. A small one is loaded as it is."""
+    import gc
+
+    from agent_skills import _manifest
+
+    seen: list[bool] = []
+    real = _manifest._Core12Loader.load_single
+
+    def spy(self: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(self)
+
+    monkeypatch.setattr(_manifest._Core12Loader, "load_single", spy)
+    small = "name: s\ndescription: d\n"
+    large = small + "".join(f"key{i}: value number {i}\n" for i in range(1500))
+    assert len(large) > _manifest._PAUSE_FROM
+    assert _manifest.load_frontmatter_yaml(small) == {"name": "s", "description": "d"}
+    loaded = _manifest.load_frontmatter_yaml(large)
+    assert loaded["key1499"] == "value number 1499" and len(loaded) == 1502
+    assert seen == [True, False]
+    assert gc.isenabled()

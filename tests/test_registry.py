@@ -490,7 +490,7 @@ def test_gc_is_paused_only_during_scans_and_restored_as_it_was(tmp_path: Path) -
     import gc
     import threading
 
-    from agent_skills._registry import _gc_paused
+    from agent_skills._collector import collector_paused as _gc_paused
 
     make_skill(tmp_path / "skills", "a")
     assert gc.isenabled()

@@ -8,17 +8,15 @@ root wins) and records the fate of every candidate in the :class:`DiscoveryRepor
 
 from __future__ import annotations
 
-import gc
 import os
-import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import IO, TYPE_CHECKING, Any
 
 from ._args import coerce_name
+from ._collector import collector_paused
 from ._config import SkillConfig, is_archive_root, is_path_entry
 from ._confine import Pin, absolute, open_in, pin_by_name, stat_in, verify_link, verify_pin
 from ._diagnostics import (
@@ -496,46 +494,6 @@ def _located(err: SkillError) -> str:
     return f"{err.message} ({where})"
 
 
-_gc_lock = threading.Lock()
-_gc_scans = 0  # scans in progress in this process
-_gc_resume = False  # whether the collector was enabled when the first of them began
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while scans allocate their many small objects.
-
-    A scan makes no reference cycles that need collecting, and on large stores the collector's
-    repeated passes over a growing heap cost as much as a tenth of the scan (SPEC §18). Reference
-    counting still frees everything. The pause covers the scan from loading the index to the
-    report (not the warning sinks, which run the caller's code), and scans on several threads
-    share it: the collector is disabled when the first one begins and restored, as it was then,
-    when the last one ends, so no interleaving leaves it off.
-    """
-    global _gc_scans, _gc_resume
-    with _gc_lock:
-        if _gc_scans == 0:
-            _gc_resume = gc.isenabled()
-            gc.disable()
-        _gc_scans += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_scans -= 1
-            if _gc_scans == 0 and _gc_resume:
-                if gc.get_freeze_count() == 0:
-                    # What the scan built is long-lived: it goes to the oldest generation
-                    # without the two young-generation passes over it that re-enabling would
-                    # start at once (each visits every reference, cold in cache: a tenth of a
-                    # scan of 10 000 skills). The host's young objects go with it: a cycle
-                    # among them is collected by the next full collection instead of a young
-                    # one. Only when nothing else froze objects, whose freeze must last.
-                    gc.freeze()
-                    gc.unfreeze()
-                gc.enable()
-
-
 def _open_index(config: SkillConfig) -> ManifestIndex | None:
     """Load the on-disk index of ``config`` (SPEC §26), keyed by what parsing depends on."""
     if config.index is None:
@@ -569,7 +527,7 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     notes: list[RootNote] = []
     per_root: list[list[CandidateResult]] = []
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
-    with _gc_paused():
+    with collector_paused():
         index = _open_index(config)
         index_notes: list[Diagnostic] = []
         root_diags: list[Diagnostic] = []
