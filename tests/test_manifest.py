@@ -600,3 +600,16 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_paused(
     assert loaded["key1499"] == "value number 1499" and len(loaded) == 1502
     assert seen == [True, False]
     assert gc.isenabled()
+    # A large document that fails inside the pause (a syntax error, the value budget) leaves
+    # the collector as it was.
+    broken = large + "bad: [unclosed\n"
+    with pytest.raises(SkillError) as caught:
+        _manifest.load_frontmatter_yaml(broken)
+    assert (
+        caught.value.code == ErrorCode.INVALID_SKILL and caught.value.fields["line"] == 1504
+    )  # libyaml: at the end
+    huge = "".join(f"k{i}: v\n" for i in range(12_000))
+    with pytest.raises(SkillError, match="more than 10000 values"):
+        _manifest.load_frontmatter_yaml(huge)
+    assert seen == [True, False, False, False]
+    assert gc.isenabled()

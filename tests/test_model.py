@@ -155,7 +155,7 @@ def test_pins_copy_and_pickle() -> None:
 
 def _twin_built() -> list[tuple[object, object]]:
     """Pairs: an object built through its writable twin, and the constructor's."""
-    from agent_skills._confine import Pin, pin_from_stat
+    from agent_skills._confine import Pin, pin_of
     from agent_skills._diagnostics import EntryStatus, ReportEntry
     from agent_skills._model import ResolvedSkill, SkillInfo, make_resolved, make_skill_info
     from agent_skills._registry import _report_entry
@@ -172,7 +172,7 @@ def _twin_built() -> list[tuple[object, object]]:
             _report_entry(root, d, EntryStatus.LOADED, "a", "", None),
             ReportEntry(root, d, EntryStatus.LOADED, "a", "", None),
         ),
-        (pin_from_stat("/r", st, 1, name="a"), Pin("/r", st.st_dev, st.st_ino, 1, name="a")),
+        (pin_of("/r", st.st_dev, st.st_ino, 1, "a"), Pin("/r", st.st_dev, st.st_ino, 1, name="a")),
         (FrozenMapping._made({"k": 0}, (1,)), FrozenMapping({"k": 1})),
     ]
 

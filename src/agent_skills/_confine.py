@@ -369,7 +369,8 @@ _PIN_FIELDS = writable_twin(Pin)
 def pin_of(base: str, dev: int, ino: int, hops: int, name: str | None) -> Pin:
     """``Pin(base, dev, ino, hops, name=name)``, built through its writable twin (see
     ``writable_twin``): discovery pins every skill (SPEC §26). The scan's index hit pins from
-    the stat it validated the directory by, as :func:`pin_from_stat` does."""
+    the stat it validated the directory by (a directory, not a link: the identity an ``fstat``
+    of it open would give)."""
     if _PIN_FIELDS is None:
         return Pin(base, dev, ino, hops, name=name)
     made = _PIN_FIELDS()
@@ -388,16 +389,6 @@ def pin_directory(real_dir: str, fd: int, hops: int = 0, *, name: str | None = N
     """Pin the directory open as ``fd`` whose real path is ``real_dir`` (one ``fstat``); with
     ``name``, ``real_dir`` is its parent's real path and ``name`` its entry there."""
     st = os.fstat(fd)
-    return pin_of(real_dir, st.st_dev, st.st_ino, hops, name)
-
-
-def pin_from_stat(
-    real_dir: str, st: os.stat_result, hops: int = 0, *, name: str | None = None
-) -> Pin:
-    """Pin the directory whose real path is ``real_dir`` from a stat of it taken without following
-    a final link: the on-disk index's hit, which validates the directory by its stamp instead of
-    opening it (SPEC §20.1, §26). The identity is the one an ``fstat`` of it open would give;
-    ``name`` as for :func:`pin_directory`."""
     return pin_of(real_dir, st.st_dev, st.st_ino, hops, name)
 
 

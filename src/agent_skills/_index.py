@@ -580,18 +580,11 @@ class ManifestIndex:
                 or not S_ISREG(mst.st_mode)
             ):
                 return None
-            # As _take, inline: one call fewer per skill.
-            hit = self._cached.get(dir_text)
-            if hit is None:
-                if self._remembered:
-                    return None  # an entry the remembered index did not keep: read again
-                hit = self._cached[dir_text] = self._restore(entry, manifest)
-            self._hits += 1
-            self._new[dir_text] = (entry, None, hit, None)
+            hit = self._take(dir_text, entry, manifest)
         except _DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
-        return hit, dst
+        return None if hit is None else (hit, dst)
 
     def lookup(self, dir_text: str, linked: bool, dir_fd: int) -> CachedSkill | None:
         """Return the stored outcome for the skill directory open as ``dir_fd`` if it is still
