@@ -422,9 +422,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     real = index_mod.ManifestIndex._parse
 
-    def counting(self: index_mod.ManifestIndex, data: bytes) -> None:
+    def counting(self: index_mod.ManifestIndex, data: bytes, crc: int | None) -> None:
         seen.append(self.path)
-        real(self, data)
+        real(self, data, crc)
 
     monkeypatch.setattr(index_mod.ManifestIndex, "_parse", counting)
     monkeypatch.setattr(index_mod, "_memo", None)
@@ -740,16 +740,63 @@ def test_a_changed_byte_fails_the_checksum(tmp_path: Path, no_racy: None) -> Non
     assert skills.registry.skills[0].body == "# a\nbody"
 
 
-def test_a_checksum_computed_beside_the_header_decides_as_before(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+@pytest.fixture
+def prefetching(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every index file read on the reader's thread, held back until the scan's prefetch has
+    taken the stats of every listed directory (on a fast disk the read may end first); gives
+    how many stats each prefetch took."""
+    import threading
+
+    monkeypatch.setattr(index_mod, "_THREADED_READ_BYTES", 0)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    taken: list[int] = []
+    go = threading.Event()
+    real_run, real_result = index_mod._Reader._run, index_mod._Reader.result
+    real_prefetch = index_mod.ManifestIndex.prefetch
+    real_init = index_mod._Reader.__init__
+
+    def run(self: Any) -> None:
+        go.wait(10)
+        real_run(self)
+
+    def result(self: Any) -> Any:
+        go.set()
+        return real_result(self)
+
+    def init(self: Any, fd: int, size: int) -> None:
+        go.clear()  # (each reader waits for its own scan's prefetch)
+        real_init(self, fd, size)
+
+    def prefetch(self: index_mod.ManifestIndex, parent_fd: int, entries: Any) -> None:
+        reading = self._reader is not None
+        real_prefetch(self, parent_fd, entries)
+        if reading:
+            taken.append(len(self._prestat))
+        go.set()
+
+    monkeypatch.setattr(index_mod._Reader, "__init__", init)
+    monkeypatch.setattr(index_mod._Reader, "_run", run)
+    monkeypatch.setattr(index_mod._Reader, "result", result)
+    monkeypatch.setattr(index_mod.ManifestIndex, "prefetch", prefetch)
+    return taken
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+
+
+def test_a_large_index_is_read_on_a_thread_while_the_scan_takes_its_stats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: list[str], no_racy: None
 ) -> None:
-    # The checksum of a large file runs on another thread while the header is decoded: a good
-    # file is used, a changed byte (in a body, or one that also breaks the header) is a
-    # checksum mismatch, as when computed first.
-    monkeypatch.setattr(index_mod, "_THREADED_CRC_BYTES", 0)
+    # The file is read and checksummed on another thread; the scan meanwhile takes the two
+    # stats of each listed directory the lookups then use: no manifest is read, nothing
+    # differs, no descriptor is left open, and a changed byte (in a body, or one that also
+    # breaks the header) is a checksum mismatch as when read in place.
+    monkeypatch.setattr(index_mod, "_THREADED_READ_BYTES", 0)
     monkeypatch.setattr(index_mod, "_memo", None)
     root = tmp_path / "skills"
-    _write_skill(root, "a")
+    for name in ("a", "b", "c"):
+        _write_skill(root, name)
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
     good = idx.read_bytes()
@@ -761,8 +808,20 @@ def test_a_checksum_computed_beside_the_header_decides_as_before(
         real_start(thread)
 
     monkeypatch.setattr(index_mod.threading.Thread, "start", start)
+    taken: list[int] = []
+    real_prefetch = index_mod.ManifestIndex.prefetch
+
+    def prefetch(self: index_mod.ManifestIndex, parent_fd: int, entries: Any) -> None:
+        real_prefetch(self, parent_fd, entries)
+        taken.append(len(self._prestat))
+
+    monkeypatch.setattr(index_mod.ManifestIndex, "prefetch", prefetch)
+    reads.clear()
+    before = _open_fds()
     skills = create_agent_skills([root], index=idx)
-    assert _index_notes(skills) == [] and threads == ["agent-skills-index-crc"]
+    assert _open_fds() == before
+    assert _index_notes(skills) == [] and threads == ["agent-skills-index-read"]
+    assert reads == [] and len(taken) == 1 and 0 <= taken[0] <= 3
     assert _view(skills) == _view(create_agent_skills([root]))
     start_at, _ = _sections(good)
     for changed in (
@@ -778,10 +837,71 @@ def test_a_checksum_computed_beside_the_header_decides_as_before(
         assert _view(skills) == _view(create_agent_skills([root]))
 
 
-def test_a_checksum_without_a_thread_to_compute_it_is_computed_in_place(
+def test_stats_prefetched_while_the_index_is_read_decide_as_the_lookup_s_own(
+    tmp_path: Path, prefetching: list[int], reads: list[str], no_racy: None
+) -> None:
+    # Every kind of directory prefetch meets (a plain skill, a manifest in another letter
+    # case, a changed manifest, a manifest that is a directory, a directory that is a file, a
+    # link, a directory without a manifest): the lookups decide on what prefetch found as on
+    # stats of their own, and only the changed manifest is read.
+    root = tmp_path / "skills"
+    spare = tmp_path / "spare"
+    for name in ("plain", "variant", "changed", "gone", "odd", "file"):
+        _write_skill(root, name)
+    (root / "variant" / "SKILL.md").rename(root / "variant" / "skill.md")
+    _write_skill(spare, "linked")
+    (root / "link").symlink_to(spare / "linked", target_is_directory=True)
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    time.sleep(TICK)
+    _write_skill(root, "changed", "changed since")
+    (root / "gone" / "SKILL.md").unlink()
+    (root / "odd" / "SKILL.md").unlink()
+    (root / "odd" / "SKILL.md").mkdir()
+    shutil.rmtree(root / "file")
+    (root / "file").write_text("not a directory")
+    plain = _view(create_agent_skills([root]))
+    reads.clear()
+    skills = create_agent_skills([root], index=idx)
+    assert prefetching == [5]  # the directories that are not links: all prefetched
+    assert [Path(p).parent.name for p in reads] == ["changed"]
+    assert _index_notes(skills) == [] and _view(skills) == plain
+    assert {s.name: s.description for s in skills.list_skills()}["changed"] == "changed since"
+    reads.clear()
+    again = create_agent_skills([root], index=idx)
+    assert reads == [] and _view(again) == plain
+
+
+def test_a_change_after_prefetch_is_seen_by_the_next_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefetching: list[int], no_racy: None
+) -> None:
+    # A manifest rewritten after its stats were taken: this scan answers what the stats
+    # vouched for (as when the rewrite follows the lookup's own stats), the next sees it.
+    root = tmp_path / "skills"
+    _write_skill(root, "a", "before")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    time.sleep(TICK)
+    real_prefetch = index_mod.ManifestIndex.prefetch
+
+    def rewrite_after(self: index_mod.ManifestIndex, parent_fd: int, entries: Any) -> None:
+        real_prefetch(self, parent_fd, entries)
+        _write_skill(root, "a", "after, and longer")
+
+    monkeypatch.setattr(index_mod.ManifestIndex, "prefetch", rewrite_after)
+    first = create_agent_skills([root], index=idx)
+    assert [s.description for s in first.list_skills()] == ["before"]
+    monkeypatch.setattr(index_mod.ManifestIndex, "prefetch", real_prefetch)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    assert [s.description for s in create_agent_skills([root], index=idx).list_skills()] == [
+        "after, and longer"
+    ]
+
+
+def test_an_index_without_a_thread_to_read_it_is_read_in_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
 ) -> None:
-    monkeypatch.setattr(index_mod, "_THREADED_CRC_BYTES", 0)
+    monkeypatch.setattr(index_mod, "_THREADED_READ_BYTES", 0)
     monkeypatch.setattr(index_mod, "_memo", None)
 
     def refuse(thread: Any) -> None:
@@ -792,8 +912,47 @@ def test_a_checksum_without_a_thread_to_compute_it_is_computed_in_place(
     _write_skill(root, "a")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
+    before = _open_fds()
     skills = create_agent_skills([root], index=idx)
+    assert _open_fds() == before
     assert _index_notes(skills) == [] and _view(skills) == _view(create_agent_skills([root]))
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+@pytest.mark.parametrize("failure", [OSError(5, "Input/output error"), MemoryError()])
+def test_an_index_that_fails_to_read_is_ignored_with_a_diagnostic(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    no_racy: None,
+    threaded: bool,
+    failure: BaseException,
+) -> None:
+    # A read that fails, on the reader's thread or in place: one diagnostic, discovery as
+    # without the index, the descriptor closed, nothing printed by a dying thread.
+    monkeypatch.setattr(index_mod, "_THREADED_READ_BYTES", 0 if threaded else 1 << 40)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    real_fdopen = os.fdopen
+
+    def failing(fd: int, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if mode == "rb":
+            raise failure
+        return real_fdopen(fd, mode, *args, **kwargs)
+
+    monkeypatch.setattr(index_mod.os, "fdopen", failing)
+    before = _open_fds()
+    skills = create_agent_skills([root], index=idx)
+    assert _open_fds() == before
+    notes = _index_notes(skills)
+    assert len(notes) == 1 and "cannot be read" in notes[0], notes
+    want = "Input/output error" if isinstance(failure, OSError) else "MemoryError"
+    assert want in notes[0]
+    assert _view(skills) == _view(create_agent_skills([root]))
+    assert "Traceback" not in capsys.readouterr().err
 
 
 def test_index_path_that_is_a_directory_or_a_fifo_never_blocks(tmp_path: Path) -> None:
@@ -987,11 +1146,17 @@ def _mutate(root: Path, spare: Path, kind: str, name: str, other: str) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(rounds=st.lists(st.lists(_mutation, min_size=1, max_size=3), min_size=1, max_size=2))
+@pytest.mark.parametrize("prefetch", [False, True])
 def test_indexed_discovery_equals_discovery_without_index_after_any_changes(
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
     rounds: list[list[tuple[str, str, str]]],
+    prefetch: bool,
+    request: pytest.FixtureRequest,
 ) -> None:
+    # With ``prefetch``, every index file is read on the reader's thread and the scan takes
+    # the stats of every listed directory before its lookups (see ``prefetching``).
+    taken: list[int] = request.getfixturevalue("prefetching") if prefetch else []
     monkeypatch.setattr(index_mod, "RACY_WINDOW_NS", 0)
     base = tmp_path_factory.mktemp("tree")
     root, spare = base / "skills", base / "spare"
@@ -1004,7 +1169,12 @@ def test_indexed_discovery_equals_discovery_without_index_after_any_changes(
         time.sleep(TICK)
         for kind, name, other in mutations:
             _mutate(root, spare, kind, name, other)
+        monkeypatch.setattr(index_mod, "_memo", None if prefetch else index_mod._memo)
+        taken.clear()
         indexed = create_agent_skills([root], index=idx)
+        if prefetch:  # every listed directory that is not a link
+            dirs = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink()]
+            assert taken == ([len(dirs)] if dirs else [])
         assert _index_notes(indexed) == []
         assert _view(indexed) == _view(create_agent_skills([root]))
         # And the index written now answers the next scan rightly too.

@@ -13,12 +13,12 @@ Only plain cases are cached: a directory whose manifest variants (``SKILL.md`` i
 are all regular files, not links, and whose manifest was read. Everything else goes through the
 normal scan every time. A valid entry of a directory listed in its root costs two ``lstat`` calls
 and nothing opened: the directory's stamp shows that its listing (hence which manifest it holds)
-is as it was, the manifest's that its bytes are.
+is as it was, the manifest's that its bytes are. A large file is read (and checksummed) on a
+second thread while the scan takes those stats (:class:`_Reader`, :meth:`ManifestIndex.prefetch`).
 
 File layout (format 5): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <CRC-32 of
-both, hex>`` (accidental damage: a file whose checksum does not match is ignored whole; for a
-large file it is computed on a second thread while the header is decoded, see
-:class:`_Checksum`), the header (JSON: the settings, the entries by directory, the sizes of the
+both, hex>`` (accidental damage: a file whose checksum does not match is ignored whole), the
+header (JSON: the settings, the entries by directory, the sizes of the
 next three sections), the stamps (ten little-endian 64-bit integers per entry: the directory's
 stamp then the manifest's), the frontmatters' key layouts and the frontmatters (two JSON arrays,
 see :class:`_Nodes`: each mapping or list of a frontmatter is a layout number and a row of
@@ -51,7 +51,7 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import chain, compress
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
@@ -73,8 +73,8 @@ MAGIC = b"agent-skills manifest index 5\n"
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
 MAX_INDEX_BYTES = 1 << 31
-# From this size on, an index file's checksum is computed beside the header's decoding.
-_THREADED_CRC_BYTES = 1 << 20
+# From this size on, an index file is read and checksummed on a second thread (see _Reader).
+_THREADED_READ_BYTES = 1 << 18
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
@@ -90,6 +90,10 @@ _PAYLOAD = 6
 # One stamps record: the directory's stamp, then the manifest's (see stat_key).
 _STAMPS = struct.Struct("<QQqqqQQqqq")
 _STAMPS_SIZE = _STAMPS.size
+# The manifest name prefetch stats in each directory (another letter case is stated at lookup).
+_PREFETCHED = "SKILL.md"
+# No stat prefetched for a directory.
+_UNSEEN: Any = object()
 # What decoding a damaged or foreign entry may raise: the entry is ignored, never a crash.
 _DAMAGE = (
     TypeError,
@@ -307,31 +311,54 @@ class _Corrupt(Exception):
     """The index file is damaged or foreign."""
 
 
-class _Checksum:
-    """The CRC-32 of ``data``; for a large one computed on another thread (``zlib`` lets go of
-    the interpreter lock while it runs), so that decoding the header overlaps it: about 2 us per
-    skill of a warm index read from its file, hidden where a second core is free (SPEC §26)."""
+class _Reader:
+    """Reads an index file, open as ``fd`` (``size`` bytes by its ``fstat``), and the CRC-32 of
+    what follows its sizes line; the descriptor is closed once read.
 
-    def __init__(self, data: memoryview) -> None:
-        self._data = data
-        self._value: int | None = None
+    A large file (:data:`_THREADED_READ_BYTES` and more) is read and checksummed on a second
+    thread: both let go of the interpreter lock, so the scan takes the stats of its entries
+    meanwhile (:meth:`ManifestIndex.prefetch`) and the read costs it nothing where a second
+    core is free (SPEC §26). Without a thread to be had it is read in place.
+    """
+
+    __slots__ = ("_fd", "_thread", "crc", "data", "done", "error")
+
+    def __init__(self, fd: int, size: int) -> None:
+        self._fd = fd
+        self.data = b""
+        self.crc: int | None = None
+        self.error: str | None = None
+        self.done = False
         self._thread: threading.Thread | None = None
-        if len(data) >= _THREADED_CRC_BYTES:
-            thread = threading.Thread(target=self._run, name="agent-skills-index-crc", daemon=True)
-            with contextlib.suppress(RuntimeError):  # (no thread to be had: computed in value)
+        if size >= _THREADED_READ_BYTES:
+            thread = threading.Thread(target=self._run, name="agent-skills-index-read", daemon=True)
+            with contextlib.suppress(RuntimeError):  # (no thread to be had: read below)
                 thread.start()
                 self._thread = thread
+        if self._thread is None:
+            self._run()
 
     def _run(self) -> None:
-        self._value = zlib.crc32(self._data)
+        try:
+            with os.fdopen(self._fd, "rb", closefd=False) as fh:
+                data = fh.read(MAX_INDEX_BYTES + 1)
+            self.data = data
+            end = data.find(b"\n", len(MAGIC)) if data.startswith(MAGIC) else -1
+            if end >= 0:
+                self.crc = zlib.crc32(memoryview(data)[end + 1 :])
+        except OSError as exc:
+            self.error = exc.strerror or str(exc)
+        except Exception as exc:  # (MemoryError and the like: this thread must not die loud)
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            os.close(self._fd)
+            self.done = True
 
-    def value(self) -> int:
-        """The checksum (waiting for the thread, if any)."""
+    def result(self) -> tuple[bytes, int | None, str | None]:
+        """``(data, checksum or None, error or None)``, waiting for the thread if any."""
         if self._thread is not None:
             self._thread.join()
-        if self._value is None:  # no thread, or it failed
-            self._value = zlib.crc32(self._data)
-        return self._value
+        return self.data, self.crc, self.error
 
 
 def _diag_rows(diagnostics: tuple[Diagnostic, ...]) -> list[list[Any]]:
@@ -394,14 +421,18 @@ class ManifestIndex:
         self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | None]] = {}
         self._dirty = False
         self._hits = 0
-        self.diagnostics: list[Diagnostic] = []
+        self._diagnostics: list[Diagnostic] = []
+        # The file being read (see _Reader), and the stats prefetch took meanwhile: by listed
+        # directory, its stamp and its SKILL.md's (None: not a directory, or no such file).
+        self._reader: _Reader | None = None
+        self._prestat: dict[str, tuple[int, ...] | None] = {}
         self._load()
 
     # --- reading ------------------------------------------------------------------------------
 
     def _ignore(self, why: str, *, rewrite: bool = True) -> None:
         then = "it will be rewritten" if rewrite else "it is left as it is"
-        self.diagnostics.append(
+        self._diagnostics.append(
             Diagnostic(
                 DiagnosticKind.INDEX_IGNORED,
                 f"ignoring the index {self.path}: {why}; {then}",
@@ -430,33 +461,56 @@ class ManifestIndex:
             return
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                # A FIFO, a device or a directory named as the index is never replaced.
-                self._ignore("not a regular file", rewrite=False)
-                return
-            if st.st_size > MAX_INDEX_BYTES:
-                self._ignore(f"larger than {MAX_INDEX_BYTES} bytes")
-                return
-            if max(st.st_mtime_ns, st.st_ctime_ns) < self._started_ns - RACY_WINDOW_NS:
-                self._file = (os.fspath(self.path), stat_key(st))
-                memo = _memo
-                if memo is not None and memo.key == self._file and memo.settings == self._settings:
-                    self._old, self._stamps, self._cached = memo.entries, memo.stamps, memo.cached
-                    self._remembered = True
-                    return
-            with os.fdopen(fd, "rb", closefd=False) as fh:
-                data = fh.read(MAX_INDEX_BYTES + 1)
         except OSError as exc:
+            os.close(fd)
             self._ignore(f"cannot be read ({exc.strerror or exc})")
             return
-        finally:
+        if not stat.S_ISREG(st.st_mode):
+            # A FIFO, a device or a directory named as the index is never replaced.
             os.close(fd)
+            self._ignore("not a regular file", rewrite=False)
+            return
+        if st.st_size > MAX_INDEX_BYTES:
+            os.close(fd)
+            self._ignore(f"larger than {MAX_INDEX_BYTES} bytes")
+            return
+        if max(st.st_mtime_ns, st.st_ctime_ns) < self._started_ns - RACY_WINDOW_NS:
+            self._file = (os.fspath(self.path), stat_key(st))
+            memo = _memo
+            if memo is not None and memo.key == self._file and memo.settings == self._settings:
+                os.close(fd)
+                self._old, self._stamps, self._cached = memo.entries, memo.stamps, memo.cached
+                self._remembered = True
+                return
+        self._reader = _Reader(fd, st.st_size)  # (it closes fd)
+        if self._reader.done:  # read in place
+            self._ready()
+
+    def _ready(self) -> None:
+        """Decode what the reader read (waiting for it if it is still reading): the first use
+        of the entries, and :attr:`diagnostics`, come through here."""
+        reader = self._reader
+        if reader is None:
+            return
+        self._reader = None
+        data, crc, error = reader.result()
+        if error is not None:
+            self._ignore(f"cannot be read ({error})")
+            return
         try:
-            self._parse(data)
+            self._parse(data, crc)
         except _Corrupt as exc:
             self._ignore(str(exc))
 
-    def _parse(self, data: bytes) -> None:
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What reading and decoding the file found (``index_ignored``); decoded first if it
+        was still being read."""
+        if self._reader is not None:
+            self._ready()
+        return self._diagnostics
+
+    def _parse(self, data: bytes, crc: int | None) -> None:
         if not data.startswith(MAGIC):
             if data.startswith(MAGIC[:-3]):
                 self._dirty = True  # another format version of ours: rebuilt, no note
@@ -472,14 +526,14 @@ class ManifestIndex:
         start = size_end + 1
         if size_end < 0 or head_len < 0 or rest_len < 0 or start + head_len + rest_len != len(data):
             raise _Corrupt("truncated or damaged")
-        # The header is decoded while the checksum is computed, and used only once it matches.
-        crc = _Checksum(memoryview(data)[start:])
+        if crc is None:
+            crc = zlib.crc32(memoryview(data)[start:])
+        if crc != checksum:
+            raise _Corrupt("checksum mismatch")
         try:
             header = json.loads(data[start : start + head_len])
         except (ValueError, RecursionError):
             header = None
-        if crc.value() != checksum:
-            raise _Corrupt("checksum mismatch")
         if not isinstance(header, dict) or not isinstance(header.get("entries"), dict):
             raise _Corrupt("damaged header")
         if header.get("settings") != self._settings:
@@ -521,16 +575,63 @@ class ManifestIndex:
         found: FrozenMapping = meta[0][position]
         return found
 
+    def prefetch(self, parent_fd: int, entries: Sequence[os.DirEntry[str]]) -> None:
+        """While the file is still being read on its thread, take the stats :meth:`lookup_child`
+        takes of the listed directories ``entries`` (below the directory open as
+        ``parent_fd``) and of the ``SKILL.md`` in each, in order, for as many as it takes: the
+        reading and these system calls overlap (SPEC §26). What a stat found decides as it
+        would have at the lookup: a directory changed after it is seen by the next scan, as
+        one changed after the lookup's own stats is.
+
+        Args:
+            parent_fd: The directory the entries are listed in, open.
+            entries: Its listed entries; links and entries that are not directories are left.
+        """
+        reader = self._reader
+        if reader is None:
+            return
+        taken = self._prestat
+        for entry in entries:
+            if reader.done:
+                break
+            try:
+                if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+                    continue
+                name = entry.name
+                dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+                mst = os.stat(f"{name}/{_PREFETCHED}", dir_fd=parent_fd, follow_symlinks=False)
+            except OSError:
+                taken[entry.path] = None
+                continue
+            taken[entry.path] = (
+                (
+                    dst.st_dev,
+                    dst.st_ino,
+                    dst.st_size,
+                    dst.st_mtime_ns,
+                    dst.st_ctime_ns,
+                    mst.st_dev,
+                    mst.st_ino,
+                    mst.st_size,
+                    mst.st_mtime_ns,
+                    mst.st_ctime_ns,
+                )
+                if S_ISDIR(dst.st_mode) and S_ISREG(mst.st_mode)
+                else None
+            )
+
     def lookup_child(
         self, dir_text: str, parent_fd: int, name: str
-    ) -> tuple[CachedSkill, os.stat_result] | None:
+    ) -> tuple[CachedSkill, int, int] | None:
         """Return the stored outcome for the plain (not linked) directory ``name`` below the
-        directory open as ``parent_fd``, and the directory's stat, if the entry is still valid.
+        directory open as ``parent_fd``, and the directory's identity, if the entry is still
+        valid.
 
         Two stats and nothing opened: the directory by ``lstat`` relative to ``parent_fd`` (a
         directory, not a link, with the stored stamp: its listing, hence which manifest it
         holds, is as it was), then the manifest below it (a regular file with the stored
-        stamp). The directory's stat is what the scan pins (SPEC §20.1).
+        stamp); both taken here or, for a ``SKILL.md``, by :meth:`prefetch`. The directory's
+        identity is what the scan pins (SPEC §20.1).
 
         Args:
             dir_text: The directory as listed in its root (``root/name``): the entry's key.
@@ -538,10 +639,13 @@ class ManifestIndex:
             name: The directory's name in it (one component).
 
         Returns:
-            ``(hit, stat of the directory)``, or ``None`` (no entry, racy, changed, damaged,
-            or a link: the caller then scans the directory as without an index).
+            ``(hit, st_dev, st_ino)`` (the directory's), or ``None`` (no entry, racy, changed,
+            damaged, or a link: the caller then scans the directory as without an index).
         """
+        if self._reader is not None:
+            self._ready()
         entry = self._old.get(dir_text)
+        pre = self._prestat.pop(dir_text, _UNSEEN) if self._prestat else _UNSEEN
         if entry is None:
             return None
         try:
@@ -550,13 +654,17 @@ class ManifestIndex:
             manifest = entry[_MANIFEST]
             if type(manifest) is not str or "/" in manifest or "\0" in manifest:
                 raise ValueError(manifest)
-            # The stamps compared field by field (what stat_key would give), inode first.
             record = entry[_RECORD]
             if type(record) is not int or record < 0:
                 raise ValueError(record)
-            dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = _STAMPS.unpack_from(
-                self._stamps, record * _STAMPS_SIZE
-            )
+            stored = _STAMPS.unpack_from(self._stamps, record * _STAMPS_SIZE)
+            if pre is not _UNSEEN and manifest == _PREFETCHED:
+                if pre != stored:  # (None: not a directory, no regular SKILL.md, an error)
+                    return None
+                hit = self._take(dir_text, entry, manifest)
+                return None if hit is None else (hit, stored[0], stored[1])
+            # The stamps compared field by field (what stat_key would give), inode first.
+            dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = stored
             try:
                 dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
                 if (
@@ -584,7 +692,7 @@ class ManifestIndex:
         except _DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
-        return None if hit is None else (hit, dst)
+        return None if hit is None else (hit, dev, ino)
 
     def lookup(self, dir_text: str, linked: bool, dir_fd: int) -> CachedSkill | None:
         """Return the stored outcome for the skill directory open as ``dir_fd`` if it is still
@@ -598,6 +706,8 @@ class ManifestIndex:
         Returns:
             A :class:`CachedSkill`, or ``None`` (no entry, racy, changed, or damaged).
         """
+        if self._reader is not None:
+            self._ready()
         entry = self._old.get(dir_text)
         if entry is None:
             return None
@@ -753,6 +863,9 @@ class ManifestIndex:
         :class:`_Memo`).
         """
         global _memo
+        if self._reader is not None:
+            self._ready()
+        self._prestat = {}
         if not self._dirty and self._hits == len(self._old):
             if self._file is not None and not self._remembered:
                 kept = memoryview(bytes(self._stamps))  # not a view of the whole file

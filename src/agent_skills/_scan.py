@@ -464,6 +464,8 @@ def scan_root(
     # The root's real directory is walked to from / once; each child that is a directory is then
     # opened below it with O_NOFOLLOW, instead of walking from / again for each (SPEC §20.1, §26).
     parent = _open_parent(os.fspath(root.path)) if entries else None
+    if index is not None and parent is not None:
+        index.prefetch(parent[1], entries)  # while the index file is read (SPEC §26)
     try:
         for entry in entries:
             try:
@@ -607,9 +609,9 @@ def _cached_child(
     found = index.lookup_child(entry.path, parent_fd, entry.name)
     if found is None:
         return None
-    hit, st = found
+    hit, dev, ino = found
     # Everything the candidate is built from (``parent`` is the directory ``entry.path`` is in).
-    inputs = (root, parent, entry.path, category, real_parent, hops, st.st_dev, st.st_ino)
+    inputs = (root, parent, entry.path, category, real_parent, hops, dev, ino)
     last = hit.candidate
     if last is not None and last[0] == inputs:
         cand: Candidate = last[1]
@@ -632,7 +634,7 @@ def _cached_child(
             hit,
             None,
             category,
-            pin_of(real_parent, st.st_dev, st.st_ino, hops, entry.name),
+            pin_of(real_parent, dev, ino, hops, entry.name),
             "",
         ),
     )
