@@ -179,6 +179,50 @@ def test_a_hit_candidate_holds_what_a_read_one_holds(tmp_path: Path, no_racy: No
     assert hit == read
 
 
+@pytest.mark.parametrize(
+    ("declared", "stored"),
+    [
+        ("allowed-tools: [Read, Grep]", True),  # clean names: the frontmatter's own tuple
+        ("tools: [Read]", True),
+        ("allowed-tools: Read Grep", ["Read", "Grep"]),  # a string: a tuple of its own
+        ("allowed-tools: [' Read ', Grep]", ["Read", "Grep"]),  # names cleaned
+        ("allowed-tools: []\ntools: [Read]", True),  # allowed-tools first, even empty
+        ("license: MIT", None),
+    ],
+)
+def test_allowed_tools_are_stored_as_the_frontmatter_s_own_or_as_a_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None, declared: str, stored: Any
+) -> None:
+    # As discovery without the index: allowed tools equal to the frontmatter's list are that
+    # very tuple (stored as true), others a tuple of their own. Stored values that cannot be
+    # allowed tools (true without a tools key, a list of non-strings, a string) are damage.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "SKILL.md").write_text(f"---\nname: a\ndescription: d\n{declared}\n---\nbody\n")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    data = idx.read_bytes()
+    start, head_len = _sections(data)
+    header = json.loads(data[start : start + head_len])
+    (entry,) = header["entries"].values()
+    assert entry[10] == stored
+    plain = create_agent_skills([root])
+    warm = create_agent_skills([root], index=idx)
+    assert _index_notes(warm) == [] and _view(warm) == _view(plain)
+    (got,), (want,) = warm.list_skills(), plain.list_skills()
+    assert any(want.allowed_tools is v for v in want.metadata.values()) == (stored is True)
+    assert any(got.allowed_tools is v for v in got.metadata.values()) == (stored is True)
+    forgeries: list[Any] = [[1, 2], "Read"] + ([True] if stored is None else [])
+    for forged in forgeries:
+        entry[10] = forged
+        _forge(idx, json.dumps(header).encode(), data[start + head_len :])
+        monkeypatch.setattr(index_mod, "_memo", None)
+        damaged = create_agent_skills([root], index=idx)
+        assert _view(damaged) == _view(plain)
+        assert any("damaged entry" in n for n in _index_notes(damaged)), forged
+
+
 def test_a_directory_renamed_into_place_is_read_and_pinned_anew(
     tmp_path: Path, reads: list[str], no_racy: None
 ) -> None:

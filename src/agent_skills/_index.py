@@ -83,8 +83,9 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 # Positions in an entry's list (the JSON stays compact and cheap to load).
 _LINKED, _RECORD, _MANIFEST, _SCAN_DIAGS, _RACY, _KIND = range(6)
 # After _KIND: "ok": the frontmatter's node (see _Nodes),
-# diagnostics, catalog facts (name and description, null when the frontmatter's; allowed tools or
-# null; user-invocable; model-invocable), body offset, body length;
+# diagnostics, catalog facts (name and description, null when the frontmatter's; allowed tools:
+# a list, null for none, true for the frontmatter's own list; user-invocable; model-invocable),
+# body offset, body length;
 # "err": code, message, fields, diagnostics.
 _PAYLOAD = 6
 # One stamps record: the directory's stamp, then the manifest's (see stat_key).
@@ -379,12 +380,22 @@ def _diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
     return tuple(out)
 
 
+def _tools_key(keys: Mapping[str, Any]) -> str:
+    """The frontmatter key the allowed tools are declared under (as ``_build_info`` reads them)."""
+    return "allowed-tools" if "allowed-tools" in keys else "tools"
+
+
 def _facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
     """The catalog facts as an entry stores them: a name or description equal to the
-    frontmatter's (the common case) as ``null``."""
+    frontmatter's (the common case) as ``null``, allowed tools that are the read-only
+    frontmatter's own tuple (a list of clean names, the common case) as ``true``."""
     name = None if frontmatter.get("name") == info.name else info.name
     description = None if frontmatter.get("description") == info.description else info.description
-    allowed = list(info.allowed_tools) if info.allowed_tools is not None else None
+    tools = info.allowed_tools
+    allowed: list[str] | bool | None = None
+    if tools is not None:
+        own = info.metadata.get(_tools_key(info.metadata)) is tools
+        allowed = True if own else list(tools)
     return [name, description, allowed, info.user_invocable, info.model_invocable]
 
 
@@ -595,7 +606,7 @@ class ManifestIndex:
             if reader.done:
                 break
             try:
-                if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+                if not entry.is_dir(follow_symlinks=False):  # (a link is not)
                     continue
                 name = entry.name
                 dst = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
@@ -789,21 +800,15 @@ class ManifestIndex:
             or not 0 <= offset <= offset + length <= len(self._blob)
         ):
             raise TypeError(skill_name)
-        if allowed is not None:
-            if type(allowed) is not list:
+        if allowed is True:
+            # The frontmatter's own tuple, as discovery without the index keeps it (one tuple).
+            allowed = values[layout[_tools_key(layout)]]
+            if type(allowed) is not tuple or not set(map(type, allowed)) <= {str}:
                 raise TypeError(allowed)
-            if not set(map(type, allowed)) <= {str}:
+        elif allowed is not None:
+            if type(allowed) is not list or not set(map(type, allowed)) <= {str}:
                 raise TypeError(allowed)
             allowed = tuple(allowed)
-            # A list of clean tool names is already in the frontmatter: one tuple of it, as
-            # discovery without the index keeps.
-            for key in ("allowed-tools", "tools"):
-                at = layout.get(key)
-                if at is not None:
-                    frozen = values[at]
-                    if type(frozen) is tuple and frozen == allowed:
-                        allowed = frozen
-                    break
         body = str(self._blob[offset : offset + length], "utf-8", "surrogatepass")
         return CachedSkill(
             name,
