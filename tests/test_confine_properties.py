@@ -369,3 +369,59 @@ def test_repointing_the_store_entry_after_discovery_serves_nothing_new(
             with pytest.raises(SkillError) as denied:
                 session.check_read(probe)
             assert denied.value.code == "access_denied"
+
+
+# --- the fast paths of the lexical rules give what the general ones give --------------------
+
+_BASES = st.sampled_from(["/r/s", "/", "/r/s/", "/r/./s", "/r/x/../s", "//r/s", "/r/s-x"])
+_RELS = st.lists(SEGMENTS, min_size=1, max_size=6).flatmap(
+    lambda parts: st.sampled_from(["/", "\\"]).map(lambda sep: sep.join(parts))
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(base=_BASES, rel=_RELS)
+def test_an_already_normal_rel_is_what_normalising_it_gives(base: str, rel: str) -> None:
+    # The lexical rules answer a path with no empty, ``.`` or ``..`` component at once; the
+    # general normalisation (join below the base, normalise, take it below the base again)
+    # gives the very same inner path, under every kind of base; other paths go through it.
+    try:
+        inner, text = _confine._lexical_inner(base, rel)
+    except SkillError as err:
+        assert err.code in ("invalid_input", "path_escape")  # (invalid: refused before both)
+        if err.code == "path_escape":
+            with pytest.raises(SkillError) as again:
+                _confine._normalised_inner(base, rel.replace("\\", "/"), rel)
+            assert again.value.code == "path_escape"
+        return
+    posix = rel.replace("\\", "/")
+    assert text == rel
+    assert inner == _confine._normalised_inner(base, posix, rel)
+    parts = posix.split("/")
+    if "" not in parts and "." not in parts and ".." not in parts:
+        event("already normal")
+        assert inner == posix
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(["a", "b c", "é", "x.md", "-", "s-x", "..a", ".h"]), max_size=4),
+    inner=st.lists(st.sampled_from(["f", "g.txt", "ü", "d d", ".hidden"]), max_size=3),
+)
+def test_a_handed_out_path_built_by_components_equals_the_parsed_one(
+    parts: list[str], inner: list[str]
+) -> None:
+    # ``lexical_child`` builds the path under an absolute skill directory component by
+    # component; it is equal to (and prints as) ``Path(base + "/" + inner)``; a directory
+    # given relative or of another type is parsed as before.
+    from agent_skills._model import lexical_child
+
+    base = "/" + "/".join(parts)
+    text = "/".join(inner)
+    want = Path(base.rstrip("/") + "/" + text if text else base)
+    got = lexical_child(Path(base), base, text)
+    assert got == want and str(got) == str(want) and type(got) is type(want)
+    assert got.parts == want.parts and got.name == want.name
+    relative = Path("rel", *parts)
+    absolute = os.path.join(os.getcwd(), os.fspath(relative))
+    assert lexical_child(relative, absolute, text) == Path(absolute, *inner)

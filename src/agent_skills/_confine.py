@@ -136,22 +136,33 @@ def _openat2() -> object:
                 )
 
             libc = ctypes.CDLL(None, use_errno=True)
-            syscall = libc.syscall
-            syscall.restype = ctypes.c_long
+            # A private prototype of syscall(2) for this call alone (the library's shared
+            # ``libc.syscall`` is left as it is): arguments converted by ctypes, in C.
+            prototype = ctypes.CFUNCTYPE(
+                ctypes.c_long,
+                ctypes.c_long,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.POINTER(_How),
+                ctypes.c_size_t,
+                use_errno=True,
+            )
+            syscall = prototype(("syscall", libc))
+            size = ctypes.sizeof(_How)
+            # One read-only ``open_how`` per (flags, resolve): the kernel only reads it, so
+            # threads share it safely.
+            hows: dict[tuple[int, int], Any] = {}
+            get_errno, encode = ctypes.get_errno, os.fsencode
 
             def openat2(dirfd: int, path: str, flags: int, resolve: int) -> int:
-                how = _How(flags, 0, resolve)
-                fd = syscall(
-                    ctypes.c_long(437),  # __NR_openat2 on every Linux architecture
-                    ctypes.c_int(dirfd),
-                    ctypes.c_char_p(os.fsencode(path)),
-                    ctypes.byref(how),
-                    ctypes.c_size_t(ctypes.sizeof(how)),
-                )
+                how = hows.get((flags, resolve))
+                if how is None:
+                    how = hows.setdefault((flags, resolve), _How(flags, 0, resolve))
+                fd: int = syscall(437, dirfd, encode(path), how, size)  # __NR_openat2, any arch
                 if fd < 0:
-                    code = ctypes.get_errno()
+                    code = get_errno()
                     raise OSError(code, os.strerror(code))
-                return int(fd)
+                return fd
 
             os.close(openat2(-100, "/", _PATH | _DIRECTORY | _CLOEXEC, _RESOLVE_NO_SYMLINKS))
             func = openat2
@@ -775,11 +786,22 @@ def _lexical_inner(base: str, rel: object) -> tuple[str, str]:
     ``rel`` is joined to ``base`` lexically, so ``../s/x`` under ``/r/s`` is ``x``.
     """
     rel_text, posix = _check_rel(rel)
+    parts = posix.split("/")
+    if "" not in parts and "." not in parts and ".." not in parts:
+        # Already normal (no empty, ``.`` or ``..`` component; not absolute, checked above):
+        # what _normalised_inner gives for it is itself (the common case, SPEC §26).
+        return posix, rel_text
+    return _normalised_inner(base, posix, rel_text), rel_text
+
+
+def _normalised_inner(base: str, posix: str, rel_text: str) -> str:
+    """``posix`` (a relative path with ``/`` separators) joined to ``base``, normalised, and
+    taken below it again; ``path_escape`` ``{rel}`` when it climbs out."""
     lexical_base = posixpath.normpath(base)
     lexical = posixpath.normpath(posixpath.join(lexical_base, posix))
     if not contains(lexical_base, lexical):
         raise _escape(rel_text)
-    return lexical[len(lexical_base) :].strip("/"), rel_text
+    return lexical[len(lexical_base) :].strip("/")
 
 
 def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:

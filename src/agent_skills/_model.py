@@ -65,6 +65,7 @@ def is_skipped(name: str) -> bool:
 
 
 _MAKE_CHILD = getattr(Path, "_make_child_relpath", None)
+_PATH_TYPE = type(Path())  # what ``Path(text)`` makes here
 
 
 def child_path(parent: Path, name: str) -> Path:
@@ -75,6 +76,21 @@ def child_path(parent: Path, name: str) -> Path:
         made: Path = _MAKE_CHILD(parent, name)
         return made
     return parent / name
+
+
+def lexical_child(skill_dir: Path, base: str, inner: str) -> Path:
+    """The path handed out for ``inner`` under a skill (SPEC §10.6): ``Path(base + "/" +
+    inner)``, ``base`` the text of ``skill_dir`` made absolute, ``inner`` normalised (no empty,
+    ``.`` or ``..`` component; ``""`` for the directory itself). When ``skill_dir`` is that
+    absolute path already, the result is built from it one component at a time, without
+    parsing the whole text again (``resource_path``, SPEC §26)."""
+    if type(skill_dir) is not _PATH_TYPE or str(skill_dir) != base:
+        return Path(base.rstrip("/") + "/" + inner if inner else base)
+    made = skill_dir
+    if inner:
+        for part in inner.split("/"):
+            made = child_path(made, part)
+    return made
 
 
 def sort_key(name: str) -> tuple[str, str]:

@@ -37,6 +37,7 @@ from ._model import (
     SkillContent,
     SkillInfo,
     freeze,
+    lexical_child,
     make_resolved,
     make_skill_info,
     share,
@@ -414,7 +415,7 @@ class SkillRegistry:
         except SkillError as err:
             raise _with_name(err, name) from None
         verify_link(pin, name, base)  # the lexical path must lead to the pin now (SPEC §20.1)
-        return Path(base.rstrip("/") + "/" + inner if inner else base)
+        return lexical_child(skill.info.dir, base, inner)
 
     def pin(self, name: str) -> Pin:
         """The pin of the merged skill ``name`` (SPEC §20.1), for skills on disk (an archived
