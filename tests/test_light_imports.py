@@ -292,3 +292,54 @@ def test_serve_run_as_the_program_resumes_the_collector(tmp_path: Path) -> None:
         "sys.stderr.write(f'{rc} {seen}')\n"
     )
     assert _run_as_program(code, str(tmp_path)) == "0 [True]"
+
+
+def test_serve_imports_the_mcp_sdk_with_the_collector_paused_then_resumes_it(
+    tmp_path: Path,
+) -> None:
+    # SPEC §26 (serve start-up): the SDK's import makes many long-lived objects; it runs with
+    # the collector still paused, then the collector is on for the server, what was made until
+    # then moved to the oldest generation (the young ones start empty), nothing left frozen.
+    _skill(tmp_path, "alpha")
+    code = (
+        "import gc, sys, importlib.abc, importlib.util\n"
+        "seen = {}\n"
+        "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'agent_skills.mcp':\n"
+        "            return importlib.util.spec_from_loader(name, self)\n"
+        "    def create_module(self, spec):\n"
+        "        return None\n"
+        "    def exec_module(self, module):\n"
+        "        seen['import'] = gc.isenabled()\n"
+        "        module.kept = [[i] for i in range(50000)]\n"
+        "        def run_stdio(skills, **kw):\n"
+        "            seen['run'] = (gc.isenabled(), gc.get_count()[1:], gc.get_freeze_count())\n"
+        "        module.run_stdio = run_stdio\n"
+        "sys.meta_path.insert(0, Finder())\n"
+        "from agent_skills.cli import main\n"
+        "sys.argv = ['agent-skills', 'serve', '--preset', 'none', '--root', sys.argv[1]]\n"
+        "rc = main()\n"
+        "sys.stderr.write(f\"{rc} {seen['import']} {seen['run']}\")\n"
+    )
+    assert _run_as_program(code, str(tmp_path)) == "0 False (True, (0, 0), 0)"
+
+
+def test_serve_leaves_a_host_s_frozen_objects_frozen(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    code = (
+        "import gc, sys, types\n"
+        "held = [[i] for i in range(1000)]\n"
+        "gc.freeze()\n"
+        "def frozen():\n"  # (a frozen object is in no generation gc.get_objects lists)
+        "    return not any(o is held for o in gc.get_objects())\n"
+        "fake = types.ModuleType('agent_skills.mcp')\n"
+        "seen = [frozen()]\n"
+        "fake.run_stdio = lambda skills, **kw: seen.append(frozen())\n"
+        "sys.modules['agent_skills.mcp'] = fake\n"
+        "from agent_skills.cli import main\n"
+        "sys.argv = ['agent-skills', 'serve', '--preset', 'none', '--root', sys.argv[1]]\n"
+        "rc = main()\n"
+        "sys.stderr.write(f'{rc} {seen} {gc.isenabled()}')\n"
+    )
+    assert _run_as_program(code, str(tmp_path)) == "0 [True, True] True"

@@ -1364,8 +1364,10 @@ def serve_command(
     """
     if (stateless or host != "127.0.0.1") and not use_http:
         _fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
-    _resume_collector()  # a server runs on: its garbage is collected as usual
     try:
+        # Imported with the collector still paused: the SDK's import makes several hundred
+        # thousand long-lived objects, and the young-generation passes over them while it runs
+        # cost a third of it here (SPEC §26, serve start-up).
         mcp_server = importlib.import_module("agent_skills.mcp")
     except ImportError as exc:
         _fail(
@@ -1373,6 +1375,8 @@ def serve_command(
             f"the MCP server needs the 'mcp' package ({exc}); install it with: {MCP_HINT} "
             "(or, from a checkout: pip install '.[mcp]')",
         )
+    finally:
+        _resume_collector()  # a server runs on: its garbage is collected as usual
     if use_http:
         mcp_server.run_http(
             skills,
@@ -1881,10 +1885,19 @@ def _pause_collector() -> None:
 
 
 def _resume_collector() -> None:
-    """Resume the collector :func:`_pause_collector` paused: for a command that runs on."""
+    """Resume the collector :func:`_pause_collector` paused: for a command that runs on.
+
+    What the process made until now (the modules, the skills) lives as long as it does: it
+    goes to the oldest generation first (``gc.freeze`` then ``gc.unfreeze``, unless something
+    else froze objects, whose freeze must last), so that re-enabling starts no young-generation
+    passes over all of it; cycles among it are still found by full collections.
+    """
     global _collector_paused
     if _collector_paused:
         _collector_paused = False
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 
