@@ -120,22 +120,34 @@ def _median_time(fn: Callable[[], object], repeats: int, *, warmup: bool = True)
     return statistics.median(times)
 
 
-def _paired_medians(fns: list[Callable[[], object]], repeats: int) -> list[float]:
+def _paired_medians(
+    fns: list[Callable[[], object]],
+    repeats: int,
+    setups: dict[int, Callable[[], object]] | None = None,
+) -> list[float]:
     """Median wall time of each function, the runs interleaved round-robin.
 
     Interleaving exposes every function to the same background load, so their ratio stays
-    meaningful on a busy machine. Each function runs once untimed first.
+    meaningful on a busy machine. Each function runs once untimed first. ``setups`` maps a
+    function's position to what runs, untimed, before each of its runs.
     """
-    for fn in fns:
+    setups = setups or {}
+    for i, fn in enumerate(fns):
+        setups.get(i, _nothing)()
         fn()
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
-        for fn, out in zip(fns, times, strict=True):
+        for i, (fn, out) in enumerate(zip(fns, times, strict=True)):
+            setups.get(i, _nothing)()
             gc.collect()
             start = time.perf_counter()
             fn()
             out.append(time.perf_counter() - start)
     return [statistics.median(t) for t in times]
+
+
+def _nothing() -> None:
+    return None
 
 
 def _median_per_call(fn: Callable[[], object], calls: int, repeats: int) -> float:
@@ -182,10 +194,13 @@ def bench_tree(tree: TreeInfo, repeats: int, peer_repeats: int) -> list[Row]:
             return agent_skills.create_agent_skills([root], index=warm_index)
 
         def discover_warm_file() -> agent_skills.AgentSkills:
-            # What a new process meets: the index read and decoded from its file (the process
-            # remembers the last file it left unchanged; forget it first).
-            index_mod._memo = None
+            # What a new process meets: the index read and decoded from its file.
             return agent_skills.create_agent_skills([root], index=warm_index)
+
+        def forget_index() -> None:
+            # The process remembers the last index file it left unchanged: forget it, untimed
+            # (a new process has nothing to forget, so freeing it is not part of its cost).
+            index_mod._memo = None
 
         def discover_cold() -> agent_skills.AgentSkills:
             cold_index.unlink(missing_ok=True)
@@ -198,8 +213,10 @@ def bench_tree(tree: TreeInfo, repeats: int, peer_repeats: int) -> list[Row]:
             discover_warm,
             discover_cold,
         ]
-        floor, t, t_file, t_warm, t_cold = _paired_medians(fns, repeats)
-        same = _view(discover_warm()) == _view(discover()) == _view(discover_warm_file())
+        floor, t, t_file, t_warm, t_cold = _paired_medians(fns, repeats, {2: forget_index})
+        forget_index()
+        from_file = _view(discover_warm_file())  # read from the file, then remembered:
+        same = from_file == _view(discover_warm()) == _view(discover())
     rows.append(Row(n, "floor: scandir + read + CSafeLoader", floor, n, "skill", 1.0))
     ratio = t / floor
     rows.append(
