@@ -75,22 +75,25 @@ def _outcome(fn: Callable[[Any], object]) -> Callable[[Any], object]:
     return run
 
 
-def _time(fn: Callable[[], object], repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def _pair(
     make: Callable[[int], Any], run: Callable[[Any], object], repeats: int
 ) -> tuple[float, float, int, int]:
+    """Medians of the small input (four runs per repeat) and the large one, interleaved repeat
+    by repeat so that both meet the same state of the machine and of the allocator."""
     small, large = make(SMALL), make(LARGE)
-    t_small = _time(lambda: run(small), repeats * 4)
-    t_large = _time(lambda: run(large), repeats)
+    run(small)
+    run(large)
+    smalls: list[float] = []
+    larges: list[float] = []
+    for _ in range(repeats):
+        for _ in range(4):
+            start = time.perf_counter()
+            run(small)
+            smalls.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        run(large)
+        larges.append(time.perf_counter() - start)
+    t_small, t_large = statistics.median(smalls), statistics.median(larges)
     if isinstance(small, str):
         return t_small, t_large, len(small), len(large)
     return t_small, t_large, SMALL, LARGE  # a parsed value: the size of text it stands for
