@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "enable_promoted"]
 
 _lock = threading.Lock()
 _depth = 0  # pauses in progress in this process
@@ -44,13 +44,19 @@ def collector_paused() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _resume:
-                if gc.get_freeze_count() == 0:
-                    # What the scan built is long-lived: it goes to the oldest generation
-                    # without the two young-generation passes over it that re-enabling would
-                    # start at once (each visits every reference, cold in cache: a tenth of a
-                    # scan of 10 000 skills). The host's young objects go with it: a cycle
-                    # among them is collected by the next full collection instead of a young
-                    # one. Only when nothing else froze objects, whose freeze must last.
-                    gc.freeze()
-                    gc.unfreeze()
-                gc.enable()
+                enable_promoted()
+
+
+def enable_promoted() -> None:
+    """Enable the collector, what it tracks moved to the oldest generation first.
+
+    What a scan (or a program's start-up) built is long-lived: it goes to the oldest generation
+    without the two young-generation passes over it that re-enabling would start at once (each
+    visits every reference, cold in cache: a tenth of a scan of 10 000 skills). The host's young
+    objects go with it: a cycle among them is collected by the next full collection instead of
+    a young one. Promoted only when nothing else froze objects, whose freeze must last.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
+    gc.enable()

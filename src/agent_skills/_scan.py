@@ -464,9 +464,9 @@ def scan_root(
     # The root's real directory is walked to from / once; each child that is a directory is then
     # opened below it with O_NOFOLLOW, instead of walking from / again for each (SPEC §20.1, §26).
     parent = _open_parent(os.fspath(root.path)) if entries else None
-    if index is not None and parent is not None:
-        index.prefetch(parent[1], entries)  # while the index file is read (SPEC §26)
     try:
+        if index is not None and parent is not None:
+            index.prefetch(parent[1], entries)  # while the index file is read (SPEC §26)
         for entry in entries:
             try:
                 is_link = entry.is_symlink()

@@ -1367,7 +1367,7 @@ def serve_command(
     try:
         # Imported with the collector still paused: the SDK's import makes several hundred
         # thousand long-lived objects, and the young-generation passes over them while it runs
-        # cost a third of it here (SPEC §26, serve start-up).
+        # cost a tenth of it or more here (SPEC §26, serve start-up).
         mcp_server = importlib.import_module("agent_skills.mcp")
     except ImportError as exc:
         _fail(
@@ -1888,17 +1888,16 @@ def _resume_collector() -> None:
     """Resume the collector :func:`_pause_collector` paused: for a command that runs on.
 
     What the process made until now (the modules, the skills) lives as long as it does: it
-    goes to the oldest generation first (``gc.freeze`` then ``gc.unfreeze``, unless something
-    else froze objects, whose freeze must last), so that re-enabling starts no young-generation
-    passes over all of it; cycles among it are still found by full collections.
+    goes to the oldest generation first (``_collector.enable_promoted``), so that re-enabling
+    starts no young-generation passes over all of it; cycles among it are still found by full
+    collections.
     """
     global _collector_paused
     if _collector_paused:
         _collector_paused = False
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
+        from ._collector import enable_promoted
+
+        enable_promoted()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
