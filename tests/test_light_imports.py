@@ -263,6 +263,19 @@ def _run_as_program(code: str, *args: str) -> str:
     return out.stderr.strip().splitlines()[-1]
 
 
+def _serve_as_program(tmp_path: Path, prelude: str, report: str) -> str:
+    """Run ``agent-skills serve`` as the program on one skill after ``prelude`` (which stands in
+    for the MCP module), then write ``report`` (an f-string body; ``rc`` is main's result)."""
+    _skill(tmp_path, "alpha")
+    code = (
+        "import gc, sys\n" + prelude + "from agent_skills.cli import main\n"
+        "sys.argv = ['agent-skills', 'serve', '--preset', 'none', '--root', sys.argv[1]]\n"
+        "rc = main()\n"
+        f"sys.stderr.write(f{report!r})\n"
+    )
+    return _run_as_program(code, str(tmp_path))
+
+
 def test_a_command_run_as_the_program_keeps_the_collector_paused(tmp_path: Path) -> None:
     # SPEC §26: the command exits when done; a pass over all that discovery built is not worth
     # it. Called with arguments (in a host's process, in tests) main() leaves the collector be.
@@ -279,19 +292,14 @@ def test_a_command_run_as_the_program_keeps_the_collector_paused(tmp_path: Path)
 
 
 def test_serve_run_as_the_program_resumes_the_collector(tmp_path: Path) -> None:
-    _skill(tmp_path, "alpha")
-    code = (
-        "import gc, sys, types\n"
+    prelude = (
+        "import types\n"
         "fake = types.ModuleType('agent_skills.mcp')\n"
         "seen = []\n"
         "fake.run_stdio = lambda skills, **kw: seen.append(gc.isenabled())\n"
         "sys.modules['agent_skills.mcp'] = fake\n"
-        "from agent_skills.cli import main\n"
-        "sys.argv = ['agent-skills', 'serve', '--preset', 'none', '--root', sys.argv[1]]\n"
-        "rc = main()\n"
-        "sys.stderr.write(f'{rc} {seen}')\n"
     )
-    assert _run_as_program(code, str(tmp_path)) == "0 [True]"
+    assert _serve_as_program(tmp_path, prelude, "{rc} {seen}") == "0 [True]"
 
 
 def test_serve_imports_the_mcp_sdk_with_the_collector_paused_then_resumes_it(
@@ -300,9 +308,8 @@ def test_serve_imports_the_mcp_sdk_with_the_collector_paused_then_resumes_it(
     # SPEC §26 (serve start-up): the SDK's import makes many long-lived objects; it runs with
     # the collector still paused, then the collector is on for the server, what was made until
     # then moved to the oldest generation (the young ones start empty), nothing left frozen.
-    _skill(tmp_path, "alpha")
-    code = (
-        "import gc, sys, importlib.abc, importlib.util\n"
+    prelude = (
+        "import importlib.abc, importlib.util\n"
         "seen = {}\n"
         "class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
         "    def find_spec(self, name, path, target=None):\n"
@@ -317,18 +324,14 @@ def test_serve_imports_the_mcp_sdk_with_the_collector_paused_then_resumes_it(
         "            seen['run'] = (gc.isenabled(), gc.get_count()[1:], gc.get_freeze_count())\n"
         "        module.run_stdio = run_stdio\n"
         "sys.meta_path.insert(0, Finder())\n"
-        "from agent_skills.cli import main\n"
-        "sys.argv = ['agent-skills', 'serve', '--preset', 'none', '--root', sys.argv[1]]\n"
-        "rc = main()\n"
-        "sys.stderr.write(f\"{rc} {seen['import']} {seen['run']}\")\n"
     )
-    assert _run_as_program(code, str(tmp_path)) == "0 False (True, (0, 0), 0)"
+    report = "{rc} {seen['import']} {seen['run']}"
+    assert _serve_as_program(tmp_path, prelude, report) == "0 False (True, (0, 0), 0)"
 
 
 def test_serve_leaves_a_host_s_frozen_objects_frozen(tmp_path: Path) -> None:
-    _skill(tmp_path, "alpha")
-    code = (
-        "import gc, sys, types\n"
+    prelude = (
+        "import types\n"
         "held = [[i] for i in range(1000)]\n"
         "gc.freeze()\n"
         "def frozen():\n"  # (a frozen object is in no generation gc.get_objects lists)
@@ -337,9 +340,6 @@ def test_serve_leaves_a_host_s_frozen_objects_frozen(tmp_path: Path) -> None:
         "seen = [frozen()]\n"
         "fake.run_stdio = lambda skills, **kw: seen.append(frozen())\n"
         "sys.modules['agent_skills.mcp'] = fake\n"
-        "from agent_skills.cli import main\n"
-        "sys.argv = ['agent-skills', 'serve', '--preset', 'none', '--root', sys.argv[1]]\n"
-        "rc = main()\n"
-        "sys.stderr.write(f'{rc} {seen} {gc.isenabled()}')\n"
     )
-    assert _run_as_program(code, str(tmp_path)) == "0 [True, True] True"
+    report = "{rc} {seen} {gc.isenabled()}"
+    assert _serve_as_program(tmp_path, prelude, report) == "0 [True, True] True"

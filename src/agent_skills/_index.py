@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
 from ._model import FrozenMapping, close_mappings, open_mappings, shared_layout
+from ._schema import tools_key
 
 if TYPE_CHECKING:
     from ._manifest import ManifestResult
@@ -380,11 +381,6 @@ def _diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
     return tuple(out)
 
 
-def _tools_key(keys: Mapping[str, Any]) -> str:
-    """The frontmatter key the allowed tools are declared under (as ``_build_info`` reads them)."""
-    return "allowed-tools" if "allowed-tools" in keys else "tools"
-
-
 def _facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
     """The catalog facts as an entry stores them: a name or description equal to the
     frontmatter's (the common case) as ``null``, allowed tools that are the read-only
@@ -394,7 +390,7 @@ def _facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
     tools = info.allowed_tools
     allowed: list[str] | bool | None = None
     if tools is not None:
-        own = info.metadata.get(_tools_key(info.metadata)) is tools
+        own = info.metadata.get(tools_key(info.metadata)) is tools
         allowed = True if own else list(tools)
     return [name, description, allowed, info.user_invocable, info.model_invocable]
 
@@ -802,7 +798,7 @@ class ManifestIndex:
             raise TypeError(skill_name)
         if allowed is True:
             # The frontmatter's own tuple, as discovery without the index keeps it (one tuple).
-            allowed = values[layout[_tools_key(layout)]]
+            allowed = values[layout[tools_key(layout)]]
             if type(allowed) is not tuple or not set(map(type, allowed)) <= {str}:
                 raise TypeError(allowed)
         elif allowed is not None:

@@ -46,7 +46,7 @@ from ._model import (
     writable_twin,
 )
 from ._scan import Candidate, walk_root
-from ._schema import name_key, normalize_tools
+from ._schema import name_key, normalize_tools, tools_key
 
 if TYPE_CHECKING:
     from ._archive import ArchivedSkill
@@ -110,8 +110,8 @@ def merge_skills(groups: Sequence[Sequence[ResolvedSkill]]) -> list[ResolvedSkil
 
 def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> SkillInfo:
     values = parsed.values
-    tools_key = "allowed-tools" if "allowed-tools" in values else "tools"
-    declared = values.get(tools_key)
+    key = tools_key(values)
+    declared = values.get(key)
     allowed = (
         tuple([pool.setdefault(t, t) for t in normalize_tools(declared)])
         if declared is not None
@@ -123,7 +123,7 @@ def _build_info(cand: Candidate, parsed: ParsedSkill, pool: dict[str, str]) -> S
     metadata = freeze(parsed.frontmatter, pool)
     if allowed is not None:
         # A list of clean tool names is already frozen in ``metadata``: keep one tuple of it.
-        frozen = metadata.get(tools_key)
+        frozen = metadata.get(key)
         if type(frozen) is tuple and frozen == allowed:
             allowed = frozen
     return _skill_info(

@@ -32,6 +32,7 @@ __all__ = [
     "name_key",
     "name_problem",
     "normalize_tools",
+    "tools_key",
     "validate_frontmatter",
     "yaml_kind",
 ]
@@ -341,6 +342,12 @@ def _flag_message(key: str, value: object) -> str:
         f"expected a boolean (true/false, yes/no, on/off, 1/0), got {yaml_kind(value)}; "
         f"the skill is treated as {effect}"
     )
+
+
+def tools_key(keys: Mapping[str, Any]) -> str:
+    """The key a frontmatter declares its allowed tools under: ``allowed-tools`` when present
+    (even empty or null), else its alias ``tools`` (SPEC §6)."""
+    return "allowed-tools" if "allowed-tools" in keys else "tools"
 
 
 def normalize_tools(value: object) -> list[str]:
