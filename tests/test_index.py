@@ -82,10 +82,20 @@ def _sections(data: bytes | bytearray) -> tuple[int, int]:
 
 def _forge(idx: Path, head: bytes, rest: bytes) -> None:
     """Write an index file from its header and the rest, with a matching checksum: what a
-    writer that knows the format could write, checked entry by entry."""
-    idx.write_bytes(
-        MAGIC + f"{len(head)} {len(rest)} {zlib.crc32(head + rest):08x}\n".encode() + head + rest
-    )
+    writer that knows the format could write, checked entry by entry. The bodies are what
+    follows the sections the header gives (none when it gives none)."""
+    try:
+        bodies = len(rest) - sum(json.loads(head)["sections"])
+    except (ValueError, KeyError, TypeError):
+        bodies = 0
+    crc = zlib.crc32(head + rest)
+    idx.write_bytes(MAGIC + f"{len(head)} {len(rest)} {bodies} {crc:08x}\n".encode() + head + rest)
+
+
+def _framed(head: bytes, rest: bytes, bodies: int) -> bytes:
+    """An index file of this format around ``head`` and ``rest``, its checksum matching."""
+    crc = zlib.crc32(head + rest)
+    return MAGIC + f"{len(head)} {len(rest)} {bodies} {crc:08x}\n".encode() + head + rest
 
 
 def _index_notes(skills: AgentSkills) -> list[str]:
@@ -466,9 +476,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     real = index_mod.ManifestIndex._parse
 
-    def counting(self: index_mod.ManifestIndex, data: bytes, crc: int | None) -> None:
+    def counting(self: index_mod.ManifestIndex, read: Any) -> None:
         seen.append(self.path)
-        real(self, data, crc)
+        real(self, read)
 
     monkeypatch.setattr(index_mod.ManifestIndex, "_parse", counting)
     monkeypatch.setattr(index_mod, "_memo", None)
@@ -658,6 +668,16 @@ def test_entry_stamped_after_the_scan_started_is_racy(
         MAGIC + b"x y\n",
         MAGIC + b'17 0\n{"entries": []}',
         MAGIC + b"9 0\n[1, 2, 3]",
+        MAGIC + b"2 0 0 00000000\n{}",  # a checksum that does not match
+        MAGIC + b"2 0 0 0\n{}\n",  # a byte more than the sizes give
+        MAGIC + b"3 0 0 0\n{}",  # a byte less
+        MAGIC + b"2 1 2 0\n{}x",  # more bodies than the rest holds
+        MAGIC + b"-2 4 0 0\n{}xx",
+        MAGIC + b"2 0 0 0",  # no end to the sizes line
+        MAGIC + b"2 0 0 0 0\n{}",
+        MAGIC + b"1" * 200 + b"\n{}",
+        _framed(b"{}", b"", 0),  # no entries
+        _framed(b'{"entries": 1}', b"xy", 2),  # entries that are not a mapping
     ],
 )
 def test_corrupt_or_foreign_index_is_ignored_with_a_diagnostic_and_rewritten(
@@ -784,6 +804,128 @@ def test_a_changed_byte_fails_the_checksum(tmp_path: Path, no_racy: None) -> Non
     assert skills.registry.skills[0].body == "# a\nbody"
 
 
+def _stored(skill: Any) -> memoryview | None:
+    """The UTF-8 bytes a discovered skill's body is kept as, or ``None`` (it holds the text)."""
+    try:
+        view: memoryview = object.__getattribute__(skill, "_body_bytes")
+    except AttributeError:
+        return None
+    return view
+
+
+def _body_read(skill: Any) -> bool:
+    try:
+        object.__getattribute__(skill, "body")
+    except AttributeError:
+        return False
+    return True
+
+
+def test_a_warm_index_keeps_each_body_as_its_bytes_until_first_read(
+    tmp_path: Path, no_racy: None
+) -> None:
+    # SPEC §8: the body is the snapshot taken at discovery; SPEC §26: discovery copies no body.
+    root = tmp_path / "skills"
+    texts = {"plain": "body", "wide": "caf\u00e9 \u2603 \U0001f600", "empty": ""}
+    for name, text in texts.items():
+        d = root / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\n{text}", "utf-8")
+    idx = tmp_path / "index"
+    cold = create_agent_skills([root], index=idx)
+    assert [_stored(s) for s in cold.registry.skills] == [None] * 3  # parsed: the text itself
+    warm = create_agent_skills([root], index=idx)
+    skills = {s.name: s for s in warm.registry.skills}
+    assert not any(map(_body_read, skills.values()))
+    views = {name: _stored(s) for name, s in skills.items()}
+    assert {n: bytes(v) for n, v in views.items() if v is not None} == {
+        n: t.encode() for n, t in texts.items()
+    }
+    # One buffer holds the bodies and nothing else of the file.
+    buffers = {id(v.obj) for v in views.values() if v is not None}
+    assert len(buffers) == 1
+    held = next(v.obj for v in views.values() if v is not None)
+    assert len(held) == sum(len(t.encode()) for t in texts.values())
+    # Read, it is the text; equal, replaced, copied and pickled as a parsed skill is.
+    plain = {s.name: s for s in create_agent_skills([root]).registry.skills}
+    assert skills["wide"] == plain["wide"] and repr(skills["plain"]) == repr(plain["plain"])
+    assert {n: s.body for n, s in skills.items()} == texts
+    assert all(map(_body_read, skills.values()))
+    import copy
+    import dataclasses
+    import pickle
+
+    fresh = create_agent_skills([root], index=idx).registry.skills
+    assert [pickle.loads(pickle.dumps(s)).body for s in fresh] == [s.body for s in fresh]
+    fresh = create_agent_skills([root], index=idx).registry.skills
+    assert [copy.copy(s).body for s in fresh] == [plain[s.name].body for s in fresh]
+    fresh = create_agent_skills([root], index=idx).registry.skills
+    assert [dataclasses.replace(s, pin=None).body for s in fresh] == [
+        plain[s.name].body for s in fresh
+    ]
+    loaded = create_agent_skills([root], index=idx).load_skill("wide")
+    assert loaded is not None and loaded.to_dict()["body"] == texts["wide"]
+    with pytest.raises(AttributeError, match="no attribute 'bodyx'"):
+        skills["plain"].bodyx  # noqa: B018  (any other missing attribute is still an error)
+
+
+def test_a_stored_body_read_by_many_threads_at_once_is_one_text(
+    tmp_path: Path, no_racy: None
+) -> None:
+    import threading
+
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    for _ in range(20):
+        skill = create_agent_skills([root], index=idx).registry.skills[0]
+        assert _stored(skill) is not None
+        barrier = threading.Barrier(4)
+        seen: list[str] = []
+
+        def read(
+            skill: Any = skill, barrier: threading.Barrier = barrier, seen: list[str] = seen
+        ) -> None:
+            barrier.wait(5)
+            seen.append(skill.body)
+
+        threads = [threading.Thread(target=read) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(5)
+        assert seen == ["# a\nbody"] * 4 and skill.body == "# a\nbody"
+
+
+def test_a_forged_body_that_is_not_utf8_reads_as_text_never_an_error(
+    tmp_path: Path, no_racy: None
+) -> None:
+    # A file whose checksum matches but whose body bytes are not UTF-8 was not written by us.
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    data = idx.read_bytes()
+    start, head_len = _sections(data)
+    rest = data[start + head_len :].replace(b"# a\nbody", b"# a\n\xff\xed\xa0y")  # (same size)
+    _forge(idx, data[start : start + head_len], rest)
+    skill = create_agent_skills([root], index=idx).registry.skills[0]
+    assert skill.body == "# a\n\ufffd\ufffd\ufffdy"
+
+
+def test_without_a_writable_twin_a_stored_body_is_decoded_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_skills._model as model_mod
+
+    _write_skill(tmp_path, "a")
+    info = create_agent_skills([tmp_path]).list_skills()[0]
+    monkeypatch.setattr(model_mod, "_RESOLVED_FIELDS", None)
+    made = model_mod.make_resolved(info, memoryview("caf\u00e9".encode()), None)
+    assert _body_read(made) and made.body == "caf\u00e9" and _stored(made) is None
+
+
 @pytest.fixture
 def prefetching(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every index file read on the reader's thread, held back until the scan's prefetch has
@@ -795,7 +937,7 @@ def prefetching(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(index_mod, "_memo", None)
     taken: list[int] = []
     go = threading.Event()
-    real_run, real_result = index_mod._Reader._run, index_mod._Reader.result
+    real_run, real_wait = index_mod._Reader._run, index_mod._Reader.wait
     real_prefetch = index_mod.ManifestIndex.prefetch
     real_init = index_mod._Reader.__init__
 
@@ -803,9 +945,9 @@ def prefetching(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         go.wait(10)
         real_run(self)
 
-    def result(self: Any) -> Any:
+    def wait(self: Any) -> None:
         go.set()
-        return real_result(self)
+        real_wait(self)
 
     def init(self: Any, fd: int, size: int) -> None:
         go.clear()  # (each reader waits for its own scan's prefetch)
@@ -820,7 +962,7 @@ def prefetching(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(index_mod._Reader, "__init__", init)
     monkeypatch.setattr(index_mod._Reader, "_run", run)
-    monkeypatch.setattr(index_mod._Reader, "result", result)
+    monkeypatch.setattr(index_mod._Reader, "wait", wait)
     monkeypatch.setattr(index_mod.ManifestIndex, "prefetch", prefetch)
     return taken
 

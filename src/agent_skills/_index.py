@@ -16,15 +16,18 @@ and nothing opened: the directory's stamp shows that its listing (hence which ma
 is as it was, the manifest's that its bytes are. A large file is read (and checksummed) on a
 second thread while the scan takes those stats (:class:`_Reader`, :meth:`ManifestIndex.prefetch`).
 
-File layout (format 5): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <CRC-32 of
-both, hex>`` (accidental damage: a file whose checksum does not match is ignored whole), the
-header (JSON: the settings, the entries by directory, the sizes of the
+File layout (format 6): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <bodies
+bytes> <CRC-32 of header and rest, hex>`` (accidental damage: a file whose checksum does not
+match is ignored whole), the header (JSON: the settings, the entries by directory, the sizes of the
 next three sections), the stamps (ten little-endian 64-bit integers per entry: the directory's
 stamp then the manifest's), the frontmatters' key layouts and the frontmatters (two JSON arrays,
 see :class:`_Nodes`: each mapping or list of a frontmatter is a layout number and a row of
 values, the key layouts stored once, so that decoding at the first hit makes the read-only
 mappings without a Python call per mapping), then the bodies (UTF-8, concatenated; entries hold
-offsets). The file is replaced atomically (written to a temporary file in the same directory,
+offsets; the last ``<bodies bytes>`` of the rest). The bodies are read into a buffer of their
+own, which the skills hold (each body is decoded when first read, see
+:class:`~agent_skills._model.ResolvedSkill`); the rest is dropped once decoded. The file is
+replaced atomically (written to a temporary file in the same directory,
 then renamed over the old one). A file that is not an index, or is damaged, is ignored with an
 ``index_ignored`` diagnostic and rewritten; an index written by another library version, format
 or for other settings is rebuilt without one.
@@ -69,13 +72,15 @@ if TYPE_CHECKING:
 __all__ = ["MAGIC", "RACY_WINDOW_NS", "CachedSkill", "ManifestIndex", "stat_key"]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 5\n"
+MAGIC = b"agent-skills manifest index 6\n"
 #: An entry changed this close to (or after) the start of the scan that read it is racy.
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
 MAX_INDEX_BYTES = 1 << 31
 # From this size on, an index file is read and checksummed on a second thread (see _Reader).
 _THREADED_READ_BYTES = 1 << 18
+# The sizes line is at most this long (four decimal numbers); a longer one is damage.
+_MAX_SIZES_LINE = 96
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
@@ -218,6 +223,9 @@ def _decode_nodes(layouts_json: Any, nodes_json: Any) -> tuple[list[Any], list[A
     return made, shapes
 
 
+_NO_BODY = memoryview(b"")
+
+
 class CachedSkill:
     """A valid entry: what the scan and the parser found when the manifest was last read.
 
@@ -230,7 +238,8 @@ class CachedSkill:
             allowed tools or None, user_invocable, model_invocable)``; the allowed tools are
             the frontmatter's tuple when equal to it.
         metadata: The frontmatter, read-only as ``freeze`` makes it.
-        body: The markdown body.
+        body: The markdown body as the index holds it: UTF-8 bytes, a view of the bodies read
+            from the file (decoded when the skill's body is first read).
         candidate: The scan's last candidate built from this entry, with its inputs.
         result: The registry's last result built from that candidate, with it.
     """
@@ -255,7 +264,7 @@ class CachedSkill:
         error: SkillError | None,
         facts: tuple[str, str, tuple[str, ...] | None, bool, bool] | None = None,
         metadata: Mapping[str, Any] | None = None,
-        body: str = "",
+        body: memoryview = _NO_BODY,
     ) -> None:
         self.manifest_name = manifest_name
         self.scan_diagnostics = scan_diagnostics
@@ -317,17 +326,37 @@ class _Reader:
     """Reads an index file, open as ``fd`` (``size`` bytes by its ``fstat``), and the CRC-32 of
     what follows its sizes line; the descriptor is closed once read.
 
+    A file of this format is read in two buffers: ``data``, what follows the sizes line up to
+    the bodies, and ``bodies`` (their size is on the sizes line), so that the skills keep only
+    the bodies. Any other file is read whole into ``data`` (``sizes`` is ``None``; ``problem``
+    says what is wrong with a sizes line of this format that cannot be used).
+
     A large file (:data:`_THREADED_READ_BYTES` and more) is read and checksummed on a second
     thread: both let go of the interpreter lock, so the scan takes the stats of its entries
     meanwhile (:meth:`ManifestIndex.prefetch`) and the read costs it nothing where a second
     core is free (SPEC §26). Without a thread to be had it is read in place.
     """
 
-    __slots__ = ("_fd", "_thread", "crc", "data", "done", "error")
+    __slots__ = (
+        "_fd",
+        "_size",
+        "_thread",
+        "bodies",
+        "crc",
+        "data",
+        "done",
+        "error",
+        "problem",
+        "sizes",
+    )
 
     def __init__(self, fd: int, size: int) -> None:
         self._fd = fd
+        self._size = size
         self.data = b""
+        self.bodies = b""
+        self.sizes: tuple[int, int, int, int] | None = None
+        self.problem: str | None = None
         self.crc: int | None = None
         self.error: str | None = None
         self.done = False
@@ -343,11 +372,7 @@ class _Reader:
     def _run(self) -> None:
         try:
             with os.fdopen(self._fd, "rb", closefd=False) as fh:
-                data = fh.read(MAX_INDEX_BYTES + 1)
-            self.data = data
-            end = data.find(b"\n", len(MAGIC)) if data.startswith(MAGIC) else -1
-            if end >= 0:
-                self.crc = zlib.crc32(memoryview(data)[end + 1 :])
+                self._read(fh)
         except OSError as exc:
             self.error = exc.strerror or str(exc)
         except Exception as exc:  # (MemoryError and the like: this thread must not die loud)
@@ -356,11 +381,40 @@ class _Reader:
             os.close(self._fd)
             self.done = True
 
-    def result(self) -> tuple[bytes, int | None, str | None]:
-        """``(data, checksum or None, error or None)``, waiting for the thread if any."""
+    def _read(self, fh: Any) -> None:
+        lead = fh.read(len(MAGIC))
+        if lead != MAGIC:
+            self.data = lead + fh.read(MAX_INDEX_BYTES + 1 - len(lead))
+            return
+        line = fh.readline(_MAX_SIZES_LINE)
+        try:
+            head_text, rest_text, bodies_text, check_text = line.rstrip(b"\n").split(b" ")
+            sizes = (int(head_text), int(rest_text), int(bodies_text), int(check_text, 16))
+        except ValueError:
+            sizes = None
+        if sizes is None or not line.endswith(b"\n"):
+            self.problem = "damaged sizes line"
+            return
+        head_len, rest_len, bodies_len, _ = sizes
+        if (
+            min(sizes) < 0
+            or bodies_len > rest_len
+            or len(MAGIC) + len(line) + head_len + rest_len != self._size
+        ):
+            self.problem = "truncated or damaged"
+            return
+        data = fh.read(head_len + rest_len - bodies_len)
+        bodies = fh.read(bodies_len)
+        if len(data) + len(bodies) != head_len + rest_len or fh.read(1):  # (changed meanwhile)
+            self.problem = "truncated or damaged"
+            return
+        self.crc = zlib.crc32(bodies, zlib.crc32(data))
+        self.data, self.bodies, self.sizes = data, bodies, sizes
+
+    def wait(self) -> None:
+        """Return once the file is read (at once when it was read in place)."""
         if self._thread is not None:
             self._thread.join()
-        return self.data, self.crc, self.error
 
 
 def _diag_rows(diagnostics: tuple[Diagnostic, ...]) -> list[list[Any]]:
@@ -425,7 +479,7 @@ class ManifestIndex:
         self._keep_out = False  # the path holds something that is not an index: never write
         # New entries: (entry, stamps record, frontmatter, body); a hit has no record and its
         # CachedSkill in place of the frontmatter.
-        self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | None]] = {}
+        self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | memoryview | None]] = {}
         self._dirty = False
         self._hits = 0
         self._diagnostics: list[Diagnostic] = []
@@ -500,12 +554,12 @@ class ManifestIndex:
         if reader is None:
             return
         self._reader = None
-        data, crc, error = reader.result()
-        if error is not None:
-            self._ignore(f"cannot be read ({error})")
+        reader.wait()
+        if reader.error is not None:
+            self._ignore(f"cannot be read ({reader.error})")
             return
         try:
-            self._parse(data, crc)
+            self._parse(reader)
         except _Corrupt as exc:
             self._ignore(str(exc))
 
@@ -517,26 +571,19 @@ class ManifestIndex:
             self._ready()
         return self._diagnostics
 
-    def _parse(self, data: bytes, crc: int | None) -> None:
-        if not data.startswith(MAGIC):
-            if data.startswith(MAGIC[:-3]):
+    def _parse(self, read: _Reader) -> None:
+        if read.sizes is None:
+            if read.problem is not None:
+                raise _Corrupt(read.problem)
+            if read.data.startswith(MAGIC[:-3]):
                 self._dirty = True  # another format version of ours: rebuilt, no note
                 return
             raise _Corrupt("not an agent-skills index")
-        size_end = data.find(b"\n", len(MAGIC))
-        try:
-            head_text, rest_text, check_text = data[len(MAGIC) : size_end].split(b" ")
-            head_len, rest_len = int(head_text), int(rest_text)
-            checksum = int(check_text, 16)
-        except ValueError:
-            raise _Corrupt("damaged sizes line") from None
-        start = size_end + 1
-        if size_end < 0 or head_len < 0 or rest_len < 0 or start + head_len + rest_len != len(data):
-            raise _Corrupt("truncated or damaged")
-        if crc is None:
-            crc = zlib.crc32(memoryview(data)[start:])
-        if crc != checksum:
+        head_len, rest_len, bodies_len, checksum = read.sizes
+        if read.crc != checksum:
             raise _Corrupt("checksum mismatch")
+        data = read.data
+        start = 0
         try:
             header = json.loads(data[start : start + head_len])
         except (ValueError, RecursionError):
@@ -552,7 +599,7 @@ class ManifestIndex:
             or len(sections) != 3
             or not all(type(n) is int and n >= 0 for n in sections)
             or sections[0] % _STAMPS.size
-            or sum(sections) > rest_len
+            or sum(sections) != rest_len - bodies_len
         ):
             raise _Corrupt("damaged header")
         rest = memoryview(data)[start + head_len :]
@@ -562,7 +609,7 @@ class ManifestIndex:
         self._old = header["entries"]
         self._stamps = rest[:stamps_end]
         self._meta_text = (rest[stamps_end:layouts_end], rest[layouts_end:frontmatters_end])
-        self._blob = rest[frontmatters_end:]
+        self._blob = memoryview(read.bodies)
 
     def _frontmatter(self, position: int) -> FrozenMapping:
         """The frontmatter that is node ``position`` (see :class:`_Nodes`); all of them are
@@ -805,7 +852,7 @@ class ManifestIndex:
             if type(allowed) is not list or not set(map(type, allowed)) <= {str}:
                 raise TypeError(allowed)
             allowed = tuple(allowed)
-        body = str(self._blob[offset : offset + length], "utf-8", "surrogatepass")
+        body = self._blob[offset : offset + length]  # decoded when first read (see _StoredBody)
         return CachedSkill(
             name,
             _diags(scan_rows) if scan_rows else (),
@@ -874,7 +921,7 @@ class ManifestIndex:
             return []
         records: list[bytes] = []
         nodes = _Nodes()
-        parts: list[bytes] = []
+        parts: list[bytes | memoryview] = []
         offset = 0
         entries: dict[str, list[Any]] = {}
         try:
@@ -893,7 +940,7 @@ class ManifestIndex:
                 if entry[_KIND] == "ok":
                     if isinstance(hit, CachedSkill):
                         frontmatter = hit.metadata
-                        body = hit.body.encode("utf-8", "surrogatepass")
+                        body = hit.body
                     assert body is not None
                     entry[_PAYLOAD] = nodes.add(frontmatter)
                     entry[_PAYLOAD + 7 :] = [offset, len(body)]
@@ -918,7 +965,7 @@ class ManifestIndex:
         checksum = 0
         for part in (head, stamps, *sections, *parts):
             checksum = zlib.crc32(part, checksum)
-        size_line = f"{len(head)} {rest} {checksum:08x}\n".encode()
+        size_line = f"{len(head)} {rest} {offset} {checksum:08x}\n".encode()
         data = b"".join([MAGIC, size_line, head, stamps, *sections, *parts])
         return self._write(data)
 

@@ -235,6 +235,7 @@ class FrozenMapping(Mapping[str, Any]):
 
 
 _set = object.__setattr__
+_get = object.__getattribute__
 _new = object.__new__
 #: A :class:`FrozenMapping`'s fields, writable (see :func:`writable_twin`).
 _MAPPING_FIELDS = writable_twin(FrozenMapping)
@@ -500,8 +501,41 @@ class SkillContent(SkillInfo):
         return out
 
 
+def stored_text(stored: memoryview) -> str:
+    """The text of UTF-8 bytes a body snapshot is kept as (see :class:`_StoredBody`): decoded as
+    the on-disk index encoded it (``surrogatepass``). Bytes that are not UTF-8 (a forged index
+    file whose checksum matches) are decoded with replacement characters: never an error."""
+    try:
+        return str(stored, "utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return str(stored, "utf-8", "replace")
+
+
+class _StoredBody:
+    """Base of :class:`ResolvedSkill`: a body taken from the on-disk index is kept as the
+    index's UTF-8 bytes (a view of the buffer its file was read into) and becomes ``body`` when
+    first read. It is still the snapshot taken at discovery (SPEC §8): the bytes are in memory,
+    read with the rest of the index. Discovery then copies no body text (SPEC §26: fresh memory
+    for each copy costs a page fault per 4 KiB)."""
+
+    __slots__ = ("_body_bytes",)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when ``name`` is not set: ``body`` of a skill whose body is stored bytes.
+        if name == "body":
+            try:
+                stored = _get(self, "_body_bytes")
+            except AttributeError:
+                pass
+            else:
+                text = stored_text(stored)
+                _set(self, "body", text)  # (two threads at once store equal texts)
+                return text
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 @dataclass(frozen=True, slots=True)
-class ResolvedSkill:
+class ResolvedSkill(_StoredBody):
     """A skill found in one root, before or after merging: its info and body (SPEC §1).
 
     ``pin`` is the skill directory's real path and identity taken at discovery (SPEC §20.1);
@@ -521,14 +555,19 @@ class ResolvedSkill:
 _RESOLVED_FIELDS = writable_twin(ResolvedSkill)
 
 
-def make_resolved(info: SkillInfo, body: str, pin: Pin | None) -> ResolvedSkill:
+def make_resolved(info: SkillInfo, body: str | memoryview, pin: Pin | None) -> ResolvedSkill:
     """``ResolvedSkill(info, body, pin)``, built through its writable twin
-    (:func:`writable_twin`): discovery makes one per skill (SPEC §26)."""
+    (:func:`writable_twin`): discovery makes one per skill (SPEC §26). A ``memoryview`` body is
+    the UTF-8 bytes the on-disk index holds, decoded by :func:`stored_text` when first read."""
     if _RESOLVED_FIELDS is None:
-        return ResolvedSkill(info, body, pin)
+        text = body if type(body) is str else stored_text(body)  # type: ignore[arg-type]
+        return ResolvedSkill(info, text, pin)
     made = _RESOLVED_FIELDS()
     made.info = info
-    made.body = body
+    if type(body) is str:
+        made.body = body
+    else:
+        made._body_bytes = body
     made.pin = pin
     made.__class__ = ResolvedSkill
     skill: ResolvedSkill = made

@@ -790,9 +790,10 @@ def _invalid(
 
 
 def _loaded(
-    cand: Candidate, info: SkillInfo, body: str, found: list[Diagnostic]
+    cand: Candidate, info: SkillInfo, body: str | memoryview, found: list[Diagnostic]
 ) -> CandidateResult:
-    """The ``loaded`` result of a parsed skill, with a ``name_mismatch`` note when due."""
+    """The ``loaded`` result of a parsed skill, with a ``name_mismatch`` note when due; a
+    ``memoryview`` body is the on-disk index's UTF-8 bytes (see :func:`make_resolved`)."""
     if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
         found.append(
             Diagnostic(
