@@ -821,16 +821,20 @@ def _body_read(skill: Any) -> bool:
     return True
 
 
-def test_a_warm_index_keeps_each_body_as_its_bytes_until_first_read(
-    tmp_path: Path, no_racy: None
-) -> None:
-    # SPEC §8: the body is the snapshot taken at discovery; SPEC §26: discovery copies no body.
-    root = tmp_path / "skills"
-    texts = {"plain": "body", "wide": "caf\u00e9 \u2603 \U0001f600", "empty": ""}
+def _store_of(root: Path, texts: dict[str, str]) -> None:
     for name, text in texts.items():
         d = root / name
         d.mkdir(parents=True)
         (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\n{text}", "utf-8")
+
+
+def test_a_warm_index_keeps_each_ascii_body_as_its_bytes_until_first_read(
+    tmp_path: Path, no_racy: None
+) -> None:
+    # SPEC §8: the body is the snapshot taken at discovery; SPEC §26: discovery copies no body.
+    root = tmp_path / "skills"
+    texts = {"plain": "body", "long": "x" * 70_000, "empty": ""}
+    _store_of(root, texts)
     idx = tmp_path / "index"
     cold = create_agent_skills([root], index=idx)
     assert [_stored(s) for s in cold.registry.skills] == [None] * 3  # parsed: the text itself
@@ -838,17 +842,15 @@ def test_a_warm_index_keeps_each_body_as_its_bytes_until_first_read(
     skills = {s.name: s for s in warm.registry.skills}
     assert not any(map(_body_read, skills.values()))
     views = {name: _stored(s) for name, s in skills.items()}
-    assert {n: bytes(v) for n, v in views.items() if v is not None} == {
+    assert {n: None if v is None else bytes(v) for n, v in views.items()} == {
         n: t.encode() for n, t in texts.items()
     }
     # One buffer holds the bodies and nothing else of the file.
-    buffers = {id(v.obj) for v in views.values() if v is not None}
-    assert len(buffers) == 1
-    held = next(v.obj for v in views.values() if v is not None)
-    assert len(held) == sum(len(t.encode()) for t in texts.values())
+    held = {id(v.obj): v.obj for v in views.values() if v is not None}
+    assert [len(b) for b in held.values()] == [sum(map(len, texts.values()))]
     # Read, it is the text; equal, replaced, copied and pickled as a parsed skill is.
     plain = {s.name: s for s in create_agent_skills([root]).registry.skills}
-    assert skills["wide"] == plain["wide"] and repr(skills["plain"]) == repr(plain["plain"])
+    assert skills["long"] == plain["long"] and repr(skills["plain"]) == repr(plain["plain"])
     assert {n: s.body for n, s in skills.items()} == texts
     assert all(map(_body_read, skills.values()))
     import copy
@@ -863,10 +865,33 @@ def test_a_warm_index_keeps_each_body_as_its_bytes_until_first_read(
     assert [dataclasses.replace(s, pin=None).body for s in fresh] == [
         plain[s.name].body for s in fresh
     ]
-    loaded = create_agent_skills([root], index=idx).load_skill("wide")
-    assert loaded is not None and loaded.to_dict()["body"] == texts["wide"]
+    loaded = create_agent_skills([root], index=idx).load_skill("plain")
+    assert loaded is not None and loaded.to_dict()["body"] == texts["plain"]
     with pytest.raises(AttributeError, match="no attribute 'bodyx'"):
         skills["plain"].bodyx  # noqa: B018  (any other missing attribute is still an error)
+
+
+def test_a_body_that_is_not_ascii_is_decoded_when_restored_the_others_when_read(
+    tmp_path: Path, no_racy: None
+) -> None:
+    # Bytes that are not ASCII are checked as UTF-8 by decoding them (damage is found at the
+    # scan); an ASCII body is valid UTF-8 as it is.
+    root = tmp_path / "skills"
+    texts = {
+        "plain": "body",
+        "accent": "caf\u00e9",
+        "wide": "\u2603 \U0001f600",
+        "lone": "ends with \u00e9",
+        "empty": "",
+    }
+    _store_of(root, texts)
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    skills = {s.name: s for s in create_agent_skills([root], index=idx).registry.skills}
+    assert {n for n, s in skills.items() if _body_read(s)} == {"accent", "wide", "lone"}
+    assert {n for n, s in skills.items() if _stored(s) is not None} == {"plain", "empty"}
+    plain = {s.name: s for s in create_agent_skills([root]).registry.skills}
+    assert {n: s.body for n, s in skills.items()} == texts == {n: s.body for n, s in plain.items()}
 
 
 def test_a_stored_body_read_by_many_threads_at_once_is_one_text(
@@ -898,20 +923,28 @@ def test_a_stored_body_read_by_many_threads_at_once_is_one_text(
         assert seen == ["# a\nbody"] * 4 and skill.body == "# a\nbody"
 
 
-def test_a_forged_body_that_is_not_utf8_reads_as_text_never_an_error(
-    tmp_path: Path, no_racy: None
+@pytest.mark.parametrize(
+    "forged",
+    [b"\xff\xed\xa0y", b"\x80abc", b"ab\xc3(", b"\xed\xa0\x80\xc3", b"\xf4\x90\x80\x80"],
+)
+def test_a_forged_body_that_is_not_utf8_is_damage_found_at_the_scan(
+    tmp_path: Path, no_racy: None, forged: bytes
 ) -> None:
-    # A file whose checksum matches but whose body bytes are not UTF-8 was not written by us.
+    # A file whose checksum matches but whose body bytes are not UTF-8 was not written by us:
+    # the entry is damaged (a diagnostic, the manifest read again), never an error later.
     root = tmp_path / "skills"
     _write_skill(root, "a")
+    _write_skill(root, "b")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
     data = idx.read_bytes()
     start, head_len = _sections(data)
-    rest = data[start + head_len :].replace(b"# a\nbody", b"# a\n\xff\xed\xa0y")  # (same size)
+    rest = data[start + head_len :].replace(b"# a\nbody", b"# a\n" + forged)  # (same size)
+    assert len(rest) == len(data) - start - head_len
     _forge(idx, data[start : start + head_len], rest)
-    skill = create_agent_skills([root], index=idx).registry.skills[0]
-    assert skill.body == "# a\n\ufffd\ufffd\ufffdy"
+    skills = create_agent_skills([root], index=idx)
+    assert any("damaged entry" in n for n in _index_notes(skills))
+    assert _view(skills) == _view(create_agent_skills([root]))
 
 
 def test_without_a_writable_twin_a_stored_body_is_decoded_at_once(

@@ -238,8 +238,9 @@ class CachedSkill:
             allowed tools or None, user_invocable, model_invocable)``; the allowed tools are
             the frontmatter's tuple when equal to it.
         metadata: The frontmatter, read-only as ``freeze`` makes it.
-        body: The markdown body as the index holds it: UTF-8 bytes, a view of the bodies read
-            from the file (decoded when the skill's body is first read).
+        body: The markdown body: an ASCII one as the index holds it, a view of the bodies
+            read from the file (decoded when the skill's body is first read), any other as
+            text (decoded when restored, so that damage is found then).
         candidate: The scan's last candidate built from this entry, with its inputs.
         result: The registry's last result built from that candidate, with it.
     """
@@ -264,7 +265,7 @@ class CachedSkill:
         error: SkillError | None,
         facts: tuple[str, str, tuple[str, ...] | None, bool, bool] | None = None,
         metadata: Mapping[str, Any] | None = None,
-        body: memoryview = _NO_BODY,
+        body: memoryview | str = _NO_BODY,
     ) -> None:
         self.manifest_name = manifest_name
         self.scan_diagnostics = scan_diagnostics
@@ -472,6 +473,9 @@ class ManifestIndex:
         # The decoded frontmatter nodes (see _Nodes): the mappings, and each node's layout.
         self._meta: tuple[list[Any], list[Any]] | None = None
         self._blob = memoryview(b"")
+        # The bodies' buffer, and whether it is all ASCII (then every body is valid UTF-8).
+        self._bodies = b""
+        self._ascii = True
         # The entries restored so far (all of them, when taken from a _Memo).
         self._cached: dict[str, CachedSkill] = {}
         self._file: tuple[str, StatKey] | None = None  # the index file's path and stamp
@@ -610,6 +614,8 @@ class ManifestIndex:
         self._stamps = rest[:stamps_end]
         self._meta_text = (rest[stamps_end:layouts_end], rest[layouts_end:frontmatters_end])
         self._blob = memoryview(read.bodies)
+        self._bodies = read.bodies
+        self._ascii = read.bodies.isascii()  # (one pass in C; most stores' bodies are)
 
     def _frontmatter(self, position: int) -> FrozenMapping:
         """The frontmatter that is node ``position`` (see :class:`_Nodes`); all of them are
@@ -852,7 +858,11 @@ class ManifestIndex:
             if type(allowed) is not list or not set(map(type, allowed)) <= {str}:
                 raise TypeError(allowed)
             allowed = tuple(allowed)
-        body = self._blob[offset : offset + length]  # decoded when first read (see _StoredBody)
+        view = self._blob[offset : offset + length]
+        body: memoryview | str = view  # valid UTF-8 if ASCII: decoded when first read
+        if not self._ascii and not self._bodies[offset : offset + length].isascii():
+            # Not ASCII: decoded here, so that bytes that are not UTF-8 are damage found now.
+            body = str(view, "utf-8", "surrogatepass")
         return CachedSkill(
             name,
             _diags(scan_rows) if scan_rows else (),
@@ -940,7 +950,10 @@ class ManifestIndex:
                 if entry[_KIND] == "ok":
                     if isinstance(hit, CachedSkill):
                         frontmatter = hit.metadata
-                        body = hit.body
+                        held = hit.body
+                        body = (
+                            held.encode("utf-8", "surrogatepass") if isinstance(held, str) else held
+                        )
                     assert body is not None
                     entry[_PAYLOAD] = nodes.add(frontmatter)
                     entry[_PAYLOAD + 7 :] = [offset, len(body)]
