@@ -113,3 +113,33 @@ def test_mcp_prompt_of_a_repointed_link_is_refused(tmp_path: Path) -> None:
             assert "stale_skill" in message
 
     anyio.run(go)
+
+
+def test_the_link_path_is_checked_only_when_dir_is_not_the_real_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A skill whose dir is its real path was just reached from / with no link on the way and
+    # its identity compared: that is the check, and it still catches a directory replaced.
+    import agent_skills._registry as registry_mod
+
+    checked: list[str] = []
+    real_verify = registry_mod.verify_link
+
+    def counting(pin: object, name: str, skill_dir: str) -> None:
+        checked.append(name)
+        real_verify(pin, name, skill_dir)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(registry_mod, "verify_link", counting)
+    _, link, _ = _linked(tmp_path)
+    plain_root = tmp_path / "plain"
+    make_skill(plain_root, "p", files={"a.txt": "P"})
+    both = create_agent_skills([tmp_path / "root", plain_root])
+    assert both.resource_path("p", "a.txt") == plain_root / "p" / "a.txt"
+    assert checked == []
+    assert both.resource_path("s", "a.txt") == link / "a.txt"
+    assert checked == ["s"]
+    os.rename(plain_root / "p", plain_root / "p-old")
+    make_skill(plain_root, "p", files={"a.txt": "OTHER"})
+    with pytest.raises(SkillError) as info:
+        both.resource_path("p", "a.txt")
+    assert info.value.code == "stale_skill" and checked == ["s"]
