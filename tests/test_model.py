@@ -8,8 +8,17 @@ import pickle
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from agent_skills._model import SKIPPED_DIRS, FrozenMapping, is_hidden, is_skipped, sort_key
+from agent_skills._model import (
+    SKIPPED_DIRS,
+    FrozenMapping,
+    is_hidden,
+    is_skipped,
+    sort_key,
+    sort_text,
+)
 
 
 def test_skipped_dirs_are_the_spec_names() -> None:
@@ -34,6 +43,31 @@ def test_hidden_and_skipped_names(name: str, hidden: bool, skipped: bool) -> Non
 
 def test_sort_key_is_casefold_then_name() -> None:
     assert sorted(["b", "B", "a", "A"], key=sort_key) == ["A", "a", "B", "b"]
+    assert sorted(["b", "B", "a", "A"], key=sort_text) == ["A", "a", "B", "b"]
+
+
+# Names as file systems hold them: any character but NUL (and "/", which changes nothing here),
+# with the ones that make case-folding and prefixes interesting drawn often.
+_FILE_NAME_CHARS = st.one_of(
+    st.sampled_from("aAbB\u00df\u1e9e\ufb00ffIi\u0130\u0131\u03a3\u03c3\u03c2-._ \x01\uffff"),
+    st.characters(blacklist_characters="\0/", blacklist_categories=("Cs",)),
+)
+
+
+@given(st.lists(st.text(_FILE_NAME_CHARS, min_size=0, max_size=6), max_size=12))
+def test_sort_text_orders_file_names_as_sort_key_does(names: list[str]) -> None:
+    # One string, casefold + NUL + name, sorts as the tuple (casefold, name) for every name
+    # without NUL: a case-folded name that begins another ("ss" and "\u00df...") comes first.
+    assert sorted(names, key=sort_text) == sorted(names, key=sort_key)
+    for a in names:
+        for b in names:
+            assert (sort_text(a) < sort_text(b)) == (sort_key(a) < sort_key(b))
+
+
+def test_sort_text_orders_a_prefix_first() -> None:
+    names = ["SSa", "\u00df", "ss", "Ss", "s", "ssa", "\u1e9e"]
+    assert sorted(names, key=sort_text) == sorted(names, key=sort_key)
+    assert sorted(names, key=sort_key)[0] == "s"
 
 
 # -- FrozenMapping: the read-only mappings of metadata (SPEC §6, §26) -----------------------------

@@ -39,6 +39,7 @@ __all__ = [
     "share",
     "shared_layout",
     "sort_key",
+    "sort_text",
     "thaw",
     "writable_twin",
 ]
@@ -96,6 +97,15 @@ def lexical_child(skill_dir: Path, base: str, inner: str) -> Path:
 def sort_key(name: str) -> tuple[str, str]:
     """The order of names everywhere in the library: ``(name.casefold(), name)`` (SPEC §4, §8)."""
     return (name.casefold(), name)
+
+
+def sort_text(name: str) -> str:
+    """:func:`sort_key` as one string, for a name that holds no NUL (every file name): ordering
+    by it is ordering by ``sort_key``, since ``"\\0"`` sorts before every other character (a
+    case-folded name that begins another still comes first), and one string comparison does
+    the work of a tuple's two (a scan sorts each root's listing by it, about half the time;
+    SPEC §26)."""
+    return name.casefold() + "\0" + name
 
 
 def writable_twin(cls: type) -> Any:

@@ -30,7 +30,7 @@ from ._confine import (
 )
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import SKIPPED_DIRS, child_path, is_hidden, sort_key
+from ._model import SKIPPED_DIRS, child_path, is_hidden, sort_key, sort_text
 
 if TYPE_CHECKING:
     from ._index import CachedSkill, ManifestIndex
@@ -122,7 +122,7 @@ def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
         return RootNote(root.path, RootStatus.UNREADABLE, fs_error(exc, path).message), []
     except ValueError as exc:  # NUL in a configured path
         return RootNote(root.path, RootStatus.UNREADABLE, str(exc)), []
-    entries.sort(key=lambda e: sort_key(e.name))
+    entries.sort(key=lambda e: sort_text(e.name))  # (file names: no NUL)
     return RootNote(root.path, RootStatus.OK), entries
 
 
@@ -355,8 +355,8 @@ def _classify_link(fd: int, pin: Pin, name: str) -> tuple[str, str]:
     return ("other", "") if stat.S_ISDIR(hit.st.st_mode) else ("special", "")
 
 
-def _entry_key(entry: os.DirEntry[str]) -> tuple[str, str]:
-    return sort_key(entry.name)
+def _entry_key(entry: os.DirEntry[str]) -> str:
+    return sort_text(entry.name)  # (file names: no NUL)
 
 
 class _Read(NamedTuple):
