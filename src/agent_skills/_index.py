@@ -25,8 +25,9 @@ see :class:`_Nodes`: each mapping or list of a frontmatter is a layout number an
 values, the key layouts stored once, so that decoding at the first hit makes the read-only
 mappings without a Python call per mapping), then the bodies (UTF-8, concatenated; entries hold
 offsets; the last ``<bodies bytes>`` of the rest). The bodies are read into a buffer of their
-own, which the skills hold (each body is decoded when first read, see
-:class:`~agent_skills._model.ResolvedSkill`); the rest is dropped once decoded. The file is
+own, which the skills hold: an ASCII body is decoded when first read (see
+:class:`~agent_skills._model.ResolvedSkill`), any other when its entry is restored, so that
+bytes that are not UTF-8 are damage found by the scan; the rest is dropped once decoded. The file is
 replaced atomically (written to a temporary file in the same directory,
 then renamed over the old one). A file that is not an index, or is damaged, is ignored with an
 ``index_ignored`` diagnostic and rewritten; an index written by another library version, format
@@ -507,6 +508,7 @@ class ManifestIndex:
         self._keep_out = not rewrite
         self._old = {}
         self._stamps = self._blob = memoryview(b"")
+        self._bodies, self._ascii = b"", True
         self._meta_text = (self._blob, self._blob)
         self._meta = None
         self._cached = {}
@@ -586,10 +588,9 @@ class ManifestIndex:
         head_len, rest_len, bodies_len, checksum = read.sizes
         if read.crc != checksum:
             raise _Corrupt("checksum mismatch")
-        data = read.data
-        start = 0
+        data = read.data  # the header, the stamps, the frontmatters
         try:
-            header = json.loads(data[start : start + head_len])
+            header = json.loads(data[:head_len])
         except (ValueError, RecursionError):
             header = None
         if not isinstance(header, dict) or not isinstance(header.get("entries"), dict):
@@ -606,7 +607,7 @@ class ManifestIndex:
             or sum(sections) != rest_len - bodies_len
         ):
             raise _Corrupt("damaged header")
-        rest = memoryview(data)[start + head_len :]
+        rest = memoryview(data)[head_len:]
         stamps_end = sections[0]
         layouts_end = stamps_end + sections[1]
         frontmatters_end = layouts_end + sections[2]

@@ -513,8 +513,9 @@ class SkillContent(SkillInfo):
 
 def stored_text(stored: memoryview) -> str:
     """The text of UTF-8 bytes a body snapshot is kept as (see :class:`_StoredBody`): decoded as
-    the on-disk index encoded it (``surrogatepass``). Bytes that are not UTF-8 (a forged index
-    file whose checksum matches) are decoded with replacement characters: never an error."""
+    the on-disk index encoded it (``surrogatepass``). The index hands only bodies it checked
+    (ASCII); any other bytes that are not UTF-8 are decoded with replacement characters, never
+    an error."""
     try:
         return str(stored, "utf-8", "surrogatepass")
     except UnicodeDecodeError:
@@ -570,7 +571,7 @@ def make_resolved(info: SkillInfo, body: str | memoryview, pin: Pin | None) -> R
     (:func:`writable_twin`): discovery makes one per skill (SPEC §26). A ``memoryview`` body is
     the UTF-8 bytes the on-disk index holds, decoded by :func:`stored_text` when first read."""
     if _RESOLVED_FIELDS is None:
-        text = body if type(body) is str else stored_text(body)  # type: ignore[arg-type]
+        text = body if isinstance(body, str) else stored_text(body)
         return ResolvedSkill(info, text, pin)
     made = _RESOLVED_FIELDS()
     made.info = info
