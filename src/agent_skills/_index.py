@@ -474,8 +474,7 @@ class ManifestIndex:
         # The decoded frontmatter nodes (see _Nodes): the mappings, and each node's layout.
         self._meta: tuple[list[Any], list[Any]] | None = None
         self._blob = memoryview(b"")
-        # The bodies' buffer, and whether it is all ASCII (then every body is valid UTF-8).
-        self._bodies = b""
+        # Whether the bodies' buffer (``_blob``) is all ASCII: then every body is valid UTF-8.
         self._ascii = True
         # The entries restored so far (all of them, when taken from a _Memo).
         self._cached: dict[str, CachedSkill] = {}
@@ -508,7 +507,7 @@ class ManifestIndex:
         self._keep_out = not rewrite
         self._old = {}
         self._stamps = self._blob = memoryview(b"")
-        self._bodies, self._ascii = b"", True
+        self._ascii = True
         self._meta_text = (self._blob, self._blob)
         self._meta = None
         self._cached = {}
@@ -615,7 +614,6 @@ class ManifestIndex:
         self._stamps = rest[:stamps_end]
         self._meta_text = (rest[stamps_end:layouts_end], rest[layouts_end:frontmatters_end])
         self._blob = memoryview(read.bodies)
-        self._bodies = read.bodies
         self._ascii = read.bodies.isascii()  # (one pass in C; most stores' bodies are)
 
     def _frontmatter(self, position: int) -> FrozenMapping:
@@ -861,7 +859,7 @@ class ManifestIndex:
             allowed = tuple(allowed)
         view = self._blob[offset : offset + length]
         body: memoryview | str = view  # valid UTF-8 if ASCII: decoded when first read
-        if not self._ascii and not self._bodies[offset : offset + length].isascii():
+        if not self._ascii and not view.tobytes().isascii():
             # Not ASCII: decoded here, so that bytes that are not UTF-8 are damage found now.
             body = str(view, "utf-8", "surrogatepass")
         return CachedSkill(
