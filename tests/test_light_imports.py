@@ -291,6 +291,38 @@ def test_a_command_run_as_the_program_keeps_the_collector_paused(tmp_path: Path)
     assert _run_as_program(code, str(tmp_path)) == "0 True False"
 
 
+def test_a_command_run_as_the_program_leaves_what_it_made_frozen_for_the_exit(
+    tmp_path: Path,
+) -> None:
+    # SPEC §26: the interpreter's last collection at exit would pass over all that discovery
+    # built; run as the program, a command ends with it frozen (a usage error too), its output
+    # written and atexit handlers still run. Called with arguments main() freezes nothing.
+    _skill(tmp_path, "alpha")
+    code = (
+        "import atexit, gc, io, json, sys\nfrom agent_skills.cli import main\n"
+        "atexit.register(lambda: sys.stderr.write(' atexit ran'))\n"
+        "out, sys.stdout = sys.stdout, io.StringIO()\n"
+        "rc = main(['list', '--json', '--preset', 'none', '--root', sys.argv[1]])\n"
+        "in_host = gc.get_freeze_count()\n"
+        "sys.stdout = io.StringIO()\n"
+        "sys.argv = ['agent-skills', 'list', '--json', '--preset', 'none', '--root', sys.argv[1]]\n"
+        "rc += main()\n"
+        "names = [s['name'] for s in json.loads(sys.stdout.getvalue())]\n"
+        "frozen = gc.get_freeze_count()\n"
+        "gc.unfreeze()\n"
+        "sys.argv = ['agent-skills', 'list', '--no-such-flag']\n"
+        "usage = main()\n"
+        "sys.stdout = out\n"
+        "again = gc.get_freeze_count() > 0\n"
+        "sys.stderr.write(f'\\n{rc} {usage} {in_host} {frozen > 1000} {again} {names}')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "0 2 0 True True ['alpha'] atexit ran"
+
+
 def test_serve_run_as_the_program_resumes_the_collector(tmp_path: Path) -> None:
     prelude = (
         "import types\n"

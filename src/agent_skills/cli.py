@@ -1904,8 +1904,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI (the ``agent-skills`` console script and ``python -m agent_skills``).
 
     Run as the program (``argv`` ``None``) the cyclic garbage collector stays paused to the end
-    of a command, which then exits (``serve``, which runs on, resumes it); called with ``argv``
-    it is left as it is.
+    of a command, which then exits (``serve``, which runs on, resumes it), and what the process
+    holds is frozen when the command ends (:func:`_leave_to_exit`); called with ``argv`` the
+    collector is left as it is.
 
     Args:
         argv: Arguments without the program name; ``None`` reads ``sys.argv[1:]``.
@@ -1916,7 +1917,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     if argv is None:
         _pause_collector()
-    args = list(argv) if argv is not None else sys.argv[1:]
+        try:
+            return _run(sys.argv[1:])
+        finally:
+            _leave_to_exit()
+    return _run(list(argv))
+
+
+def _leave_to_exit() -> None:
+    """Freeze what the process holds (``gc.freeze``) once a command run as the program ends.
+
+    The process exits next, and the interpreter's last collection at exit would pass over all
+    that discovery built (with the collector paused it is all still young): 0.89x the whole
+    process of ``list --json`` at N = 1 000 without that pass (medians of 25 interleaved
+    processes; SPEC §26). Output is flushed and ``atexit`` handlers run as before, and what
+    reference counting frees is freed; only the search for unreachable cycles among what was
+    frozen is left out (the commands leave no open file or thread behind in one).
+    """
+    gc.freeze()
+
+
+def _run(args: list[str]) -> int:
+    """Run the command line ``args`` (without the program name); return the exit code."""
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
     except click.ClickException as exc:
