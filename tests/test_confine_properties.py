@@ -425,3 +425,94 @@ def test_a_handed_out_path_built_by_components_equals_the_parsed_one(
     relative = Path("rel", *parts)
     absolute = os.path.join(os.getcwd(), os.fspath(relative))
     assert lexical_child(relative, absolute, text) == Path(absolute, *inner)
+
+
+# --- resource_path's fast path for a plain rel gives what the general resolution gives ------
+
+
+def _outcome_handed(tree: Tree, rel: str) -> tuple[str, object]:
+    """``resource_path``'s own answer: ``("ok", path)`` or ``(code, fields)``."""
+    try:
+        return ("ok", tree.skills.resource_path("s", rel))
+    except SkillError as err:
+        return (err.code.value, err.fields)
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
+@PROPERTY_SETTINGS
+@given(entries=TREES, rels=st.lists(RELS, min_size=1, max_size=8))
+def test_the_fast_path_of_resource_path_gives_what_the_general_resolution_gives(
+    store: bool, entries: list[tuple[tuple[str, ...], str, tuple[str, str]]], rels: list[str]
+) -> None:
+    # SPEC §10, §20.1, §26: a plain rel (no empty, "." or ".." component, "/" only, ASCII) is
+    # answered by six system calls without the general steps; on any other outcome than a
+    # regular file reached with no link on the way the general resolution decides. Both give
+    # the same path, or the same error, for every input (links inside and out, dangling,
+    # looping, directories).
+    with _tree(entries, store) as tree:
+        for rel in rels:
+            fast = _outcome_handed(tree, rel)
+            with mock.patch.object(_confine, "_stat_plain", lambda pin, rel: None):
+                general = _outcome_handed(tree, rel)
+            assert fast == general, rel
+            event(f"plain: {_confine._plain_rel(rel)}, outcome: {fast[0]}")
+
+
+_ANY_RELS = st.lists(
+    st.sampled_from(["a", "b.md", "/", "\\", ".", "..", ":", "C", "C:", "\x00", "é", " ", "//"]),
+    min_size=1,
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(base=_BASES, rel=_ANY_RELS)
+def test_a_plain_rel_is_what_the_lexical_rules_take_as_it_is(base: str, rel: str) -> None:
+    # What the fast path takes as it is, the lexical rules (SPEC §10.1-4) take as it is too,
+    # whatever the skill's directory: no refusal, no normalisation.
+    if not _confine._plain_rel(rel):
+        event("not plain")
+        return
+    event("plain")
+    assert _confine._check_inside(base, rel) == (rel, rel)
+
+
+def test_a_plain_rel_is_answered_without_the_general_resolution(tmp_path: Path) -> None:
+    make_skill(tmp_path, "s", files={"scripts/run.sh": "echo", "notes.md": "n"})
+    os.symlink("scripts", tmp_path / "s" / "bin")  # a link inside the skill: allowed (§10.5)
+    skills = create_agent_skills([tmp_path])
+
+    def general(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the general resolution was used")
+
+    with mock.patch.object(_confine, "reach", general):
+        assert skills.resource_path("s", "scripts/run.sh") == tmp_path / "s" / "scripts/run.sh"
+        assert skills.resource_path("s", "notes.md") == tmp_path / "s" / "notes.md"
+    calls: list[str] = []
+    real_reach = _confine.reach
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(str(args[2]))
+        return real_reach(*args, **kwargs)  # type: ignore[arg-type]
+
+    with mock.patch.object(_confine, "reach", counted):
+        # Not plain, or not a regular file reached with no link on the way: the general one.
+        assert skills.resource_path("s", "./scripts/run.sh") == tmp_path / "s" / "scripts/run.sh"
+        assert skills.resource_path("s", "bin/run.sh") == tmp_path / "s" / "bin/run.sh"
+        with pytest.raises(SkillError) as err:
+            skills.resource_path("s", "scripts")
+        assert (err.value.code.value, err.value.fields) == (
+            "not_a_file",
+            {"name": "s", "rel": "scripts"},
+        )
+        with pytest.raises(SkillError) as err:
+            skills.resource_path("s", "scripts/missing.sh")
+        assert err.value.code.value == "not_found"
+    assert calls == ["scripts/run.sh", "bin/run.sh", "scripts", "scripts/missing.sh"]
+    # A pinned directory replaced after discovery: the fast path answers nothing, the general
+    # one finds the stale pin (SPEC §20.1).
+    os.rename(tmp_path / "s", tmp_path / "s-old")
+    make_skill(tmp_path, "s", files={"scripts/run.sh": "echo other"})
+    with pytest.raises(SkillError) as err:
+        skills.resource_path("s", "scripts/run.sh")
+    assert err.value.code.value == "stale_skill"

@@ -921,7 +921,8 @@ def stat_in(
     pin: Pin, name: str, skill_dir: str, rel: str | os.PathLike[str]
 ) -> tuple[os.stat_result, str]:
     """``lstat`` of the regular file ``rel`` of the pinned skill, reached as :func:`open_in` does
-    but without opening it (``resource_path``).
+    but without opening it (``resource_path``). A plain ``rel`` is tried first in the six system
+    calls of :func:`_stat_plain`; whatever that does not answer goes through :func:`reach`.
 
     Returns:
         ``(stat of the file, rel normalised lexically)``.
@@ -929,6 +930,10 @@ def stat_in(
     Raises:
         SkillError: As :func:`open_in`.
     """
+    if type(rel) is str and _plain_rel(rel):
+        plain = _stat_plain(pin, rel)
+        if plain is not None:
+            return plain, rel
     inner, rel_text = _check_inside(skill_dir, rel)
     if not _HAS_SAFE_OPEN:
         with open_in(pin, name, skill_dir, rel) as fh:
@@ -937,6 +942,49 @@ def stat_in(
     if not stat.S_ISREG(found.st.st_mode):
         raise _not_a_file(rel_text)
     return found.st, inner
+
+
+def _plain_rel(rel: str) -> bool:
+    """Whether ``rel`` is a path the lexical rules (SPEC §10.1-4) take as it is: ASCII, not
+    empty, relative, ``/`` separators only, no NUL, no drive, and no empty, ``.`` or ``..``
+    component. Then :func:`_check_inside` gives ``(rel, rel)`` for it, whatever the directory."""
+    if not rel.isascii() or "\\" in rel or "\x00" in rel or rel.startswith("/"):
+        return False
+    if rel[1:2] == ":":  # (a drive, or a name such as "a:b": the lexical rules decide)
+        return False
+    parts = rel.split("/")
+    return "" not in parts and "." not in parts and ".." not in parts
+
+
+def _stat_plain(pin: Pin, rel: str) -> os.stat_result | None:
+    """The common case of :func:`stat_in` for a plain ``rel`` (see :func:`_plain_rel`): the
+    pinned directory reached from ``/`` with ``openat2(RESOLVE_NO_SYMLINKS)`` and its identity
+    compared, then ``rel`` reached below it with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``: the
+    same six system calls :func:`reach` makes, without its steps for other cases (about a third
+    of a call, SPEC §26). ``None`` for anything but a regular file reached so (``openat2``
+    missing, a symlink on the way, a stale pin, any error): :func:`reach` then decides, with its
+    exact errors."""
+    fast = _OPENAT2[0] if _OPENAT2 else _openat2()
+    if not callable(fast) or not _HAS_SAFE_OPEN:
+        return None
+    try:
+        fd = int(fast(-100, pin.real_dir, _DIR_FLAGS, _RESOLVE_NO_SYMLINKS))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_ino != pin.ino or st.st_dev != pin.dev:
+            return None
+        probe = int(fast(fd, rel, _PATH | _NOFOLLOW | _CLOEXEC, _FAST_RESOLVE))
+        try:
+            st = os.fstat(probe)
+        finally:
+            os.close(probe)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return st if stat.S_ISREG(st.st_mode) else None
 
 
 def reach(
