@@ -960,7 +960,7 @@ def _stat_plain(pin: Pin, rel: str) -> os.stat_result | None:
     """The common case of :func:`stat_in` for a plain ``rel`` (see :func:`_plain_rel`): the
     pinned directory reached from ``/`` with ``openat2(RESOLVE_NO_SYMLINKS)`` and its identity
     compared, then ``rel`` reached below it with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``: the
-    same six system calls :func:`reach` makes, without its steps for other cases (about a third
+    same six system calls :func:`reach` makes, without its steps for other cases (about a fifth
     of a call, SPEC §26). ``None`` for anything but a regular file reached so (``openat2``
     missing, a symlink on the way, a stale pin, any error): :func:`reach` then decides, with its
     exact errors."""

@@ -1928,8 +1928,8 @@ def _leave_to_exit() -> None:
     """Freeze what the process holds (``gc.freeze``) once a command run as the program ends.
 
     The process exits next, and the interpreter's last collection at exit would pass over all
-    that discovery built (with the collector paused it is all still young): 0.89x the whole
-    process of ``list --json`` at N = 1 000 without that pass (medians of 25 interleaved
+    that discovery built (with the collector paused it is all still young): 0.92x the whole
+    process of ``list --json`` at N = 1 000 without that pass (medians of 21 interleaved
     processes; SPEC §26). Output is flushed and ``atexit`` handlers run as before, and what
     reference counting frees is freed; only the search for unreachable cycles among what was
     frozen is left out (the commands leave no open file or thread behind in one).
