@@ -385,3 +385,72 @@ def test_random_trees_raise_only_skill_errors_and_always_return(
                         pytest.fail("the canary was approved")
 
     check()
+
+
+# -- text arguments that are str subclasses (SPEC §10, §20) -------------------------------------
+
+
+class _Lying(str):
+    """A str whose own methods lie about it: what the library checks and what it hands out
+    must both come from its characters."""
+
+    def split(self, *args: object, **kwargs: object) -> list[str]:  # type: ignore[override]
+        return ["out"]
+
+    def replace(self, *args: object, **kwargs: object) -> str:  # type: ignore[override]
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return hash("other")
+
+    def __str__(self) -> str:
+        return "out"
+
+    def startswith(self, *args: object, **kwargs: object) -> bool:  # type: ignore[override]
+        return False
+
+    def isascii(self) -> bool:
+        return True
+
+
+class _LyingPath:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __fspath__(self) -> str:
+        return _Lying(self.text)
+
+
+def test_a_str_subclass_is_taken_by_its_characters_never_by_its_methods(tmp_path: Path) -> None:
+    # A rel whose split/replace/__eq__/__str__ lie named "a.txt" to the kernel and "out" (a link
+    # to a secret outside) to the path handed out: the path and the bytes now both follow the
+    # characters, as for the plain string, through every entry point that takes text.
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET")
+    root = tmp_path / "skills"
+    make_skill(root, "demo", files={"a.txt": "A", "sub/b.txt": "B"})
+    make_skill(root, "other", files={"a.txt": "OTHER"})
+    symlink(root / "demo" / "out", secret)
+    skills = create_agent_skills([root])
+    from agent_skills import resolve_resource_path
+
+    for rel in ("a.txt", "sub/b.txt", "./a.txt", "sub/../a.txt"):
+        want = skills.resource_path("demo", rel)
+        for given in (_Lying(rel), _LyingPath(rel)):
+            assert skills.resource_path("demo", given) == want  # type: ignore[arg-type]
+            assert type(skills.resource_path("demo", given).name) is str  # type: ignore[arg-type]
+            assert skills.read_resource("demo", given) == want.read_bytes()  # type: ignore[arg-type]
+            with skills.open_resource("demo", given) as fh:  # type: ignore[arg-type]
+                assert fh.read() == want.read_bytes()
+            assert resolve_resource_path(root / "demo", given) == want  # type: ignore[arg-type]
+            assert resolve_resource_path(_Lying(str(root / "demo")), given) == want  # type: ignore[arg-type]
+    assert _err(lambda: skills.resource_path("demo", "out")) == (
+        "path_escape",
+        {"name": "demo", "rel": "out"},
+    )
+    # A name is its characters too: a lying __eq__ and __hash__ pick no other skill.
+    assert skills.read_resource(_Lying("demo"), "a.txt") == b"A"  # type: ignore[arg-type]
+    assert _err(lambda: skills.resource_path(_Lying("nope"), "a.txt"))[0] == "not_found"  # type: ignore[arg-type]

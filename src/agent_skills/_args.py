@@ -51,19 +51,30 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
+def exact_str(value: str) -> str:
+    """``value`` as a plain ``str``: a subclass's characters without its methods.
+
+    Whatever the library decides about a text argument is decided by ``str``'s own operations,
+    never by a subclass's overrides: a ``split`` or ``replace`` that lies could otherwise make the
+    path checked and the path handed out differ (SPEC §10, §20).
+    """
+    return value if type(value) is str else str.__str__(value)
+
+
 def path_text(value: object) -> str | None:
-    """``value`` as text when it is a ``str`` or an ``os.PathLike`` giving a ``str``, else ``None``.
+    """``value`` as text (an exact ``str``, see :func:`exact_str`) when it is a ``str`` or an
+    ``os.PathLike`` giving a ``str``, else ``None``.
 
     A path-like whose ``__fspath__`` raises or returns ``bytes`` is ``None`` too: nothing escapes.
     """
     if isinstance(value, str):
-        return value
+        return exact_str(value)
     if isinstance(value, os.PathLike):
         try:
             raw = os.fspath(value)
         except Exception:
             return None
-        return raw if isinstance(raw, str) else None
+        return exact_str(raw) if isinstance(raw, str) else None
     return None
 
 
@@ -95,14 +106,14 @@ def coerce_path(value: object, what: str, *, usable: bool = False, startup: bool
 
 
 def coerce_str(value: object, what: str, *, startup: bool = False) -> str:
-    """A text argument.
+    """A text argument, as an exact ``str`` (see :func:`exact_str`).
 
     Raises:
         SkillError: ``invalid_input`` ``{type}`` ("<what> must be a str, got <type>").
     """
     if not isinstance(value, str):
         raise _refuse(f"{what} must be a str, got {_kind(value)}", {"type": _kind(value)}, startup)
-    return value
+    return exact_str(value)
 
 
 def coerce_name(value: object, what: str = "skill name") -> str:

@@ -34,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
+from ._args import exact_str
 from ._errors import ErrorCode, SkillError, fs_error, unreachable
 from ._model import writable_twin
 
@@ -703,6 +704,7 @@ def _check_rel(rel: object) -> tuple[str, str]:
         raise _invalid(
             f"resource path must be a str, got {type(rel).__name__}", {"type": type(rel).__name__}
         )
+    rel = exact_str(rel)  # (a subclass's own methods never decide what is checked and handed out)
     if rel == "":
         raise _invalid("resource path must not be empty", {"rel": rel})
     if "\x00" in rel:
@@ -756,6 +758,8 @@ def _check_dir(skill_dir: object) -> str:
             skill_dir = os.fspath(skill_dir)
         except Exception:
             skill_dir = None
+    if isinstance(skill_dir, str):
+        skill_dir = exact_str(skill_dir)
     if not isinstance(skill_dir, str) or skill_dir == "":
         raise _invalid(
             f"skill directory must be a non-empty str, got {type(skill_dir).__name__}",
