@@ -16,6 +16,7 @@ then resolved, opened and read. The properties:
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import tempfile
@@ -26,7 +27,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import agent_skills
@@ -144,7 +145,24 @@ def _tree(
         yield _build(Path(tmp), entries, store)
 
 
+def _loops(path: str | Path) -> bool:
+    """Whether the kernel cannot resolve ``path`` for a symlink loop (``ELOOP``): it leads to
+    nothing, inside or out."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def _inside(path: str | Path, real_dir: Path) -> bool:
+    """Whether ``path`` leads inside ``real_dir``, by ``os.path.realpath``; a path the kernel
+    cannot resolve for a loop leads nowhere, so nothing outside is reached through it.
+    (``os.path.realpath`` answers a loop with the rest of the looping link's text joined to
+    the unresolved link: for ``b -> b//a`` that rest is ``/a``, an absolute path unrelated to
+    the tree.)"""
+    if _loops(path):
+        return True
     return Path(os.path.realpath(path)).is_relative_to(real_dir)
 
 
@@ -193,6 +211,10 @@ PROPERTY_SETTINGS = settings(
 @pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
 @PROPERTY_SETTINGS
 @given(entries=TREES, rels=st.lists(RELS, min_size=1, max_size=8))
+@example(
+    entries=[(("a",), "file", ("rel", "../s-x/secret.txt")), (("b",), "link", ("rel", "b//a"))],
+    rels=["b", "b/a", "a"],
+)
 def test_resolver_results_lie_inside_and_refusals_carry_the_right_code(
     store: bool, entries: list[tuple[tuple[str, ...], str, tuple[str, str]]], rels: list[str]
 ) -> None:
@@ -213,6 +235,11 @@ def test_resolver_results_lie_inside_and_refusals_carry_the_right_code(
             assert not _syntax_error(rel)
             assert path.is_relative_to(tree.skill_dir)
             assert _inside(path, tree.real_dir)
+            if _loops(path):  # a loop on the way: nothing is reached, and access says so (§10)
+                event("a loop")
+                with pytest.raises(SkillError) as loop:
+                    tree.skills.resource_path("s", rel)
+                assert loop.value.code.value == "not_found"
 
 
 @pytest.mark.parametrize("store", [False, True], ids=["plain", "store-link"])
