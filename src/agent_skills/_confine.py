@@ -968,7 +968,7 @@ def _stat_plain(pin: Pin, rel: str) -> os.stat_result | None:
     of a call, SPEC §26). ``None`` for anything but a regular file reached so (``openat2``
     missing, a symlink on the way, a stale pin, any error): :func:`reach` then decides, with its
     exact errors."""
-    fast = _OPENAT2[0] if _OPENAT2 else _openat2()
+    fast = _openat2()
     if not callable(fast) or not _HAS_SAFE_OPEN:
         return None
     try:
