@@ -1322,7 +1322,8 @@ def _mutate(root: Path, spare: Path, kind: str, name: str, other: str) -> None:
         manifest.write_text(manifest.read_text() + "more body\n")
     elif kind == "rename":
         target = root / (other if not (root / other).exists() else name + "-moved")
-        d.rename(target)
+        if not target.exists():  # (a directory moved here earlier stays as it is)
+            d.rename(target)
     elif kind == "replace_dir_by_link":
         shutil.rmtree(d)
         linked = spare / f"linked-{name}"
