@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_skills import AgentSkills, SkillError, _confine, create_agent_skills
+from agent_skills import AgentSkills, SkillError, _confine, _fs, create_agent_skills
 from conftest import make_skill, symlink
 
 SECRET = b"the outside secret"
@@ -207,7 +207,7 @@ def test_c23_swap_between_the_check_and_the_open(
     """The swap lands after the resolver accepted the path and before the file is opened: the
     exact race of SPEC §10. Neither the descriptor walk nor the fallback hands out the secret."""
     skills, skill, out = c23
-    monkeypatch.setattr(_confine, "_HAS_SAFE_OPEN", safe_open)
+    monkeypatch.setattr(_fs, "HAS_SAFE_OPEN", safe_open)
     real_check = _confine._check_inside
 
     def check_then_swap(skill_dir: str, rel: object) -> tuple[str, str]:

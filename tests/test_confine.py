@@ -18,6 +18,7 @@ from agent_skills import (
     SkillError,
     StartupError,
     _confine,
+    _fs,
     create_agent_skills,
     resolve_config,
     resolve_resource_path,
@@ -376,7 +377,7 @@ def test_other_os_errors_become_io_error(
 ) -> None:
     s = tree / "skills" / "s"
     real_stat, real_open = os.stat, os.open
-    monkeypatch.setattr(_confine, "_OPENAT2", [None])  # errors injected into the component walk
+    monkeypatch.setattr(_fs, "_OPENAT2", [None])  # errors injected into the component walk
 
     def failing_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         if os.fspath(path) in (str(s / "references" / "a.md"), "a.md"):
@@ -495,7 +496,7 @@ def test_no_descriptor_leaks(skills: AgentSkills) -> None:
 
 @pytest.fixture
 def fallback(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_confine, "_HAS_SAFE_OPEN", False)
+    monkeypatch.setattr(_fs, "HAS_SAFE_OPEN", False)
 
 
 @pytest.mark.usefixtures("fallback")
@@ -545,7 +546,7 @@ def test_link_through_dotdot_follows_kernel_rules_on_both_open_paths(
     make_skill(tmp_path / "skills", "s", files={"c/file.md": "F", "c/sub/x.md": "X"})
     symlink(tmp_path / "skills" / "s" / "c" / "f", target)
     skills = create_agent_skills([tmp_path / "skills"])
-    monkeypatch.setattr(_confine, "_HAS_SAFE_OPEN", safe_open)
+    monkeypatch.setattr(_fs, "HAS_SAFE_OPEN", safe_open)
     assert _all_three(skills, "s", "c/f") == [(code, {"name": "s", "rel": "c/f"})] * 3
 
 
@@ -564,7 +565,7 @@ def test_skill_dir_with_dotdot_after_a_symlink_is_resolved_as_the_kernel_does(
 
 
 def test_capability_flag_matches_this_platform() -> None:
-    assert _confine._has_safe_open() is (os.name == "posix" and hasattr(os, "O_NOFOLLOW"))
+    assert _fs._has_safe_open() is (os.name == "posix" and hasattr(os, "O_NOFOLLOW"))
 
 
 # Names: load_skill, resource_path, open_resource, read_resource.

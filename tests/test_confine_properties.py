@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import agent_skills
-from agent_skills import SkillError, _confine, create_agent_skills, resolve_resource_path
+from agent_skills import SkillError, _confine, _fs, create_agent_skills, resolve_resource_path
 from conftest import make_skill
 
 NAMES = ("a", "b", "c")
@@ -253,11 +253,11 @@ def test_reads_agree_with_resource_path_and_never_leave_the_skill(
     rels: list[str],
 ) -> None:
     safe_open = mode != "identity-fallback"
-    fast = _confine._OPENAT2 if mode == "openat2" else [None]  # the walk alone, or openat2 first
+    fast = _fs._OPENAT2 if mode == "openat2" else [None]  # the walk alone, or openat2 first
     with (
         _tree(entries, store) as tree,
-        mock.patch.object(_confine, "_HAS_SAFE_OPEN", safe_open),
-        mock.patch.object(_confine, "_OPENAT2", fast),
+        mock.patch.object(_fs, "HAS_SAFE_OPEN", safe_open),
+        mock.patch.object(_fs, "_OPENAT2", fast),
     ):
         for rel in rels:
             by_path = _outcome_path(tree, rel)
@@ -441,7 +441,7 @@ def test_a_handed_out_path_built_by_components_equals_the_parsed_one(
     # ``lexical_child`` builds the path under an absolute skill directory component by
     # component; it is equal to (and prints as) ``Path(base + "/" + inner)``; a directory
     # given relative or of another type is parsed as before.
-    from agent_skills._model import lexical_child
+    from agent_skills._fs import lexical_child
 
     base = "/" + "/".join(parts)
     text = "/".join(inner)

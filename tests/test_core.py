@@ -367,7 +367,7 @@ def test_other_os_errors_go_through_fs_error(
         return real_stat(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "stat", fake_stat)
-    monkeypatch.setattr(agent_skills._confine, "_OPENAT2", [None])  # the component walk
+    monkeypatch.setattr(agent_skills._fs, "_OPENAT2", [None])  # the component walk
     err = raises(skills.resource_path, "s", "references/guide.md")
     assert (err.code, err.fields) == ("io_error", {"path": target})
     assert str(err) == f"EACCES: Permission denied: {target}"

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 import agent_skills._index as index_mod
 import agent_skills._scan as scan_mod
 from agent_skills import AgentSkills, DiagnosticKind, StartupError, create_agent_skills
+from agent_skills._frozen import FrozenMapping
 from agent_skills._index import MAGIC
-from agent_skills._model import FrozenMapping
 
 # Past one tick of the coarsest file-timestamp clock (HZ = 100): a change made after this pause
 # gets a ctime different from the one the index stored.
@@ -945,18 +945,6 @@ def test_a_forged_body_that_is_not_utf8_is_damage_found_at_the_scan(
     skills = create_agent_skills([root], index=idx)
     assert any("damaged entry" in n for n in _index_notes(skills))
     assert _view(skills) == _view(create_agent_skills([root]))
-
-
-def test_without_a_writable_twin_a_stored_body_is_decoded_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import agent_skills._model as model_mod
-
-    _write_skill(tmp_path, "a")
-    info = create_agent_skills([tmp_path]).list_skills()[0]
-    monkeypatch.setattr(model_mod, "_RESOLVED_FIELDS", None)
-    made = model_mod.make_resolved(info, memoryview("caf\u00e9".encode()), None)
-    assert _body_read(made) and made.body == "caf\u00e9" and _stored(made) is None
 
 
 @pytest.fixture

@@ -24,12 +24,15 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "agent_skills"
 #: Every module in pipeline order: each may import only the modules listed before it.
 ORDER = (
     # vocabulary: no I/O, no other stage
+    "_version",
     "_errors",
     "_args",
     "_terminal",
     "_diagnostics",
     "_digest",
     "_collector",
+    "_frozen",
+    "_fs",
     # configuration
     "_config",
     "_presets",
@@ -263,22 +266,14 @@ def _registry_uses() -> set[tuple[str, int]]:
 
 KNOWN_BACKWARD = {
     ("_config", "_trust"): "_config.py:20,337: a TrustStore for an isinstance check",
-    ("_confine", "_model"): "_confine.py:39: writable_twin",
-    ("_resources", "_scan"): "_resources.py:24: is_manifest_name",
     ("_schema", "_frontmatter"): "_schema.py:21,171,333: build_model and the lazy model",
-    ("_index", "__init__"): "_index.py:466: __version__ from the package face",
     ("_watch", "_core"): "_watch.py:29: the watcher holds an AgentSkills",
-    ("mcp", "__init__"): "mcp.py:69: AgentSkills, SkillError, __version__ from the face",
     ("mcp", "cli"): "mcp.py:1239: python -m agent_skills.mcp hands over to the CLI",
 }
 KNOWN_PRIVATE = {
     ("mcp", "_manifest", "_Core12Loader"): "mcp.py:74: the YAML 1.2 resolver",
 }
-KNOWN_MANIFEST_LITERALS = {
-    "_scan": "_scan.py:52: MANIFEST_NAME, before the rule moves to _model",
-    "_index": "_index.py:102: _PREFETCHED",
-    "agent": "agent.py:1018: the manifest named in the context summary",
-}
+KNOWN_MANIFEST_LITERALS: dict[str, str] = {}
 KNOWN_REGISTRY_USES = {
     "agent": "agent.py: 18 calls into the snapshot (activation, reads, the access policy)",
     "mcp": "mcp.py: 4 calls into the snapshot (publication, reads, prompts)",

@@ -19,7 +19,8 @@ from agent_skills import (
     SkillRoot,
     create_agent_skills,
 )
-from agent_skills._scan import find_manifest, is_manifest_name, scan_root, sort_key
+from agent_skills._model import is_manifest_name, sort_key
+from agent_skills._scan import find_manifest, scan_root
 from conftest import make_skill, symlink
 
 
@@ -52,7 +53,7 @@ def _refuse_open(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
     monkeypatch.setattr(os, "open", fake_open)
-    monkeypatch.setattr(agent_skills._confine, "_OPENAT2", [None])  # opens go through os.open
+    monkeypatch.setattr(agent_skills._fs, "_OPENAT2", [None])  # opens go through os.open
 
 
 needs_proc = pytest.mark.skipif(
@@ -540,7 +541,7 @@ def test_is_manifest_name(name: str, expected: bool) -> None:
     ],
 )
 def test_choose_manifest_is_the_one_choice_of_variant(names: list[str], chosen: str | None) -> None:
-    from agent_skills._scan import choose_manifest
+    from agent_skills._model import choose_manifest
 
     assert choose_manifest(names) == chosen
     assert choose_manifest(reversed(names)) == chosen
@@ -550,7 +551,7 @@ def test_skills_share_one_manifest_name_string(tmp_path: Path) -> None:
     """Every skill's ``path`` ends in the module's one ``SKILL.md`` string, not a copy from its
     directory listing (about 60 B per skill, SPEC §26 memory); a case variant keeps its own."""
     from agent_skills import create_agent_skills
-    from agent_skills._scan import MANIFEST_NAME
+    from agent_skills._model import MANIFEST_NAME
 
     for name in ("alpha", "beta"):
         (tmp_path / name).mkdir()

@@ -35,14 +35,13 @@ from ._manifest import ParsedSkill, parse_skill
 from ._model import ResolvedSkill, ShadowedSkill, SkillContent, SkillInfo, SkillResource
 from ._registry import SkillRegistry, discover_skills, merge_skills
 from ._schema import normalize_tools
+from ._version import __version__
 
 if _TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
     from ._presets import clarvis_skill_roots, client_skill_roots, standard_skill_roots
     from ._trust import TrustStore
     from ._watch import SkillChanges, SkillWatcher
-
-__version__ = "0.2.0"
 
 
 def __getattr__(name: str) -> _Any:

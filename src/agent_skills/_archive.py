@@ -48,10 +48,20 @@ from ._config import (
 from ._confine import has_drive, lexical_rel
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._digest import FileDigest, digest_stream
-from ._errors import ErrorCode, SkillError, fs_error
-from ._model import RESOURCE_KINDS, ResourceKind, SkillResource, is_skipped, sort_key
+from ._errors import ErrorCode, SkillError, fs_error, unreachable
+from ._fs import READ_FLAGS, read_upto
+from ._model import (
+    MANIFEST_NAME,
+    RESOURCE_KINDS,
+    ResourceKind,
+    SkillResource,
+    choose_manifest,
+    is_manifest_name,
+    is_skipped,
+    sort_key,
+)
 from ._resources import ResourceListing
-from ._scan import MANIFEST_NAME, Candidate, choose_manifest, is_manifest_name
+from ._scan import Candidate
 
 if TYPE_CHECKING:
     import tarfile
@@ -222,14 +232,22 @@ def invalid_archive(path: str | os.PathLike[str], reason: str) -> SkillError:
     )
 
 
+class _NotRegular(OSError):
+    """The archive's path leads to something other than a regular file (``EISDIR`` for a
+    directory, ``EINVAL`` otherwise, so that ``fs_error`` names it)."""
+
+
 def _open_file(path: str) -> tuple[IO[bytes], os.stat_result]:
-    """Open ``path`` (a symlinked archive is followed) without blocking on a FIFO."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
+    """Open ``path`` (a symlinked archive is followed) without blocking on a FIFO.
+
+    Raises:
+        OSError: As ``os.open``; :class:`_NotRegular` for anything but a regular file.
+    """
+    fd = os.open(path, READ_FLAGS)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL, path)
+            raise _NotRegular(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL, path)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb"), st
@@ -485,19 +503,9 @@ def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) ->
     cap = (index.files[name].size if max_bytes is None else max_bytes) + 1
     with open_member(index, name) as src:
         try:
-            return _read_capped(src, cap)
+            return read_upto(src, cap, _CHUNK)
         except OSError as exc:
             raise invalid_archive(index.path, f"member {name!r} cannot be read ({exc})") from None
-
-
-def _read_capped(src: IO[bytes], cap: int) -> bytes:
-    buf = io.BytesIO()
-    while buf.tell() < cap:
-        chunk = src.read(min(_CHUNK, cap - buf.tell()))
-        if not chunk:
-            break
-        buf.write(chunk)
-    return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -704,7 +712,7 @@ def open_member(index: ArchiveIndex, name: str) -> IO[bytes]:
     try:
         fh, st = _open_file(text)
     except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EINVAL):
+        if isinstance(exc, _NotRegular) or unreachable(exc):  # not the pinned file any more
             raise ArchiveChanged(text) from None
         raise fs_error(exc, text) from None
     closers: list[IO[bytes] | zipfile.ZipFile | tarfile.TarFile] = [fh]

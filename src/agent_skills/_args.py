@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from ._errors import ErrorCode, SkillError, StartupError
+from ._errors import StartupError, invalid_input
 
 __all__ = [
     "coerce_bool",
@@ -37,7 +37,7 @@ _C = TypeVar("_C", bound=str)
 def _refuse(message: str, fields: dict[str, Any], startup: bool) -> Exception:
     if startup:
         return StartupError(message)
-    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
+    return invalid_input(message, fields)
 
 
 def shown_text(value: object) -> str:
@@ -217,8 +217,7 @@ def coerce_choice(value: object, choices: Sequence[_C], what: str) -> _C:
     for choice in choices:
         if isinstance(value, str) and value == choice:
             return choice
-    raise SkillError(
-        ErrorCode.INVALID_INPUT,
+    raise invalid_input(
         f"{what} must be one of {', '.join(choices)}, got {value!r}",
         {what: repr(value), "choices": list(choices)},
     )

@@ -30,16 +30,36 @@ import os
 import posixpath
 import re
 import stat
-import sys
 from pathlib import Path
-from typing import IO, Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
+from . import _fs
 from ._args import exact_str
-from ._errors import ErrorCode, SkillError, fs_error, unreachable
-from ._model import writable_twin
+from ._errors import (
+    LINK_ERRNOS,
+    ErrorCode,
+    SkillError,
+    fs_error,
+    gone_or_link,
+    invalid_input,
+    unreachable,
+)
+from ._frozen import frozen_builder
+from ._fs import (
+    ANCESTOR_FLAGS,
+    DIR_FLAGS,
+    FAST_RESOLVE,
+    FILE_FLAGS,
+    NOFOLLOW,
+    NONBLOCK,
+    PATH_FLAGS,
+    RESOLVE_NO_SYMLINKS,
+    openat2,
+    openat2_loaded,
+    read_limited,
+)
 
 __all__ = [
-    "FILE_FLAGS",
     "MAX_SYMLINK_HOPS",
     "Pin",
     "Reached",
@@ -58,8 +78,6 @@ __all__ = [
     "pin_by_name",
     "pin_directory",
     "reach",
-    "read_capped",
-    "read_limited",
     "real_path",
     "resolve",
     "resolve_resource_path",
@@ -73,106 +91,6 @@ MAX_SYMLINK_HOPS = 40
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 _RETRIES = 3  # walks of one path when its links keep changing while they are read
-# errnos an O_NOFOLLOW open reports for a symlink (ELOOP on Linux, EMLINK on FreeBSD, ENOTDIR for a
-# link met where O_DIRECTORY asks for a directory)
-_LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_NOCTTY = getattr(os, "O_NOCTTY", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-# Ancestors are opened only to look names up in them: O_PATH needs no read permission (Linux).
-_PATH = getattr(os, "O_PATH", os.O_RDONLY)
-_ANCESTOR_FLAGS = _PATH | _DIRECTORY | _NOFOLLOW | _CLOEXEC
-_DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC
-FILE_FLAGS = _FILE_FLAGS
-"""How a regular file of a skill is opened: read-only, never following a final link, without
-blocking (a FIFO swapped in) and without becoming a controlling terminal (SPEC §20.4)."""
-
-
-def _has_safe_open() -> bool:
-    return (
-        hasattr(os, "O_NOFOLLOW")
-        and hasattr(os, "O_DIRECTORY")
-        and os.open in os.supports_dir_fd
-        and os.readlink in os.supports_dir_fd
-        and os.stat in os.supports_dir_fd
-        and os.stat in os.supports_follow_symlinks
-        and os.scandir in os.supports_fd
-    )
-
-
-_HAS_SAFE_OPEN = _has_safe_open()
-"""True where the descriptor walk is available; tests set it to False to exercise the fallback."""
-
-
-# -- openat2: the whole walk in one system call, where Linux has it ------------------------------
-
-_RESOLVE_BENEATH = 0x08
-_RESOLVE_NO_SYMLINKS = 0x04
-_OPENAT2: list[object] = []  # [function or None], loaded on first use
-
-
-def _openat2() -> object:
-    """``openat2(dirfd, path, flags, resolve) -> fd`` through ``syscall(2)`` on Linux, or ``None``.
-
-    With ``RESOLVE_NO_SYMLINKS`` the kernel refuses a path holding any symlink (``ELOOP``), which
-    is exactly the component-by-component ``O_NOFOLLOW`` walk, in one call; with
-    ``RESOLVE_BENEATH`` it also refuses to leave ``dirfd``. Where it is missing (other systems,
-    kernels before 5.6, a seccomp filter) the walk is done one component at a time.
-    """
-    if _OPENAT2:
-        return _OPENAT2[0]
-    func: object = None
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            class _How(ctypes.Structure):
-                _fields_ = (
-                    ("flags", ctypes.c_uint64),
-                    ("mode", ctypes.c_uint64),
-                    ("resolve", ctypes.c_uint64),
-                )
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            # A private prototype of syscall(2) for this call alone (the library's shared
-            # ``libc.syscall`` is left as it is): arguments converted by ctypes, in C.
-            prototype = ctypes.CFUNCTYPE(
-                ctypes.c_long,
-                ctypes.c_long,
-                ctypes.c_int,
-                ctypes.c_char_p,
-                ctypes.POINTER(_How),
-                ctypes.c_size_t,
-                use_errno=True,
-            )
-            syscall = prototype(("syscall", libc))
-            size = ctypes.sizeof(_How)
-            # One read-only ``open_how`` per (flags, resolve): the kernel only reads it, so
-            # threads share it safely.
-            hows: dict[tuple[int, int], Any] = {}
-            get_errno, encode = ctypes.get_errno, os.fsencode
-
-            def openat2(dirfd: int, path: str, flags: int, resolve: int) -> int:
-                how = hows.get((flags, resolve))
-                if how is None:
-                    how = hows.setdefault((flags, resolve), _How(flags, 0, resolve))
-                fd: int = syscall(437, dirfd, encode(path), how, size)  # __NR_openat2, any arch
-                if fd < 0:
-                    code = get_errno()
-                    raise OSError(code, os.strerror(code))
-                return fd
-
-            os.close(openat2(-100, "/", _PATH | _DIRECTORY | _CLOEXEC, _RESOLVE_NO_SYMLINKS))
-            func = openat2
-        except (OSError, AttributeError, ImportError, ValueError):
-            func = None
-    _OPENAT2.append(func)
-    return func
-
-
 # -- containment and the one resolver --
 
 
@@ -375,26 +293,14 @@ def _stale(name: str, real_dir: str) -> SkillError:
     )
 
 
-_PIN_FIELDS = writable_twin(Pin)
+_build_pin = frozen_builder(Pin, ("_base", "_name", "dev", "ino", "hops", "manifest"))
 
 
 def pin_of(base: str, dev: int, ino: int, hops: int, name: str | None) -> Pin:
-    """``Pin(base, dev, ino, hops, name=name)``, built through its writable twin (see
-    ``writable_twin``): discovery pins every skill (SPEC §26). The scan's index hit pins from
-    the stat it validated the directory by (a directory, not a link: the identity an ``fstat``
-    of it open would give)."""
-    if _PIN_FIELDS is None:
-        return Pin(base, dev, ino, hops, name=name)
-    made = _PIN_FIELDS()
-    made._base = base
-    made._name = name
-    made.dev = _DEVICES.setdefault(dev, dev)
-    made.ino = ino
-    made.hops = hops
-    made.manifest = None
-    made.__class__ = Pin
-    pin: Pin = made
-    return pin
+    """``Pin(base, dev, ino, hops, name=name)``, made by ``_frozen.frozen_builder``: discovery
+    pins every skill (SPEC §26). The scan's index hit pins from the stat it validated the
+    directory by (a directory, not a link: the identity an ``fstat`` of it open would give)."""
+    return _build_pin(base, name, _DEVICES.setdefault(dev, dev), ino, hops, None)
 
 
 def pin_directory(real_dir: str, fd: int, hops: int = 0, *, name: str | None = None) -> Pin:
@@ -417,9 +323,9 @@ def open_child_dir(parent_fd: int, name: str) -> int | None:
         OSError: For other errors (``EACCES``, ``EMFILE``).
     """
     try:
-        return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+        return os.open(name, DIR_FLAGS, dir_fd=parent_fd)
     except OSError as exc:
-        if exc.errno in _LINK_ERRNOS or unreachable(exc):
+        if gone_or_link(exc):
             return None
         raise
 
@@ -441,23 +347,23 @@ def open_real_dir(real_dir: str, *, load: bool = True) -> int | None:
     Raises:
         OSError: For other errors (``EACCES`` on an ancestor, ``EMFILE``).
     """
-    fast = _openat2() if load or _OPENAT2 else None
-    if callable(fast) and _HAS_SAFE_OPEN:
+    fast = openat2() if load or openat2_loaded() else None
+    if callable(fast) and _fs.HAS_SAFE_OPEN:
         try:
-            return int(fast(-100, real_dir, _DIR_FLAGS, _RESOLVE_NO_SYMLINKS))
+            return int(fast(-100, real_dir, DIR_FLAGS, RESOLVE_NO_SYMLINKS))
         except OSError as exc:
-            if exc.errno in _LINK_ERRNOS or unreachable(exc):
+            if gone_or_link(exc):
                 return None
             raise
     parts = [p for p in real_dir.split("/") if p]
-    cur = os.open("/", _ANCESTOR_FLAGS if parts else _DIR_FLAGS)
+    cur = os.open("/", ANCESTOR_FLAGS if parts else DIR_FLAGS)
     try:
         last = len(parts) - 1
         for i, name in enumerate(parts):
             try:
-                nxt = os.open(name, _DIR_FLAGS if i == last else _ANCESTOR_FLAGS, dir_fd=cur)
+                nxt = os.open(name, DIR_FLAGS if i == last else ANCESTOR_FLAGS, dir_fd=cur)
             except OSError as exc:
-                if exc.errno in _LINK_ERRNOS or unreachable(exc):
+                if gone_or_link(exc):
                     return None
                 raise
             os.close(cur)
@@ -479,9 +385,9 @@ def open_dir_at(dir_fd: int, name: str) -> int | None:
         OSError: For other errors.
     """
     try:
-        return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
-        if exc.errno in _LINK_ERRNOS or unreachable(exc):
+        if gone_or_link(exc):
             return None
         raise
 
@@ -499,10 +405,10 @@ def open_below(root: int, parts: tuple[str, ...]) -> int | None:
     """
     if not parts:
         return os.dup(root)
-    fast = _openat2()
+    fast = openat2()
     if callable(fast):
         try:
-            return int(fast(root, "/".join(parts), _DIR_FLAGS, _FAST_RESOLVE))
+            return int(fast(root, "/".join(parts), DIR_FLAGS, FAST_RESOLVE))
         except OSError:
             return None
     cur = root
@@ -526,7 +432,7 @@ def open_file(name: str, dir_fd: int | None = None) -> int:
     Raises:
         OSError: As ``os.open``.
     """
-    return os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    return os.open(name, FILE_FLAGS, dir_fd=dir_fd)
 
 
 def open_pinned(pin: Pin, name: str) -> int:
@@ -587,7 +493,7 @@ def read_pinned_manifest(pin: Pin, name: str, cap: int) -> bytes | None:
         try:
             fd = open_file(leaf, dir_fd)
         except OSError as exc:
-            if exc.errno in _LINK_ERRNOS or unreachable(exc):
+            if gone_or_link(exc):
                 raise _stale(name, pin.real_dir) from None
             raise
         finally:
@@ -631,7 +537,7 @@ def verify_pin(pin: Pin, name: str) -> None:
     Raises:
         SkillError: As :func:`open_pinned`.
     """
-    if not _HAS_SAFE_OPEN:
+    if not _fs.HAS_SAFE_OPEN:
         _verify_by_name(pin, name)
         return
     os.close(open_pinned(pin, name))
@@ -678,10 +584,6 @@ def _verify_by_name(pin: Pin, name: str) -> None:
 # -- the pure resolver --
 
 
-def _invalid(message: str, fields: dict[str, object]) -> SkillError:
-    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
-
-
 def _encodable(text: str) -> bool:
     """True when the OS can name ``text`` (lone surrogates outside ``surrogateescape`` cannot)."""
     try:
@@ -697,23 +599,23 @@ def _check_rel(rel: object) -> tuple[str, str]:
         try:
             rel = os.fspath(rel)
         except Exception as exc:
-            raise _invalid(
+            raise invalid_input(
                 f"resource path is unusable: {type(exc).__name__}", {"type": type(rel).__name__}
             ) from None
     if not isinstance(rel, str):
-        raise _invalid(
+        raise invalid_input(
             f"resource path must be a str, got {type(rel).__name__}", {"type": type(rel).__name__}
         )
     rel = exact_str(rel)  # (a subclass's own methods never decide what is checked and handed out)
     if rel == "":
-        raise _invalid("resource path must not be empty", {"rel": rel})
+        raise invalid_input("resource path must not be empty", {"rel": rel})
     if "\x00" in rel:
-        raise _invalid("resource path must not contain NUL", {"rel": rel})
+        raise invalid_input("resource path must not contain NUL", {"rel": rel})
     if not _encodable(rel):
-        raise _invalid("resource path cannot be encoded for the file system", {"rel": rel})
+        raise invalid_input("resource path cannot be encoded for the file system", {"rel": rel})
     posix = rel.replace("\\", "/")
     if is_absolute_rel(posix):
-        raise _invalid(f"resource path must be relative: {rel}", {"rel": rel})
+        raise invalid_input(f"resource path must be relative: {rel}", {"rel": rel})
     return rel, posix
 
 
@@ -761,12 +663,12 @@ def _check_dir(skill_dir: object) -> str:
     if isinstance(skill_dir, str):
         skill_dir = exact_str(skill_dir)
     if not isinstance(skill_dir, str) or skill_dir == "":
-        raise _invalid(
+        raise invalid_input(
             f"skill directory must be a non-empty str, got {type(skill_dir).__name__}",
             {"type": type(skill_dir).__name__},
         )
     if "\x00" in skill_dir or not _encodable(skill_dir):
-        raise _invalid("skill directory is not a usable path", {"skill_dir": skill_dir})
+        raise invalid_input("skill directory is not a usable path", {"skill_dir": skill_dir})
     return absolute(skill_dir)
 
 
@@ -913,7 +815,7 @@ def open_in(pin: Pin, name: str, skill_dir: str, rel: str | os.PathLike[str]) ->
             ``{rel}`` (a directory, FIFO, socket or device); ``io_error`` ``{path}`` otherwise.
     """
     inner, rel_text = _check_inside(skill_dir, rel)
-    if not _HAS_SAFE_OPEN:
+    if not _fs.HAS_SAFE_OPEN:
         _verify_by_name(pin, name)
         base = pin.real_dir
         return _open_by_identity(base, posixpath.join(base, inner) if inner else base, rel_text)
@@ -939,7 +841,7 @@ def stat_in(
         if plain is not None:
             return plain, rel
     inner, rel_text = _check_inside(skill_dir, rel)
-    if not _HAS_SAFE_OPEN:
+    if not _fs.HAS_SAFE_OPEN:
         with open_in(pin, name, skill_dir, rel) as fh:
             return os.fstat(fh.fileno()), inner
     found = reach(pin, name, inner, rel_text, want="stat")
@@ -968,18 +870,18 @@ def _stat_plain(pin: Pin, rel: str) -> os.stat_result | None:
     of a call, SPEC §26). ``None`` for anything but a regular file reached so (``openat2``
     missing, a symlink on the way, a stale pin, any error): :func:`reach` then decides, with its
     exact errors."""
-    fast = _openat2()
-    if not callable(fast) or not _HAS_SAFE_OPEN:
+    fast = openat2()
+    if not callable(fast) or not _fs.HAS_SAFE_OPEN:
         return None
     try:
-        fd = int(fast(-100, pin.real_dir, _DIR_FLAGS, _RESOLVE_NO_SYMLINKS))
+        fd = int(fast(-100, pin.real_dir, DIR_FLAGS, RESOLVE_NO_SYMLINKS))
     except OSError:
         return None
     try:
         st = os.fstat(fd)
         if st.st_ino != pin.ino or st.st_dev != pin.dev:
             return None
-        probe = int(fast(fd, rel, _PATH | _NOFOLLOW | _CLOEXEC, _FAST_RESOLVE))
+        probe = int(fast(fd, rel, PATH_FLAGS, FAST_RESOLVE))
         try:
             st = os.fstat(probe)
         finally:
@@ -1054,11 +956,11 @@ def _reach_at_once(root: int, inner: str, rel: str, want: str) -> Reached | None
     outside): the object is opened ``O_PATH`` and ``fstat``-ed, and a regular file is then opened
     for reading the same way. ``None`` when ``openat2`` is missing or refuses (a symlink, an
     escape, any error): the component walk then decides, with its exact errors."""
-    fast = _openat2()
+    fast = openat2()
     if not callable(fast):
         return None
     try:
-        probe = int(fast(root, inner, _PATH | _NOFOLLOW | _CLOEXEC, _FAST_RESOLVE))
+        probe = int(fast(root, inner, PATH_FLAGS, FAST_RESOLVE))
     except OSError:
         return None
     try:
@@ -1073,12 +975,9 @@ def _reach_at_once(root: int, inner: str, rel: str, want: str) -> Reached | None
     if not stat.S_ISREG(st.st_mode):
         raise _not_a_file(rel)
     try:
-        return Reached(st, parts, int(fast(root, inner, _FILE_FLAGS, _FAST_RESOLVE)))
+        return Reached(st, parts, int(fast(root, inner, FILE_FLAGS, FAST_RESOLVE)))
     except OSError:
         return None
-
-
-_FAST_RESOLVE = _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS
 
 
 def _walk(
@@ -1103,7 +1002,7 @@ def _walk(
         for i, part in enumerate(parts):
             try:
                 if i < last:
-                    nxt = os.open(part, _ANCESTOR_FLAGS, dir_fd=cur)
+                    nxt = os.open(part, ANCESTOR_FLAGS, dir_fd=cur)
                 else:
                     st = os.stat(part, dir_fd=cur, follow_symlinks=False)
                     if stat.S_ISLNK(st.st_mode):
@@ -1112,14 +1011,14 @@ def _walk(
                     if want == "file":
                         if not stat.S_ISREG(st.st_mode):
                             raise _not_a_file(rel)
-                        fd = os.open(part, _FILE_FLAGS, dir_fd=cur)
+                        fd = os.open(part, FILE_FLAGS, dir_fd=cur)
                     elif want == "dir":
                         if not stat.S_ISDIR(st.st_mode):
                             raise _not_a_file(rel)
-                        fd = os.open(part, _DIR_FLAGS, dir_fd=cur)
+                        fd = os.open(part, DIR_FLAGS, dir_fd=cur)
                     return Reached(st, tuple(parts), fd)
             except OSError as exc:
-                if exc.errno in _LINK_ERRNOS:
+                if exc.errno in LINK_ERRNOS:
                     target = _readlink(part, cur)
                     if target is not None:
                         return _hop(real_base, parts[:i], target, parts[i + 1 :], rel)
@@ -1177,7 +1076,7 @@ def _wrap(fd: int, rel: str) -> BinaryIO:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise _not_a_file(rel)
-        if _NONBLOCK and hasattr(os, "set_blocking"):
+        if NONBLOCK and hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return open(fd, "rb", closefd=True)
     except BaseException:
@@ -1199,7 +1098,7 @@ def open_confined(skill_dir: str | os.PathLike[str], rel: str | os.PathLike[str]
             ``not_a_file`` ``{rel}`` for a directory or special file; ``io_error`` ``{path}``.
     """
     base, candidate, rel_text = _confine(skill_dir, rel)
-    if not _HAS_SAFE_OPEN:
+    if not _fs.HAS_SAFE_OPEN:
         return _open_by_identity(base, candidate, rel_text)
     resolved = resolve(base, strict=True)
     if resolved is None:
@@ -1248,7 +1147,7 @@ def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
     if not stat.S_ISREG(checked.st_mode):
         raise _not_a_file(rel)
     try:
-        fd = os.open(real, _FILE_FLAGS & ~_NOFOLLOW)
+        fd = os.open(real, FILE_FLAGS & ~NOFOLLOW)
     except OSError as exc:
         if unreachable(exc):
             raise _not_found(rel) from None
@@ -1263,55 +1162,3 @@ def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
         os.close(fd)
         raise
     return _wrap(fd, rel)
-
-
-def read_limited(fd: int, cap: int, size: int | None = None) -> bytes | None:
-    """Read the regular file open as ``fd`` whole, never more than ``cap`` bytes (SPEC §20.5).
-
-    The size is taken from ``fstat`` first and the read stops one byte past the cap, so a sparse
-    or growing file never allocates more than ``cap + 1`` bytes.
-
-    Args:
-        fd: The open file.
-        cap: Most bytes accepted.
-        size: The file's ``st_size`` when the caller has just taken it (``None``: ``fstat`` now).
-
-    Returns:
-        The bytes, or ``None`` when the file holds more than ``cap`` bytes.
-
-    Raises:
-        OSError: From ``fstat``/``read``.
-    """
-    if size is None:
-        size = os.fstat(fd).st_size
-    if size > cap:
-        return None
-    chunks: list[bytes] = []
-    total = 0
-    while total <= cap:
-        chunk = os.read(fd, min(cap + 1 - total, max(size + 1 - total, 65_536)))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    if total > cap:
-        return None
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:
-    """Read the open file ``fh`` (``size`` bytes by ``fstat`` or as declared) whole, never more
-    than ``cap + 1`` bytes, so a sparse or growing file never allocates more (SPEC §20.5).
-
-    Returns:
-        The bytes, or ``None`` when there are more than ``cap``.
-
-    Raises:
-        OSError: From the read.
-    """
-    if size > cap:
-        return None
-    data = fh.read(size + 1)
-    if len(data) > size:  # it grew while being read: go on, up to the cap
-        data += fh.read(cap + 1 - len(data))
-    return None if len(data) > cap else data

@@ -23,9 +23,9 @@ from ._config import (
     SkillConfig,
     resolve_config,
 )
-from ._confine import read_capped
 from ._diagnostics import Diagnostic, DiscoveryReport
 from ._errors import ErrorCode, SkillError, fs_error
+from ._fs import read_capped
 from ._model import SkillContent, SkillInfo
 from ._registry import SkillRegistry, discover_skills
 

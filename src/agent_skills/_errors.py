@@ -18,16 +18,16 @@ Codes (what raises them; their ``fields``):
 - ``too_large``: ``read_resource`` over ``max_bytes``; ``name``, ``rel``, ``size``, ``max_bytes``.
 - ``access_denied``: the agent file-access policy refused a path (SPEC §14); ``path``
   (``check_read``), or ``name``, ``rel`` (``SkillSession.read_resource`` of a skill not activated).
-- ``stale_skill``: the skill's pinned real directory was replaced, renamed away or became a symlink
-  after discovery (SPEC §20.1); ``name``, ``dir`` (the pinned ``real_dir``).
-
-- ``stale_skill``: a pinned skill (or its archive) changed since discovery (SPEC §20.1, §25.1);
-  ``name``, ``dir``.
+- ``stale_skill``: a pinned skill changed since discovery: its real directory was replaced, renamed
+  away or became a symlink, or its archive was replaced (SPEC §20.1, §25.1); ``name``, ``dir``
+  (the pinned ``real_dir``).
 - ``invalid_archive``: an archive root or source breaking a rule of SPEC §25.1; ``path``,
   ``reason``.
 
-``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``; the errnos that
-mean "there is nothing to reach there" for a resource (:data:`UNREACHABLE_ERRNOS`) live here too.
+``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``; the errnos
+that mean "there is nothing to reach there" for a resource (:func:`unreachable`,
+:func:`gone_or_link`) live here too, and :func:`invalid_input` is the one way an
+``invalid_input`` error is made.
 """
 
 from __future__ import annotations
@@ -40,18 +40,25 @@ from enum import StrEnum
 from typing import Any, NoReturn
 
 __all__ = [
+    "LINK_ERRNOS",
     "UNREACHABLE_ERRNOS",
     "ErrorCode",
     "ErrorFields",
     "SkillError",
     "StartupError",
     "fs_error",
+    "gone_or_link",
+    "invalid_input",
     "unreachable",
 ]
 
 UNREACHABLE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
 """errnos that make a resource ``not_found`` rather than ``io_error`` (SPEC §10): the path names
 nothing reachable (missing, through a non-directory, a symlink loop, a name too long)."""
+
+LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
+"""errnos an ``O_NOFOLLOW`` open reports for a symlink: ``ELOOP`` on Linux, ``EMLINK`` on FreeBSD,
+``ENOTDIR`` for a link met where ``O_DIRECTORY`` asks for a directory (SPEC §20.1)."""
 
 
 class ErrorCode(StrEnum):
@@ -209,3 +216,20 @@ def fs_error(exc: OSError, path: str | os.PathLike[str]) -> SkillError:
 def unreachable(exc: OSError) -> bool:
     """True when ``exc`` says the path names nothing reachable (:data:`UNREACHABLE_ERRNOS`)."""
     return exc.errno in UNREACHABLE_ERRNOS
+
+
+def gone_or_link(exc: OSError) -> bool:
+    """True when an ``O_NOFOLLOW`` open failed because nothing is reachable there or a symlink
+    stands there (:data:`UNREACHABLE_ERRNOS`, :data:`LINK_ERRNOS`): what a pinned walk takes as
+    "not the directory it pinned" rather than an I/O failure (SPEC §20.1)."""
+    return exc.errno in LINK_ERRNOS or exc.errno in UNREACHABLE_ERRNOS
+
+
+def invalid_input(message: str, fields: Mapping[str, Any] | None = None) -> SkillError:
+    """The ``invalid_input`` error of a bad argument (SPEC §11): the one way it is made.
+
+    Args:
+        message: What is wrong with the argument, naming it.
+        fields: What identifies it (``{"rel": ...}``, ``{"type": ...}``, ...).
+    """
+    return SkillError(ErrorCode.INVALID_INPUT, message, fields)

@@ -63,8 +63,11 @@ from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
-from ._model import FrozenMapping, close_mappings, open_mappings, shared_layout
+from ._frozen import FrozenMapping, close_mappings, open_mappings, shared_layout
+from ._fs import CLOEXEC, READ_FLAGS
+from ._model import MANIFEST_NAME
 from ._schema import tools_key
+from ._version import __version__
 
 if TYPE_CHECKING:
     from ._manifest import ManifestResult
@@ -83,9 +86,7 @@ _THREADED_READ_BYTES = 1 << 18
 # The sizes line is at most this long (four decimal numbers); a longer one is damage.
 _MAX_SIZES_LINE = 96
 
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | CLOEXEC
 
 # Positions in an entry's list (the JSON stays compact and cheap to load).
 _LINKED, _RECORD, _MANIFEST, _SCAN_DIAGS, _RACY, _KIND = range(6)
@@ -99,7 +100,7 @@ _PAYLOAD = 6
 _STAMPS = struct.Struct("<QQqqqQQqqq")
 _STAMPS_SIZE = _STAMPS.size
 # The manifest name prefetch stats in each directory (another letter case is stated at lookup).
-_PREFETCHED = "SKILL.md"
+_PREFETCHED = MANIFEST_NAME
 # No stat prefetched for a directory.
 _UNSEEN: Any = object()
 # What decoding a damaged or foreign entry may raise: the entry is ignored, never a crash.
@@ -463,8 +464,6 @@ class ManifestIndex:
     """
 
     def __init__(self, path: Path, settings: Mapping[str, Any]) -> None:
-        from . import __version__
-
         self.path = path
         self._settings = {"library": __version__, **settings}
         self._started_ns = time.time_ns()
@@ -518,7 +517,7 @@ class ManifestIndex:
 
     def _load(self) -> None:
         try:
-            fd = os.open(os.fspath(self.path), _READ_FLAGS)
+            fd = os.open(os.fspath(self.path), READ_FLAGS)
         except FileNotFoundError:
             self._dirty = True
             return

@@ -16,15 +16,14 @@ import stat
 from itertools import accumulate
 from typing import Any
 
-from ._confine import read_limited
-from ._errors import ErrorCode, SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error, invalid_input
+from ._fs import READ_FLAGS, read_limited
 
 __all__ = ["MAX_JSON_DEPTH", "json_depth", "read_json_file"]
 
 #: The deepest nesting of arrays and objects accepted in a file the library reads back.
 MAX_JSON_DEPTH = 64
 
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 # A JSON string (no backtracking: the two alternatives never start with the same character).
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -61,7 +60,7 @@ def read_json_file(path: str, *, max_bytes: int, what: str, errors: str = "stric
             UTF-8 JSON or nests deeper than :data:`MAX_JSON_DEPTH`.
     """
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = os.open(path, READ_FLAGS)
     except OSError as exc:
         raise fs_error(exc, path) from None
     except ValueError as exc:  # NUL in the path
@@ -96,8 +95,6 @@ def read_json_file(path: str, *, max_bytes: int, what: str, errors: str = "stric
 
 
 def _bad(path: str, what: str, reason: str) -> SkillError:
-    return SkillError(
-        ErrorCode.INVALID_INPUT,
-        f"{path} is not a valid {what} file: {reason}",
-        {"path": path, "reason": reason},
+    return invalid_input(
+        f"{path} is not a valid {what} file: {reason}", {"path": path, "reason": reason}
     )

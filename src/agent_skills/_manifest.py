@@ -26,7 +26,7 @@ from yaml.resolver import Resolver
 
 from ._collector import collector_paused
 from ._diagnostics import Diagnostic, DiagnosticKind
-from ._errors import ErrorCode, SkillError
+from ._errors import ErrorCode, SkillError, invalid_input
 from ._schema import build_model, check_frontmatter_values, yaml_kind
 
 if TYPE_CHECKING:
@@ -394,8 +394,7 @@ def _decode(data: str | bytes) -> tuple[str, bool]:
             text = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in data)
             invalid = True
     else:
-        raise SkillError(
-            ErrorCode.INVALID_INPUT,
+        raise invalid_input(
             f"manifest text must be str or bytes, got {type(data).__name__}",
             {"value": type(data).__name__},
         )

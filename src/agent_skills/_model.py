@@ -1,26 +1,30 @@
-"""The data model: what discovery hands out (SPEC §1, §6-§9, §20.1).
+"""The data model and the skill layout rules: what discovery hands out (SPEC §1, §4, §6-§9, §20.1).
 
-Frozen dataclasses with their JSON shapes, the read-only copy of frontmatter (:func:`freeze` and
-its inverse :func:`thaw`) and the one order of names used everywhere (:func:`sort_key`). Pure: no
-filesystem, no logging. Every later stage builds or reads these types; none defines its own.
+Frozen dataclasses with their JSON shapes, the one order of names used everywhere
+(:func:`sort_key`), and the rules of a skill folder's layout that every stage applies: what the
+manifest is called and which of its case variants wins (:data:`MANIFEST_NAME`,
+:func:`choose_manifest`, :func:`is_manifest_name`), which names are hidden or skipped
+(:func:`is_hidden`, :func:`is_skipped`). Pure: no filesystem, no logging. Every later stage builds
+or reads these types; none defines its own. The read-only frontmatter (``freeze``) and the fast
+constructors are ``_frozen``'s; finding a manifest on disk is ``_scan``'s.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ._config import Scope
 from ._diagnostics import Diagnostic
+from ._frozen import frozen_builder, thaw
 
 if TYPE_CHECKING:
     from ._confine import Pin
 
 __all__ = [
+    "MANIFEST_NAME",
     "RESOURCE_KINDS",
     "SKIPPED_DIRS",
     "ResolvedSkill",
@@ -29,19 +33,14 @@ __all__ = [
     "SkillContent",
     "SkillInfo",
     "SkillResource",
-    "close_mappings",
-    "freeze",
+    "choose_manifest",
     "is_hidden",
+    "is_manifest_name",
     "is_skipped",
     "make_resolved",
     "make_skill_info",
-    "open_mappings",
-    "share",
-    "shared_layout",
     "sort_key",
     "sort_text",
-    "thaw",
-    "writable_twin",
 ]
 
 ResourceKind: TypeAlias = Literal["scripts", "references", "assets", "examples", "other"]
@@ -65,33 +64,31 @@ def is_skipped(name: str) -> bool:
     return is_hidden(name) or name in SKIPPED_DIRS
 
 
-_MAKE_CHILD = getattr(Path, "_make_child_relpath", None)
-_PATH_TYPE = type(Path())  # what ``Path(text)`` makes here
+#: The manifest's name (Agent Skills specification); letter-case variants are found too (SPEC §4).
+MANIFEST_NAME = "SKILL.md"
+_MANIFEST_LOWER = MANIFEST_NAME.lower()
 
 
-def child_path(parent: Path, name: str) -> Path:
-    """``parent / name`` for one component ``name`` taken from a directory listing (no ``/``, never
-    ``.`` or ``..``), built without parsing ``name`` again where :mod:`pathlib` offers it (about a
-    quarter of the cost; a scan builds two such paths per skill, SPEC §26)."""
-    if _MAKE_CHILD is not None:
-        made: Path = _MAKE_CHILD(parent, name)
-        return made
-    return parent / name
+def is_manifest_name(name: str) -> bool:
+    """Whether ``name`` is a letter-case variant of ``SKILL.md`` (SPEC §4, §9)."""
+    return name.lower() == _MANIFEST_LOWER
 
 
-def lexical_child(skill_dir: Path, base: str, inner: str) -> Path:
-    """The path handed out for ``inner`` under a skill (SPEC §10.6): ``Path(base + "/" +
-    inner)``, ``base`` the text of ``skill_dir`` made absolute, ``inner`` normalised (no empty,
-    ``.`` or ``..`` component; ``""`` for the directory itself). When ``skill_dir`` is that
-    absolute path already, the result is built from it one component at a time, without
-    parsing the whole text again (``resource_path``, SPEC §26)."""
-    if type(skill_dir) is not _PATH_TYPE or str(skill_dir) != base:
-        return Path(base.rstrip("/") + "/" + inner if inner else base)
-    made = skill_dir
-    if inner:
-        for part in inner.split("/"):
-            made = child_path(made, part)
-    return made
+def choose_manifest(names: Iterable[str]) -> str | None:
+    """Which of a directory's usable manifest names is the manifest (SPEC §4): exactly
+    ``SKILL.md`` when present, else the first case variant in ``(casefold, name)`` order.
+
+    Args:
+        names: Entry names in any order; those that are not a case variant of ``SKILL.md`` are
+            passed over.
+
+    Returns:
+        The chosen name, or ``None`` for no names.
+    """
+    usable = [n for n in names if is_manifest_name(n)]
+    if MANIFEST_NAME in usable:
+        return MANIFEST_NAME  # the module's one string: each skill's path keeps it
+    return min(usable, key=sort_key) if usable else None
 
 
 def sort_key(name: str) -> tuple[str, str]:
@@ -106,27 +103,6 @@ def sort_text(name: str) -> str:
     the work of a tuple's two (a scan sorts each root's listing by it, about half the time;
     SPEC §26)."""
     return name.casefold() + "\0" + name
-
-
-def writable_twin(cls: type) -> Any:
-    """A plain class with the slots of ``cls`` (a read-only slotted class), or ``None`` where
-    the interpreter does not let an instance of it take ``cls`` as its class.
-
-    An instance of the twin filled by plain attribute stores, then given ``cls`` as its class,
-    is what the constructor of ``cls`` makes with the same fields, for a fraction of the cost:
-    the read-only classes (frozen dataclasses included) set each field through
-    ``object.__setattr__``, about ten times what a store costs; discovery makes several such
-    objects per skill (SPEC §26). Only for classes whose constructor does nothing else.
-    """
-    # The same bases (the layout rules compare them); none of their abstract methods is called.
-    namespace = {"__slots__": getattr(cls, "__slots__", ()), "__module__": cls.__module__}
-    twin: Any = type(cls)(f"_{cls.__name__}Fields", cls.__bases__, namespace)
-    twin.__abstractmethods__ = frozenset()
-    try:
-        twin().__class__ = cls
-    except TypeError:  # (the layouts differ)
-        return None
-    return twin
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,198 +125,6 @@ class SkillResource:
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"kind", "rel", "path", "size"}`` for JSON output."""
         return {"kind": self.kind, "rel": self.rel, "path": str(self.path), "size": self.size}
-
-
-class FrozenMapping(Mapping[str, Any]):
-    """A read-only mapping that shares its key layout with every mapping of the same keys.
-
-    What :func:`freeze` makes of a frontmatter mapping: a tuple of values and a key-to-position
-    table that all mappings with the same keys in the same order share (most skills of a store
-    declare the same keys), so a skill's metadata costs a tuple instead of a hash table (SPEC §26
-    memory). It behaves as a ``Mapping``: lookups, iteration in the original key order,
-    ``len``, ``in``, and ``==`` with any mapping (a ``dict`` included) by content.
-    """
-
-    __slots__ = ("_layout", "_values")
-    _layout: dict[str, int]
-    _values: tuple[Any, ...]
-
-    def __init__(self, items: Mapping[str, Any] | None = None) -> None:
-        items = {} if items is None else items
-        _set(self, "_layout", _layout(tuple(items)))
-        _set(self, "_values", tuple(items.values()))  # a mapping's own (same) order
-
-    @classmethod
-    def _made(cls, layout: dict[str, int], values: tuple[Any, ...]) -> FrozenMapping:
-        if _MAPPING_FIELDS is None or cls is not FrozenMapping:
-            made = cls.__new__(cls)
-            _set(made, "_layout", layout)
-            _set(made, "_values", values)
-            return made
-        made = _MAPPING_FIELDS()  # see writable_twin
-        made._layout = layout
-        made._values = values
-        made.__class__ = cls
-        result: FrozenMapping = made
-        return result
-
-    def __setattr__(self, key: str, value: object) -> None:
-        raise AttributeError("FrozenMapping is read-only")
-
-    def __delattr__(self, key: str) -> None:
-        raise AttributeError("FrozenMapping is read-only")
-
-    def __getitem__(self, key: str) -> Any:
-        return self._values[self._layout[key]]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """The value of ``key``, or ``default``."""
-        at = self._layout.get(key)
-        return default if at is None else self._values[at]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._layout
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._layout)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __eq__(self, other: object) -> bool:
-        # As a dict compares (values by identity first, so NaN equals itself), whatever layouts.
-        if isinstance(other, FrozenMapping) and other._layout is self._layout:
-            return bool(self._values == other._values)
-        if not isinstance(other, Mapping):
-            return NotImplemented
-        return self.copy() == (other if type(other) is dict else dict(other.items()))
-
-    __hash__ = None  # type: ignore[assignment]  # as dict: equal to mutable mappings
-
-    def copy(self) -> dict[str, Any]:
-        """A shallow ``dict`` copy (as ``MappingProxyType.copy`` gives)."""
-        return dict(zip(self._layout, self._values, strict=True))
-
-    def __or__(self, other: Mapping[str, Any]) -> dict[str, Any]:
-        if not isinstance(other, Mapping):
-            return NotImplemented
-        return self.copy() | dict(other.items())
-
-    def __ror__(self, other: Mapping[str, Any]) -> dict[str, Any]:
-        if not isinstance(other, Mapping):
-            return NotImplemented
-        return dict(other.items()) | self.copy()
-
-    def __reversed__(self) -> Iterator[str]:
-        return reversed(tuple(self._layout))
-
-    def __repr__(self) -> str:
-        return f"FrozenMapping({self.copy()!r})"
-
-    def __str__(self) -> str:
-        return str(self.copy())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenMapping, (self.copy(),))
-
-
-_set = object.__setattr__
-_get = object.__getattribute__
-_new = object.__new__
-#: A :class:`FrozenMapping`'s fields, writable (see :func:`writable_twin`).
-_MAPPING_FIELDS = writable_twin(FrozenMapping)
-
-
-def open_mappings(count: int) -> list[Any]:
-    """``count`` read-only mappings to be, each filled by :func:`close_mappings`: what the
-    on-disk index decodes holds them in its rows before their own values are known (SPEC §26)."""
-    return list(map(_new, repeat(_MAPPING_FIELDS or FrozenMapping, count)))
-
-
-def close_mappings(
-    made: Iterable[Any], layouts: Iterable[dict[str, int]], values: Iterable[tuple[Any, ...]]
-) -> None:
-    """Fill mappings of :func:`open_mappings` with their key layouts (as :func:`freeze` shares
-    them) and values: then each is the :class:`FrozenMapping` ``freeze`` makes. A few passes in
-    C, no Python call per mapping."""
-    made = list(made)
-    setter = _set if _MAPPING_FIELDS is None else setattr
-    deque(map(setter, made, repeat("_layout"), layouts), 0)
-    deque(map(setter, made, repeat("_values"), values), 0)
-    if _MAPPING_FIELDS is not None:
-        deque(map(setattr, made, repeat("__class__"), repeat(FrozenMapping)), 0)
-
-
-# Key layouts shared between mappings, by their keys in order. The cache outlives the skills, so
-# it is bounded in count and keeps only small layouts (what frontmatter declares); any other is
-# made for its mapping alone (still correct, only not shared), so hostile manifests with many or
-# long keys cannot make it hold more than about a megabyte.
-_LAYOUTS: dict[tuple[str, ...], dict[str, int]] = {}
-_MAX_LAYOUTS = 1024
-_MAX_SHARED_KEYS = 32
-_MAX_SHARED_KEY_CHARS = 512
-
-
-def _layout(keys: tuple[str, ...]) -> dict[str, int]:
-    found = _LAYOUTS.get(keys)
-    if found is None:
-        found = {k: i for i, k in enumerate(keys)}
-        if (
-            len(_LAYOUTS) < _MAX_LAYOUTS
-            and len(keys) <= _MAX_SHARED_KEYS
-            and sum(len(k) if type(k) is str else _MAX_SHARED_KEY_CHARS for k in keys)
-            <= _MAX_SHARED_KEY_CHARS
-        ):
-            _LAYOUTS[keys] = found
-    return found
-
-
-def freeze(value: Any, pool: dict[str, str] | None = None) -> Any:
-    """Return a read-only deep copy: mappings become :class:`FrozenMapping`, lists tuples.
-
-    With ``pool``, equal strings (keys and values) are replaced by one shared copy kept in it.
-    """
-    cls = type(value)
-    # Exact-type tests first: frontmatter is mostly str, and ABC checks cost more per value.
-    if cls is str:
-        return value if pool is None else pool.setdefault(value, value)
-    if cls is dict or isinstance(value, Mapping):
-        # Keys and values in one pass each, in the mapping's own (same) order.
-        if pool is None:
-            values = tuple([freeze(v) for v in value.values()])
-            return FrozenMapping._made(_layout(tuple(value)), values)
-        # Keys are shared already: the YAML loader interns them (and literals are interned).
-        shared = pool.setdefault
-        values = tuple(
-            [shared(v, v) if type(v) is str else freeze(v, pool) for v in value.values()]
-        )
-        return FrozenMapping._made(_layout(tuple(value)), values)
-    if cls is list or cls is tuple or isinstance(value, list | tuple):
-        return tuple(freeze(v, pool) for v in value)
-    return value
-
-
-def shared_layout(keys: tuple[str, ...]) -> dict[str, int]:
-    """The key-to-position table :func:`freeze` gives a mapping of ``keys`` (in that order):
-    what the on-disk index builds its read-only mappings on (SPEC §26). Not to be changed."""
-    return _layout(keys)
-
-
-def share(value: Any, pool: dict[str, str] | None) -> Any:
-    """Return the pooled copy of a string ``value`` (itself when ``pool`` is ``None``)."""
-    # Licenses, versions, authors and tool names repeat across a store; one copy each (SPEC §18).
-    if pool is not None and type(value) is str:
-        return pool.setdefault(value, value)
-    return value
-
-
-def thaw(value: Any) -> Any:
-    """Inverse of :func:`freeze`: fresh ``dict``/``list`` values, ready for ``json.dumps``."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [thaw(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,61 +211,9 @@ class SkillInfo:
         }
 
 
-_SKILL_INFO_FIELDS = writable_twin(SkillInfo)
-
-
-def make_skill_info(
-    name: str,
-    description: str,
-    metadata: Mapping[str, Any],
-    allowed_tools: tuple[str, ...] | None,
-    user_invocable: bool,
-    model_invocable: bool,
-    scope: Scope,
-    source: str,
-    root: Path,
-    dir: Path,
-    path: Path,
-    category: str,
-    real_dir: Path | None,
-) -> SkillInfo:
-    """``SkillInfo(...)`` of these fields (nothing shadowed), built through its writable twin
-    (:func:`writable_twin`): discovery makes one per skill (SPEC §26)."""
-    if _SKILL_INFO_FIELDS is None:
-        return SkillInfo(
-            name,
-            description,
-            metadata,
-            allowed_tools,
-            user_invocable,
-            model_invocable,
-            scope,
-            source,
-            root,
-            dir,
-            path,
-            (),
-            category,
-            real_dir,
-        )
-    made = _SKILL_INFO_FIELDS()
-    made.name = name
-    made.description = description
-    made.metadata = metadata
-    made.allowed_tools = allowed_tools
-    made.user_invocable = user_invocable
-    made.model_invocable = model_invocable
-    made.scope = scope
-    made.source = source
-    made.root = root
-    made.dir = dir
-    made.path = path
-    made.shadowed = ()
-    made.category = category
-    made.real_dir = real_dir
-    made.__class__ = SkillInfo
-    info: SkillInfo = made
-    return info
+make_skill_info: Callable[..., SkillInfo] = frozen_builder(SkillInfo)
+"""``SkillInfo(...)`` of the same positional fields, made by :func:`~._frozen.frozen_builder`:
+discovery makes one per skill (SPEC §26)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,6 +252,10 @@ def stored_text(stored: memoryview) -> str:
         return str(stored, "utf-8", "surrogatepass")
     except UnicodeDecodeError:
         return str(stored, "utf-8", "replace")
+
+
+_set = object.__setattr__
+_get = object.__getattribute__
 
 
 class _StoredBody:
@@ -563,23 +299,14 @@ class ResolvedSkill(_StoredBody):
         return self.info.name
 
 
-_RESOLVED_FIELDS = writable_twin(ResolvedSkill)
+_resolved_text = frozen_builder(ResolvedSkill, ("info", "body", "pin"), unset=("_body_bytes",))
+_resolved_bytes = frozen_builder(ResolvedSkill, ("info", "_body_bytes", "pin"), unset=("body",))
 
 
 def make_resolved(info: SkillInfo, body: str | memoryview, pin: Pin | None) -> ResolvedSkill:
-    """``ResolvedSkill(info, body, pin)``, built through its writable twin
-    (:func:`writable_twin`): discovery makes one per skill (SPEC §26). A ``memoryview`` body is
-    the UTF-8 bytes the on-disk index holds, decoded by :func:`stored_text` when first read."""
-    if _RESOLVED_FIELDS is None:
-        text = body if isinstance(body, str) else stored_text(body)
-        return ResolvedSkill(info, text, pin)
-    made = _RESOLVED_FIELDS()
-    made.info = info
+    """``ResolvedSkill(info, body, pin)``, made by :func:`~._frozen.frozen_builder`: discovery
+    makes one per skill (SPEC §26). A ``memoryview`` body is the UTF-8 bytes the on-disk index
+    holds, decoded by :func:`stored_text` when first read."""
     if type(body) is str:
-        made.body = body
-    else:
-        made._body_bytes = body
-    made.pin = pin
-    made.__class__ = ResolvedSkill
-    skill: ResolvedSkill = made
-    return skill
+        return _resolved_text(info, body, pin)
+    return _resolved_bytes(info, body, pin)

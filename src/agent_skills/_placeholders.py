@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ._args import coerce_choice, coerce_path, coerce_str
-from ._errors import ErrorCode, SkillError
+from ._errors import invalid_input
 
 __all__ = ["DIALECTS", "Dialect", "render_skill", "split_arguments"]
 
@@ -44,10 +44,6 @@ _BACKTICKS_RE = re.compile(r"`+")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
 
 
-def _invalid(message: str, fields: dict[str, object]) -> SkillError:
-    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
-
-
 def split_arguments(arguments: str | Sequence[str]) -> list[str]:
     """Split arguments as a POSIX shell would (``shlex``); an unbalanced quote falls back to
     splitting on whitespace. A sequence of strings is taken as it is.
@@ -62,14 +58,14 @@ def split_arguments(arguments: str | Sequence[str]) -> list[str]:
         except ValueError:  # "No closing quotation"
             return arguments.split()
     if isinstance(arguments, bytes | bytearray) or not isinstance(arguments, Sequence):
-        raise _invalid(
+        raise invalid_input(
             f"arguments must be a str or a sequence of str, got {type(arguments).__name__}",
             {"type": type(arguments).__name__},
         )
     values = list(arguments)
     for value in values:
         if not isinstance(value, str):
-            raise _invalid(
+            raise invalid_input(
                 f"arguments must be strings, got {type(value).__name__}",
                 {"type": type(value).__name__},
             )

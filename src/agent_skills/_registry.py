@@ -30,20 +30,17 @@ from ._diagnostics import (
     emit,
 )
 from ._errors import ErrorCode, SkillError
+from ._frozen import freeze, frozen_builder, share
+from ._fs import lexical_child
 from ._manifest import ParsedSkill, parse_manifest
 from ._model import (
     ResolvedSkill,
     ShadowedSkill,
     SkillContent,
     SkillInfo,
-    freeze,
-    lexical_child,
     make_resolved,
     make_skill_info,
-    share,
     sort_key,
-    thaw,
-    writable_twin,
 )
 from ._scan import Candidate, walk_root
 from ._schema import name_key, normalize_tools, tools_key
@@ -56,20 +53,13 @@ if TYPE_CHECKING:
 # The archive reader (with zipfile, tarfile and the digests) and the resource walk load with
 # their first use: discovery of plain folders needs neither (SPEC §26, light core).
 
-# The data model lives in ``_model``; its names stay importable from here.
 __all__ = [
     "CandidateResult",
-    "ResolvedSkill",
-    "ShadowedSkill",
-    "SkillContent",
-    "SkillInfo",
     "SkillRegistry",
     "discover_skills",
-    "freeze",
     "load_candidate",
     "merge_skills",
     "suggest_names",
-    "thaw",
     "unknown_skill",
 ]
 
@@ -179,6 +169,7 @@ def _skill_info(
         root.path,
         cand.dir,
         cand.manifest,
+        (),
         cand.category,
         real_dir,
     )
@@ -851,31 +842,7 @@ def _admit(
     return result
 
 
-_REPORT_ENTRY_FIELDS = writable_twin(ReportEntry)
-
-
-def _report_entry(
-    root: Path,
-    path: Path,
-    status: EntryStatus,
-    name: str | None,
-    reason: str,
-    shadowed_by: Path | None,
-) -> ReportEntry:
-    """``ReportEntry(...)`` built through its writable twin (see ``writable_twin``): one per
-    candidate (SPEC §26)."""
-    if _REPORT_ENTRY_FIELDS is None:
-        return ReportEntry(root, path, status, name, reason, shadowed_by)
-    made = _REPORT_ENTRY_FIELDS()
-    made.root = root
-    made.path = path
-    made.status = status
-    made.name = name
-    made.reason = reason
-    made.shadowed_by = shadowed_by
-    made.__class__ = ReportEntry
-    entry: ReportEntry = made
-    return entry
+_report_entry = frozen_builder(ReportEntry)  # one per candidate (SPEC §26)
 
 
 def _report_entries(

@@ -20,8 +20,15 @@ from ._config import DEFAULT_MAX_RESOURCES
 from ._confine import Pin, has_drive, open_below, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import RESOURCE_KINDS, SKIPPED_DIRS, ResourceKind, SkillResource, is_hidden, sort_key
-from ._scan import is_manifest_name
+from ._model import (
+    RESOURCE_KINDS,
+    SKIPPED_DIRS,
+    ResourceKind,
+    SkillResource,
+    is_hidden,
+    is_manifest_name,
+    sort_key,
+)
 
 __all__ = [
     "MAX_DIRECTORY_DEPTH",

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot
+from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
 from ._confine import (
-    FILE_FLAGS,
     Pin,
     absolute,
     open_child_dir,
@@ -24,35 +22,34 @@ from ._confine import (
     pin_directory,
     pin_of,
     reach,
-    read_limited,
     real_path,
     resolve,
 )
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import SKIPPED_DIRS, child_path, is_hidden, sort_key, sort_text
+from ._fs import FILE_FLAGS, LIST_FLAGS, READ_FLAGS, child_path, read_limited
+from ._model import (
+    MANIFEST_NAME,
+    SKIPPED_DIRS,
+    choose_manifest,
+    is_hidden,
+    sort_text,
+)
 
 if TYPE_CHECKING:
     from ._index import CachedSkill, ManifestIndex
 
 __all__ = [
-    "MANIFEST_NAME",
-    "MAX_DEPTH",
     "MAX_SCAN_DIRS",
     "Candidate",
     "ManifestLookup",
     "RootScan",
-    "choose_manifest",
     "find_manifest",
-    "is_manifest_name",
     "scan_root",
-    "sort_key",
     "walk_root",
 ]
 
-#: The manifest's name (Agent Skills specification); letter-case variants are found too (SPEC §4).
-MANIFEST_NAME = "SKILL.md"
-_MANIFEST_LOWER = MANIFEST_NAME.lower()
+_MANIFEST_LOWER = MANIFEST_NAME.lower()  # (is_manifest_name, inline in the hot loop)
 
 #: Directories looked at per root by a nested walk (SPEC §21.4).
 MAX_SCAN_DIRS = 2000
@@ -126,37 +123,12 @@ def _list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
     return RootNote(root.path, RootStatus.OK), entries
 
 
-_ROOT_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
 def _too_large(where: Path, size: int, cap: int) -> SkillError:
     return SkillError(
         ErrorCode.TOO_LARGE,
         f"manifest {where} is larger than {cap} bytes ({size} bytes; max_manifest_bytes)",
         {"path": str(where), "size": size, "max_bytes": cap},
     )
-
-
-def choose_manifest(names: Iterable[str]) -> str | None:
-    """Which of a directory's usable manifest names is the manifest (SPEC §4): exactly
-    ``SKILL.md`` when present, else the first case variant in ``(casefold, name)`` order.
-
-    Args:
-        names: Entry names in any order; those that are not a case variant of ``SKILL.md`` are
-            passed over.
-
-    Returns:
-        The chosen name, or ``None`` for no names.
-    """
-    usable = [n for n in names if is_manifest_name(n)]
-    if MANIFEST_NAME in usable:
-        return MANIFEST_NAME  # the module's one string: each skill's path keeps it
-    return min(usable, key=sort_key) if usable else None
-
-
-def is_manifest_name(name: str) -> bool:
-    """Whether ``name`` is a letter-case variant of ``SKILL.md`` (SPEC §4, §9)."""
-    return name.lower() == _MANIFEST_LOWER
 
 
 class ManifestLookup(NamedTuple):
@@ -213,7 +185,7 @@ def find_manifest(
     own = dir_fd is None or pin is None
     try:
         if dir_fd is None or pin is None:
-            dir_fd = os.open(dir_text, _ROOT_FLAGS)
+            dir_fd = os.open(dir_text, LIST_FLAGS)
             try:
                 pin = pin_directory(real_path(absolute(dir_text)), dir_fd)
             except OSError:
@@ -805,7 +777,7 @@ def walk_root(
     Args:
         root: The root; a root path that is a symlink is followed.
         follow_symlinks: Whether symlinked directories and manifests are used (and searched).
-        max_depth: 1 to :data:`MAX_DEPTH` (the caller checks the range).
+        max_depth: 1 to ``_config.MAX_DEPTH`` (the caller checks the range).
         index: The on-disk index (SPEC §26), as for :func:`scan_root`.
 
     Returns:
@@ -855,23 +827,22 @@ class _Ignore:
 
 def _read_gitignore(directory: str, base: str) -> _Ignore | None:
     path = os.path.join(directory, ".gitignore")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         # Opened without blocking and checked on the descriptor: a FIFO or a device put there
         # (or swapped in after a stat) is refused, never waited on or read without end.
-        fd = os.open(path, flags)
+        fd = os.open(path, READ_FLAGS)
     except (OSError, ValueError):
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_GITIGNORE_BYTES:
+        if not stat.S_ISREG(st.st_mode):
             return None
-        data = os.read(fd, _MAX_GITIGNORE_BYTES + 1)
+        data = read_limited(fd, _MAX_GITIGNORE_BYTES, st.st_size)
     except OSError:
         return None
     finally:
         os.close(fd)
-    if len(data) > _MAX_GITIGNORE_BYTES:
+    if data is None:
         return None
     text = data.decode("utf-8", "replace")
     import pathspec  # only a nested walk that meets a .gitignore pays for it

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._errors import ErrorCode, SkillError
+from ._errors import ErrorCode, SkillError, invalid_input
 
 if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
@@ -373,8 +373,7 @@ def normalize_tools(value: object) -> list[str]:
         out: list[str] = []
         for item in value:
             if not isinstance(item, str):
-                raise SkillError(
-                    ErrorCode.INVALID_INPUT,
+                raise invalid_input(
                     f"tool list items must be strings, got {type(item).__name__}",
                     {"value": type(item).__name__},
                 )
@@ -382,8 +381,7 @@ def normalize_tools(value: object) -> list[str]:
             if trimmed:
                 out.append(trimmed)
         return out
-    raise SkillError(
-        ErrorCode.INVALID_INPUT,
+    raise invalid_input(
         f"tools must be a string or a list of strings, got {type(value).__name__}",
         {"value": type(value).__name__},
     )

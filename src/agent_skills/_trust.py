@@ -36,7 +36,8 @@ from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
 from ._confine import Pin, absolute, open_in, pin_by_name, real_path
 from ._diagnostics import get_logger
 from ._digest import FileDigest, file_digest, skill_digest
-from ._errors import ErrorCode, SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error, invalid_input
+from ._fs import read_capped
 from ._jsonfile import read_json_file
 from ._resources import list_resources
 from ._scan import find_manifest
@@ -79,14 +80,14 @@ class Approval:
     files: Mapping[str, tuple[int, str]]
 
 
-def _read_capped(pin: Pin, name: str, base: str, rel: str) -> bytes:
+def _read_pinned(pin: Pin, name: str, base: str, rel: str) -> bytes:
     """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap."""
     with open_in(pin, name, base, rel) as fh:
         try:
-            data = fh.read(_MAX_FILE_BYTES + 1)
+            data = read_capped(fh, os.fstat(fh.fileno()).st_size, _MAX_FILE_BYTES)
         except OSError as exc:
             raise fs_error(exc, Path(base, rel)) from None
-    if len(data) > _MAX_FILE_BYTES:
+    if data is None:
         raise SkillError(
             ErrorCode.TOO_LARGE,
             f"{rel} in {base} is larger than {_MAX_FILE_BYTES} bytes",
@@ -133,7 +134,7 @@ def digest_pinned(
     rel, data = manifest
     files = [FileDigest(rel, len(data), file_digest(data))]
     for resource in listing.resources:
-        content = _read_capped(pin, name, base, resource.rel)
+        content = _read_pinned(pin, name, base, resource.rel)
         files.append(FileDigest(resource.rel, len(content), file_digest(content)))
     files.sort(key=lambda f: f.rel)
     return skill_digest(files), tuple(files)
@@ -178,7 +179,7 @@ def digest_skill_dir(
             {"path": base},
         )
     pin = pin_by_name(base, "")
-    manifest = _read_capped(pin, "", absolute(base), lookup.name)
+    manifest = _read_pinned(pin, "", absolute(base), lookup.name)
     return digest_pinned(
         pin,
         base,
@@ -248,8 +249,7 @@ class TrustStore:
         try:
             approvals = _parse(raw)
         except (ValueError, TypeError, KeyError) as exc:
-            raise SkillError(
-                ErrorCode.INVALID_INPUT,
+            raise invalid_input(
                 f"trust store {self._path} is not a valid store file: {exc}",
                 {"path": where, "reason": str(exc)},
             ) from None
@@ -468,7 +468,7 @@ class TrustStore:
             return False
         base = absolute(os.fspath(skill_dir))
         try:
-            manifest = _read_capped(pin, name, base, manifest_rel)
+            manifest = _read_pinned(pin, name, base, manifest_rel)
             digest, _ = digest_pinned(
                 pin,
                 base,

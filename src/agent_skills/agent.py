@@ -31,12 +31,11 @@ from ._archive import archived_path_error
 from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str, shown_text
 from ._confine import Pin, contains, read_pinned_manifest, real_path, verify_pin
 from ._core import AgentSkills
-from ._errors import ErrorCode, SkillError
+from ._errors import ErrorCode, SkillError, invalid_input
 from ._manifest import parse_skill
-from ._model import SkillInfo
+from ._model import MANIFEST_NAME, SkillInfo
 from ._placeholders import Dialect, render_skill
 from ._registry import unknown_skill
-from ._scan import MANIFEST_NAME
 from ._search import SkillSearchIndex, query_terms
 from .catalog import (
     CatalogFit,
@@ -197,21 +196,19 @@ class ToolResult:
     is_error: bool = False
 
 
-def _invalid(message: str, fields: dict[str, Any]) -> SkillError:
-    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
-
-
 def _tool_arguments(arguments: object) -> dict[str, Any]:
     """The arguments of a tool call as a dict: a mapping, or a JSON object as text."""
     if isinstance(arguments, str | bytes | bytearray):
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError) as exc:
-            raise _invalid(f"arguments are not valid JSON: {exc}", {"arguments": "json"}) from None
+            raise invalid_input(
+                f"arguments are not valid JSON: {exc}", {"arguments": "json"}
+            ) from None
     if arguments is None:
         return {}
     if not isinstance(arguments, Mapping):
-        raise _invalid(
+        raise invalid_input(
             f"arguments must be a JSON object, got {type(arguments).__name__}",
             {"type": type(arguments).__name__},
         )
@@ -222,13 +219,13 @@ def _expect(args: dict[str, Any], tool: str, *keys: str, optional: tuple[str, ..
     """Refuse missing and unexpected arguments (the tools' schemas are closed, SPEC §22.5)."""
     unknown = sorted(str(k) for k in args if k not in keys)
     if unknown:
-        raise _invalid(
+        raise invalid_input(
             f"unexpected argument(s) for {tool}: {', '.join(unknown)}",
             {"tool": tool, "unexpected": unknown},
         )
     missing = [k for k in keys if k not in args and k not in optional]
     if missing:
-        raise _invalid(
+        raise invalid_input(
             f"missing argument(s) for {tool}: {', '.join(missing)}",
             {"tool": tool, "missing": missing},
         )
@@ -302,7 +299,7 @@ def _wrap_tool(
         return {"name": name, "description": description, "parameters": schema}
     if flavor == "mcp":
         return {"name": name, "description": description, "inputSchema": schema}
-    raise _invalid(
+    raise invalid_input(
         f"tool flavor must be one of {', '.join(_FLAVORS)}, got {flavor!r}",
         {"flavor": repr(flavor)},
     )
@@ -374,7 +371,7 @@ def tool_definition(
         )
         description = _SEARCH_DESCRIPTION
     else:
-        raise _invalid(
+        raise invalid_input(
             f"tool must be one of {', '.join(_TOOLS)}, got {tool!r}", {"tool": repr(tool)}
         )
     return _wrap_tool(flavor, tool, description, schema)
@@ -416,7 +413,7 @@ class SkillSession:
         max_listed_resources: int = DEFAULT_MAX_LISTED_RESOURCES,
     ) -> None:
         if not isinstance(skills, AgentSkills):
-            raise _invalid(
+            raise invalid_input(
                 f"skills must be an AgentSkills, got {type(skills).__name__}",
                 {"type": type(skills).__name__},
             )
@@ -536,7 +533,7 @@ class SkillSession:
             SkillError: ``invalid_input`` ``{format}`` for another format.
         """
         if format not in _FORMATS:
-            raise _invalid(
+            raise invalid_input(
                 f"catalog format must be 'xml' or 'markdown', got {format!r}",
                 {"format": repr(format)},
             )
@@ -601,7 +598,7 @@ class SkillSession:
         if limit is None:
             limit = DEFAULT_SEARCH_LIMIT
         if not query_terms(query):
-            raise _invalid("the query has no word to search for", {"query": query})
+            raise invalid_input("the query has no word to search for", {"query": query})
         index = _search_index(self._skills)
         return index.search(query, limit)
 
@@ -951,13 +948,13 @@ class SkillSession:
 
     def _dispatch(self, name: object, arguments: object) -> ToolResult:
         if not isinstance(name, str):
-            raise _invalid(
+            raise invalid_input(
                 f"tool name must be a string, got {type(name).__name__}",
                 {"type": type(name).__name__},
             )
         offered = [t for t in _TOOLS if t != SEARCH_TOOL_NAME or self._offers_search]
         if name not in offered:
-            raise _invalid(
+            raise invalid_input(
                 f"unknown tool {name!r}; the tools are {', '.join(offered)}", {"tool": name}
             )
         args = _tool_arguments(arguments)
@@ -1015,7 +1012,7 @@ class SkillSession:
                     registry.verify_dir(name)
                 except SkillError:
                     continue
-            manifest = found.info.path.name if found is not None else "SKILL.md"
+            manifest = found.info.path.name if found is not None else MANIFEST_NAME
             lines.append(
                 f'<skill name="{escape(name, _ATTR)}" manifest="{escape(manifest, _ATTR)}">'
                 f"{escape(os.fspath(shown))}</skill>"
@@ -1132,7 +1129,7 @@ def _search_line(description: str) -> str:
 
 def _state_active(state: object) -> list[tuple[str, str]]:
     """The ``(name, real dir)`` pairs of a :meth:`SkillSession.to_state` dict."""
-    bad = _invalid("state must be a dict from SkillSession.to_state()", {"state": "invalid"})
+    bad = invalid_input("state must be a dict from SkillSession.to_state()", {"state": "invalid"})
     if not isinstance(state, Mapping) or state.get("version") != STATE_VERSION:
         raise bad
     entries = state.get("active")

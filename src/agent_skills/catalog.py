@@ -17,7 +17,7 @@ from html import escape as _html_escape
 from typing import Literal
 
 from ._args import coerce_int
-from ._errors import ErrorCode, SkillError
+from ._errors import invalid_input
 from ._model import SkillInfo
 
 __all__ = [
@@ -245,10 +245,6 @@ def _layout(format: str, heading: str) -> _Layout:
     return _Layout(_json_entry, _json_text_length, "[\n", "\n]", ",\n")
 
 
-def _invalid(message: str, fields: dict[str, object]) -> SkillError:
-    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
-
-
 def _priorities(
     ordered: Sequence[SkillInfo], priority: Callable[[SkillInfo], float] | None
 ) -> list[int]:
@@ -260,7 +256,7 @@ def _priorities(
         try:
             score = priority(info)
         except Exception as exc:  # a host's callback: report, never crash
-            raise _invalid(
+            raise invalid_input(
                 f"priority({info.name!r}) failed: {type(exc).__name__}: {exc}",
                 {"name": info.name},
             ) from None
@@ -269,7 +265,7 @@ def _priorities(
             or isinstance(score, bool)
             or (isinstance(score, float) and math.isnan(score))
         ):
-            raise _invalid(
+            raise invalid_input(
                 f"priority({info.name!r}) must return a number, got {score!r}",
                 {"name": info.name, "priority": repr(score)},
             )
@@ -521,19 +517,19 @@ def fit_catalog(
     coerce_int(max_chars, "max_chars")
     coerce_int(max_description_chars, "max_description_chars", minimum=1)
     if format not in ("xml", "markdown", "json"):
-        raise _invalid(
+        raise invalid_input(
             f"catalog format must be 'xml', 'markdown' or 'json', got {format!r}",
             {"format": repr(format)},
         )
     if not isinstance(heading, str):
-        raise _invalid("heading must be a str", {"heading": repr(heading)})
+        raise invalid_input("heading must be a str", {"heading": repr(heading)})
     try:
         listed = list(skills)
     except TypeError:
-        raise _invalid("skills must be an iterable of SkillInfo", {}) from None
+        raise invalid_input("skills must be an iterable of SkillInfo", {}) from None
     for info in listed:
         if not isinstance(info, SkillInfo):
-            raise _invalid(
+            raise invalid_input(
                 f"skills must hold SkillInfo, got {type(info).__name__}",
                 {"type": type(info).__name__},
             )

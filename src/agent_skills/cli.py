@@ -69,10 +69,10 @@ from ._confine import contains
 from ._core import AgentSkills, create_agent_skills
 from ._diagnostics import Diagnostic, EntryStatus, RootStatus, quiet_logger, set_diagnostic_sink
 from ._errors import ErrorCode, SkillError, StartupError
-from ._model import SkillInfo, is_hidden
+from ._model import SkillInfo, is_hidden, is_manifest_name
 from ._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
 from ._registry import unknown_skill
-from ._scan import find_manifest, is_manifest_name
+from ._scan import find_manifest
 from ._terminal import json_text, safe_text
 
 if TYPE_CHECKING:

@@ -66,14 +66,16 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import AgentSkills, ErrorCode, SkillError, StartupError, __version__
 from ._archive import member_rel
 from ._args import coerce_str
+from ._core import AgentSkills
 from ._diagnostics import Diagnostic, DiagnosticKind, emit, get_logger
 from ._digest import file_digest
+from ._errors import ErrorCode, SkillError, StartupError
 from ._manifest import _Core12Loader, load_frontmatter_yaml, split_frontmatter
+from ._model import MANIFEST_NAME
 from ._registry import unknown_skill
-from ._scan import MANIFEST_NAME
+from ._version import __version__
 from .agent import (
     ACTIVATE_TOOL_NAME,
     DEFAULT_MAX_READ_BYTES,

@@ -45,7 +45,7 @@ from ._confine import open_confined, resolve_resource_path
 from ._core import AgentSkills
 from ._diagnostics import Diagnostic
 from ._digest import FileDigest, digest_stream, skill_digest
-from ._errors import ErrorCode, SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error, invalid_input
 from ._jsonfile import read_json_file
 from ._manifest import parse_skill
 from ._model import is_skipped, sort_key
@@ -90,10 +90,6 @@ _OLD_RE = re.compile(r"^\.agent-skills-old-[0-9a-f]{8}-(.+)$")
 _SEARCH_DEPTH = 3
 _GIT_TIMEOUT_S = 600
 _SCP_RE = re.compile(r"^[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:")
-
-
-def _invalid_input(message: str, **fields: Any) -> SkillError:
-    return SkillError(ErrorCode.INVALID_INPUT, message, fields)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,8 +555,8 @@ def read_lock(path: str | os.PathLike[str]) -> dict[str, Any]:
     text_path = coerce_path(path, "path")
 
     def bad(reason: str) -> SkillError:
-        return _invalid_input(
-            f"{text_path} is not a skills lock: {reason}", path=text_path, reason=reason
+        return invalid_input(
+            f"{text_path} is not a skills lock: {reason}", {"path": text_path, "reason": reason}
         )
 
     try:  # a FIFO never blocks, nesting and size are bounded (SPEC §20.4-§20.6)
@@ -744,9 +740,9 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
             git URL.
     """
     if not isinstance(text, str) or not text:
-        raise _invalid_input("SOURCE must be a non-empty string", source=str(text))
+        raise invalid_input("SOURCE must be a non-empty string", {"source": str(text)})
     if text.startswith("-"):
-        raise _invalid_input(f"SOURCE must not start with '-': {text!r}", source=text)
+        raise invalid_input(f"SOURCE must not start with '-': {text!r}", {"source": text})
     base = coerce_path(cwd, "cwd") if cwd is not None else os.getcwd()
     local = os.path.join(base, text)
     if "\x00" not in text and os.path.exists(local):
@@ -755,15 +751,15 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
             return Source("directory", absolute)
         if archive_kind(absolute) is not None:
             return Source("archive", absolute)
-        raise _invalid_input(
+        raise invalid_input(
             f"{text} is neither a directory nor a .zip, .skill, .tar.gz or .tgz archive",
-            source=text,
+            {"source": text},
         )
     body, hash_sign, ref = text.partition("#")
     if hash_sign and not ref:
-        raise _invalid_input(f"empty #REF in {text!r}", source=text)
+        raise invalid_input(f"empty #REF in {text!r}", {"source": text})
     if ref.startswith("-"):
-        raise _invalid_input(f"REF must not start with '-': {ref!r}", source=text)
+        raise invalid_input(f"REF must not start with '-': {ref!r}", {"source": text})
     scheme = body.find("://")
     start = scheme + 3 if scheme >= 0 else 0
     cut = body.rfind("//", start)
@@ -771,13 +767,13 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
         (body[:cut], body[cut + 2 :].strip("/")) if cut >= start and cut > 0 else (body, None)
     )
     if subdir == "":
-        raise _invalid_input(f"empty //SUBDIR in {text!r}", source=text)
+        raise invalid_input(f"empty //SUBDIR in {text!r}", {"source": text})
     if not url or url.startswith("-"):
-        raise _invalid_input(f"no URL in {text!r}", source=text)
+        raise invalid_input(f"no URL in {text!r}", {"source": text})
     if scheme <= 0 and _SCP_RE.match(url) is None:
         local_url = os.path.join(base, url)
         if not os.path.isdir(local_url):
-            raise _invalid_input(f"{text} does not exist and is not a git URL", source=text)
+            raise invalid_input(f"{text} does not exist and is not a git URL", {"source": text})
         url = os.path.abspath(local_url)
     return Source("git", url, subdir, ref or None)
 
@@ -1022,7 +1018,7 @@ def _copy_file(source: _SourceFile, dest_dir: Path, budget: _Budget | None = Non
     """Copy one file into the staged skill: confined read, exclusive create, exec bit kept."""
     parts = source.rel.split("/")
     if any(p in ("", ".", "..") for p in parts) or "\\" in source.rel or "\x00" in source.rel:
-        raise _invalid_input(f"refusing file name {source.rel!r}", rel=source.rel)
+        raise invalid_input(f"refusing file name {source.rel!r}", {"rel": source.rel})
     parent = dest_dir
     for part in parts[:-1]:
         parent = parent / part
@@ -1030,7 +1026,9 @@ def _copy_file(source: _SourceFile, dest_dir: Path, budget: _Budget | None = Non
             os.mkdir(parent, 0o755)
         except FileExistsError:
             if not stat.S_ISDIR(os.lstat(parent).st_mode):
-                raise _invalid_input(f"{source.rel!r} lies under a file", rel=source.rel) from None
+                raise invalid_input(
+                    f"{source.rel!r} lies under a file", {"rel": source.rel}
+                ) from None
     target = parent / parts[-1]
     with source.open() as src:
         mode = 0o755 if _is_executable(source, src) else 0o644
@@ -1181,7 +1179,7 @@ def remove_skill(root: str | os.PathLike[str], name: str) -> Installed:
             ``not_found`` ``{name}`` when it is not installed there; ``fs_error`` codes.
     """
     if not isinstance(name, str) or name_problem(name) is not None:
-        raise _invalid_input(f"not a skill name: {name!r}", name=shown_text(name))
+        raise invalid_input(f"not a skill name: {name!r}", {"name": shown_text(name)})
     root_path = Path(os.path.abspath(coerce_path(root, "root")))
     target = root_path / name
     if not os.path.lexists(target):

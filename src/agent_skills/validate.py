@@ -82,7 +82,7 @@ from ._args import coerce_choice, coerce_path
 from ._confine import resolve_resource_path
 from ._errors import ErrorCode, SkillError
 from ._manifest import load_frontmatter_yaml, split_frontmatter, yaml_kind
-from ._scan import MANIFEST_NAME
+from ._model import MANIFEST_NAME
 from ._schema import name_key
 
 __all__ = [
