@@ -265,9 +265,6 @@ def _registry_uses() -> set[tuple[str, int]]:
 # -- the known departures from the shape, each turned green by the redesign ------------------
 
 KNOWN_BACKWARD = {
-    ("_config", "_trust"): "_config.py:20,337: a TrustStore for an isinstance check",
-    ("_schema", "_frontmatter"): "_schema.py:21,171,333: build_model and the lazy model",
-    ("_watch", "_core"): "_watch.py:29: the watcher holds an AgentSkills",
     ("mcp", "cli"): "mcp.py:1239: python -m agent_skills.mcp hands over to the CLI",
 }
 KNOWN_PRIVATE = {

@@ -8,7 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from agent_skills import ErrorCode, SkillError, SkillFrontmatter, normalize_tools, parse_skill
-from agent_skills._schema import FLAG_KEYS, FRONTMATTER_KEYS, validate_frontmatter
+from agent_skills._frontmatter import validate_frontmatter
+from agent_skills._schema import FLAG_KEYS, FRONTMATTER_KEYS
 
 BASE: dict[str, Any] = {"name": "demo", "description": "A demo."}
 

@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agent_skills import SkillError, SkillFrontmatter, parse_skill
+from agent_skills._frontmatter import build_model
 from agent_skills._schema import (
     FLAG_KEYS,
     FRONTMATTER_KEYS,
     OPTIONAL_KEYS,
     FieldNote,
-    build_model,
     check_frontmatter_values,
     coerce_flag,
     name_problem,

@@ -11,13 +11,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeAlias, cast
+from typing import Any, Literal, Protocol, TypeAlias, cast, runtime_checkable
 
 from ._args import coerce_bool, coerce_int, coerce_path, coerce_str
-from ._errors import StartupError
-
-if TYPE_CHECKING:
-    from ._trust import TrustStore
+from ._errors import SkillError, StartupError
 
 __all__ = [
     "DEFAULT_FOLLOW_SYMLINKS",
@@ -32,6 +29,7 @@ __all__ = [
     "Scope",
     "SkillConfig",
     "SkillRoot",
+    "TrustPolicy",
     "archive_kind",
     "expand_home",
     "is_archive_root",
@@ -75,6 +73,57 @@ def is_archive_root(path: str | os.PathLike[str]) -> bool:
     A name test first: a root that is a plain folder costs no ``stat`` and loads no archive code.
     """
     return archive_kind(path) is not None and not os.path.isdir(path)
+
+
+@runtime_checkable
+class TrustPolicy(Protocol):
+    """What discovery and every read ask of a trust store (SPEC §23.3).
+
+    :class:`~agent_skills.TrustStore` is the one the library ships; the configuration holds it by
+    this shape, so that configuring trust does not load it. ``approval`` is what
+    :meth:`verdict` returned for a skill, ``pin`` its pin (SPEC §20.1), ``archived`` how it lives
+    in an archive root (SPEC §25.1): values this module only passes on.
+    """
+
+    def verdict(
+        self,
+        pin: Any,
+        skill_dir: str | os.PathLike[str],
+        manifest: tuple[str, bytes] | None,
+        *,
+        name: str = "",
+        follow_symlinks: bool,
+        max_resources: int,
+        archived: Any = None,
+    ) -> tuple[Any, str]:
+        """``(approval, "")`` when a workspace-scope skill may be served, else ``(None, why)``."""
+        ...
+
+    def admits(self, approval: Any) -> bool:
+        """Whether a skill served under ``approval`` may still be served (no I/O)."""
+        ...
+
+    def still_approved(
+        self,
+        approval: Any,
+        pin: Any,
+        skill_dir: str | os.PathLike[str],
+        manifest_rel: str,
+        *,
+        name: str,
+        follow_symlinks: bool,
+        max_resources: int,
+    ) -> bool:
+        """Whether the gated skill, hashed now through its pin, still matches ``approval``."""
+        ...
+
+    def refusal(self, name: str, rel: str | None = None) -> SkillError:
+        """The ``access_denied`` error of a gated skill that is not admitted."""
+        ...
+
+    def check_read(self, approval: Any, name: str, rel: str, data: bytes) -> None:
+        """Refuse bytes of an approved skill that its approval does not cover."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +174,7 @@ class SkillConfig:
     strict: bool = DEFAULT_STRICT
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS
     max_resources: int = DEFAULT_MAX_RESOURCES
-    trust: TrustStore | None = None
+    trust: TrustPolicy | None = None
     index: Path | None = None
     max_depth: int = DEFAULT_MAX_DEPTH
     disabled: tuple[str, ...] = ()
@@ -269,7 +318,7 @@ def resolve_config(
     strict: bool = DEFAULT_STRICT,
     follow_symlinks: bool = DEFAULT_FOLLOW_SYMLINKS,
     max_resources: int = DEFAULT_MAX_RESOURCES,
-    trust: TrustStore | None = None,
+    trust: TrustPolicy | None = None,
     index: str | os.PathLike[str] | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     disabled: Sequence[str | os.PathLike[str]] = (),
@@ -333,11 +382,8 @@ def resolve_config(
     coerce_bool(strict, "strict", startup=True)
     coerce_bool(follow_symlinks, "follow_symlinks", startup=True)
     coerce_int(max_resources, "max_resources", minimum=1, startup=True)
-    if trust is not None:
-        from ._trust import TrustStore
-
-        if not isinstance(trust, TrustStore):
-            raise StartupError(f"trust must be a TrustStore or None, got {type(trust).__name__}")
+    if trust is not None and not isinstance(trust, TrustPolicy):
+        raise StartupError(f"trust must be a TrustStore or None, got {type(trust).__name__}")
     if (
         not isinstance(max_depth, int)
         or isinstance(max_depth, bool)

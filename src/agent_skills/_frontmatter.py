@@ -1,20 +1,21 @@
-"""The pydantic model of the frontmatter, :class:`SkillFrontmatter` (SPEC §6).
+"""The pydantic model of the frontmatter, :class:`SkillFrontmatter` (SPEC §6), and its builders.
 
-Built only when a caller asks for it (``ParsedSkill.model``, ``validate_frontmatter``, the name
-``SkillFrontmatter``): discovery validates with the plain checks of ``_schema``, which keep the same
-rules and messages, so neither ``import agent_skills`` nor a first discovery imports pydantic
-(SPEC §26).
+Loaded only when a caller asks for the model (``ParsedSkill.model``, :func:`validate_frontmatter`,
+the name ``agent_skills.SkillFrontmatter``): discovery validates with the plain checks of
+``_schema``, which keep the same rules and messages, so neither ``import agent_skills`` nor a first
+discovery imports pydantic (SPEC §26). The rules themselves are ``_schema``'s.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from ._schema import name_problem
+from ._schema import FieldNote, check_frontmatter_values, name_problem
 
-__all__ = ["SkillFrontmatter"]
+__all__ = ["SkillFrontmatter", "build_model", "validate_frontmatter"]
 
 
 def _check_name(value: str) -> str:
@@ -85,3 +86,33 @@ class SkillFrontmatter(BaseModel):
         if value is None:
             raise ValueError("must not be null")
         return value
+
+
+def validate_frontmatter(
+    data: Mapping[str, Any], *, strict: bool, dir_name: str | None = None
+) -> tuple[SkillFrontmatter, list[FieldNote]]:
+    """Validate parsed frontmatter and build the pydantic model (SPEC §6, amended by §21.5-§21.7).
+
+    ``_schema.check_frontmatter_values``, then :class:`SkillFrontmatter` built from its values
+    (this imports pydantic). Discovery uses the former and builds the model only when asked
+    (``ParsedSkill.model``).
+
+    Args:
+        data, strict, dir_name: As ``_schema.check_frontmatter_values``.
+
+    Returns:
+        ``(model, notes)``: the model (optional keys that failed are absent from it) and the notes
+        of ``_schema.check_frontmatter_values``.
+
+    Raises:
+        SkillError: As ``_schema.check_frontmatter_values``.
+    """
+    values, notes = check_frontmatter_values(data, strict=strict, dir_name=dir_name)
+    return build_model(values), notes
+
+
+def build_model(values: Mapping[str, Any]) -> SkillFrontmatter:
+    """Build :class:`SkillFrontmatter` from the ``values`` of
+    ``_schema.check_frontmatter_values``."""
+    # By alias only: ``user_invocable`` in a manifest is an unknown key, not the field.
+    return SkillFrontmatter.model_validate(values, by_alias=True, by_name=False)

@@ -27,7 +27,7 @@ from yaml.resolver import Resolver
 from ._collector import collector_paused
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, invalid_input
-from ._schema import build_model, check_frontmatter_values, yaml_kind
+from ._schema import check_frontmatter_values, yaml_kind
 
 if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
@@ -372,6 +372,8 @@ class ParsedSkill:
     def model(self) -> SkillFrontmatter:
         """The :class:`SkillFrontmatter` of :attr:`values`, built on each access (it imports
         pydantic; discovery never asks for it, SPEC §26). Optional keys that failed are absent."""
+        from ._frontmatter import build_model  # pydantic loads with the first model asked for
+
         return build_model(self.values)
 
 

@@ -1,11 +1,10 @@
 """The frontmatter schema and tool-list normalisation (SPEC §6). Pure: values in, values out.
 
 A leaf of the pipeline: it imports nothing from the other stages but the errors. Discovery validates
-with the plain checks of :func:`check_frontmatter_values` (chosen by measurement, SPEC §26: about
-2 µs per manifest and no import, where the pydantic model cost 9 µs per manifest plus some 150 ms
-to import and build on the first call). The pydantic model :class:`SkillFrontmatter` lives in
-``_frontmatter`` and is built only when a caller asks for it; a property test holds the two to
-the same rules and messages.
+with the plain checks of :func:`check_frontmatter_values`, which import nothing (SPEC §26; the
+measurements that chose them are in docs/performance.md). The pydantic model
+``SkillFrontmatter`` lives in ``_frontmatter`` and is built only when a caller asks for it; a
+property test holds the two to the same rules and messages.
 """
 
 from __future__ import annotations
@@ -13,27 +12,21 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ._errors import ErrorCode, SkillError, invalid_input
-
-if TYPE_CHECKING:
-    from ._frontmatter import SkillFrontmatter
 
 __all__ = [
     "FLAG_KEYS",
     "FRONTMATTER_KEYS",
     "OPTIONAL_KEYS",
     "FieldNote",
-    "SkillFrontmatter",
-    "build_model",
     "check_frontmatter_values",
     "coerce_flag",
     "name_key",
     "name_problem",
     "normalize_tools",
     "tools_key",
-    "validate_frontmatter",
     "yaml_kind",
 ]
 
@@ -165,15 +158,6 @@ def coerce_flag(value: object) -> bool | None:
     return None
 
 
-def __getattr__(name: str) -> Any:
-    # ``_schema.SkillFrontmatter`` stays importable; the model (and pydantic) load on first use.
-    if name == "SkillFrontmatter":
-        from ._frontmatter import SkillFrontmatter
-
-        return SkillFrontmatter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # The messages of a value of the wrong type: the words pydantic uses for the model's types, so that
 # diagnostics read the same whether a caller asked for the model or not (SPEC §6).
 _NOT_A_STRING = "Input should be a valid string"
@@ -303,37 +287,6 @@ def check_frontmatter_values(
         notes.append(FieldNote("invalid_field", key, "ignoring invalid frontmatter key", problem))
         del values[key]
     return values, notes
-
-
-def validate_frontmatter(
-    data: Mapping[str, Any], *, strict: bool, dir_name: str | None = None
-) -> tuple[SkillFrontmatter, list[FieldNote]]:
-    """Validate parsed frontmatter and build the pydantic model (SPEC §6, amended by §21.5-§21.7).
-
-    :func:`check_frontmatter_values`, then :class:`SkillFrontmatter` built from its values (this
-    imports pydantic). Discovery uses the former and builds the model only when asked
-    (``ParsedSkill.model``).
-
-    Args:
-        data, strict, dir_name: As :func:`check_frontmatter_values`.
-
-    Returns:
-        ``(model, notes)``: the model (optional keys that failed are absent from it) and the notes
-        of :func:`check_frontmatter_values`.
-
-    Raises:
-        SkillError: As :func:`check_frontmatter_values`.
-    """
-    values, notes = check_frontmatter_values(data, strict=strict, dir_name=dir_name)
-    return build_model(values), notes
-
-
-def build_model(values: Mapping[str, Any]) -> SkillFrontmatter:
-    """Build :class:`SkillFrontmatter` from the ``values`` of :func:`check_frontmatter_values`."""
-    from ._frontmatter import SkillFrontmatter
-
-    # By alias only: ``user_invocable`` in a manifest is an unknown key, not the field.
-    return SkillFrontmatter.model_validate(values, by_alias=True, by_name=False)
 
 
 def _flag_message(key: str, value: object) -> str:

@@ -17,18 +17,16 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ._args import coerce_int
+from ._config import SkillConfig
 from ._diagnostics import get_logger
 from ._errors import SkillError, StartupError
-from ._model import is_skipped, sort_key
+from ._model import SkillInfo, is_skipped, sort_key
 from ._trust import digest_skill_dir
 
-if TYPE_CHECKING:
-    from ._core import AgentSkills
-
-__all__ = ["DEFAULT_DEBOUNCE_MS", "SkillChanges", "SkillWatcher"]
+__all__ = ["DEFAULT_DEBOUNCE_MS", "SkillChanges", "SkillWatcher", "WatchedSkills"]
 
 logger = get_logger()
 
@@ -45,6 +43,24 @@ WATCH_HINT = (
 _MAX_GROUPING_MS = 5_000
 # How often the thread looks at the stop flag, in milliseconds.
 _TICK_MS = 100
+
+
+class WatchedSkills(Protocol):
+    """What a watcher keeps fresh: an :class:`~agent_skills.AgentSkills` (its configuration, the
+    skills it serves now, and its atomic refresh)."""
+
+    @property
+    def config(self) -> SkillConfig:
+        """The configuration whose roots are watched."""
+        ...
+
+    def list_skills(self) -> list[SkillInfo]:
+        """The skills served now."""
+        ...
+
+    def refresh(self) -> None:
+        """Rescan and swap the snapshot (SPEC §12)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +137,7 @@ class SkillWatcher:
 
     def __init__(
         self,
-        skills: AgentSkills,
+        skills: WatchedSkills,
         on_change: Callable[[SkillChanges], object] | None = None,
         *,
         debounce_ms: int = DEFAULT_DEBOUNCE_MS,
