@@ -563,7 +563,8 @@ def test_columns_keep_fixed_cells_whole_and_fit_the_width(
 ) -> None:
     from rich.cells import cell_len
 
-    from agent_skills.cli import _columns, _safe
+    from agent_skills.cli._app import safe as _safe
+    from agent_skills.cli._table import columns as _columns
 
     headers = ["NAME", "SCOPE", "SOURCE", "DESCRIPTION"]
     lines = [t.plain for t in _columns(headers, rows, width=width, cut=cut, movable=1)]

@@ -65,6 +65,14 @@ ORDER = (
     # wings
     "packages",
     "mcp",
+    "cli._app",
+    "cli._table",
+    "cli._roots",
+    "cli.discover",
+    "cli.validate",
+    "cli.serve",
+    "cli.trust",
+    "cli.packages",
     "cli",
     # the faces
     "__init__",

@@ -13,7 +13,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused", "enable_promoted"]
+__all__ = [
+    "collector_paused",
+    "enable_promoted",
+    "freeze_for_exit",
+    "pause_for_program",
+    "resume_for_server",
+]
 
 _lock = threading.Lock()
 _depth = 0  # pauses in progress in this process
@@ -60,3 +66,48 @@ def enable_promoted() -> None:
         gc.freeze()
         gc.unfreeze()
     gc.enable()
+
+
+# -- the command-line program's own switches -------------------------------------------------
+# Used only by ``agent_skills.cli.main`` run as the program (no argument list): never in a host's
+# process, whose collector the library leaves as the host set it.
+
+_program_paused = False  # whether pause_for_program() paused the collector
+
+
+def pause_for_program() -> None:
+    """Pause the cyclic garbage collector for the rest of a command run as the program.
+
+    A command answers and the process ends: the cycles it makes are few and small, and a pass of
+    the collector over everything discovery built would cost more than the whole output (SPEC
+    §26). ``serve`` runs on, and resumes it (:func:`resume_for_server`).
+    """
+    global _program_paused
+    if gc.isenabled():
+        gc.disable()
+        _program_paused = True
+
+
+def resume_for_server() -> None:
+    """Resume the collector :func:`pause_for_program` paused: for a command that runs on.
+
+    What the process made until now (the modules, the skills) lives as long as it does: it goes
+    to the oldest generation first (:func:`enable_promoted`), so that re-enabling starts no
+    young-generation passes over all of it; cycles among it are still found by full collections.
+    """
+    global _program_paused
+    if _program_paused:
+        _program_paused = False
+        enable_promoted()
+
+
+def freeze_for_exit() -> None:
+    """Freeze what the process holds (``gc.freeze``) once a command run as the program ends.
+
+    The process exits next, and the interpreter's last collection at exit would pass over all
+    that discovery built (with the collector paused it is all still young; docs/performance.md
+    has the measurement). Output is flushed and ``atexit`` handlers run as before, and what
+    reference counting frees is freed; only the search for unreachable cycles among what was
+    frozen is left out (the commands leave no open file or thread behind in one).
+    """
+    gc.freeze()

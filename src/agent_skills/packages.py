@@ -64,6 +64,7 @@ __all__ = [
     "Source",
     "install_skills",
     "lock_entry",
+    "lock_path",
     "lock_skills",
     "merge_lock",
     "pack_skill",
@@ -77,6 +78,17 @@ __all__ = [
 
 LOCK_NAME = "skills.lock.json"
 LOCK_VERSION = 1
+
+
+def lock_path(home: str | os.PathLike[str], workspace: str | os.PathLike[str], scope: str) -> Path:
+    """Where the lock of an install scope lives (SPEC §25.4): ``~/.agents/skills.lock.json``
+    for the user scope (``"user"``), ``<workspace>/skills.lock.json`` for the project scope
+    (any other value: ``"project"``, ``"workspace"``)."""
+    if scope == "user":
+        return Path(home) / ".agents" / LOCK_NAME
+    return Path(workspace) / LOCK_NAME
+
+
 # Fixed member timestamp of packed archives: the earliest a zip can hold (SPEC §25.2).
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 # Members compressed more than this are stored instead, so a packed skill is always a valid

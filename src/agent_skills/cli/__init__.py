@@ -1,0 +1,128 @@
+"""The ``agent-skills`` command line (SPEC §16).
+
+Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read NAME REL``,
+``catalog``, ``report`` (:mod:`.discover`), ``validate PATH...`` (:mod:`.validate`), ``serve``
+(:mod:`.serve`), ``trust`` (:mod:`.trust`), ``pack``, ``lock``, ``verify``, ``add``, ``update``
+and ``remove`` (:mod:`.packages`). Options come after the command. Each command's module is
+imported only when it runs (:class:`~._app.SkillsGroup`).
+
+Roots (every command but ``validate``): ``--preset CLIENT`` (one of ``client_skill_roots``'s
+clients, SPEC §21.1; default ``auto``: every client's folders, user then project; ``none``: no
+preset roots), ``--workspace DIR`` (default: the nearest directory above holding ``.git``, else
+the current one, SPEC §21.2), then each ``--root PATH`` in ascending precedence (``~`` expands; a
+relative ``--root`` is taken against the current directory), ``--max-depth N``, ``--disable NAME``,
+``--strict`` (also: a missing ``--root`` is exit 2) and ``--no-follow-symlinks``.
+
+Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillError`, validation
+errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`.
+Errors print ``code: message`` on stderr, never a traceback; under ``--json`` they are one object
+``{"error": {"code", "message", "fields"}}`` on stderr (usage errors: ``usage_error``,
+configuration: ``startup_error``; SPEC §21.11). Warnings have one format everywhere:
+``warning: CODE: message`` lines on stderr. Under ``--json`` stderr holds at most one JSON object:
+the warnings are collected as ``"warnings": [{"code", "message"}]``, in the error object on a
+failure, else in ``{"warnings": [...]}`` printed at the end (nothing when there were none); they
+never go into the output on stdout. Tables keep every column at 60 terminal columns and
+more (SPEC §21.12, see :func:`._table.columns`).
+
+This package is the only one that imports ``click`` and ``rich``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from .._collector import freeze_for_exit, pause_for_program
+from ._app import CONTEXT, PROG, CliErrorCode, SkillsGroup, echo_error, silence_stdout
+
+__all__ = ["CliErrorCode", "cli", "main"]
+
+#: Every command, by the import path of its click command.
+COMMANDS = {
+    "list": "agent_skills.cli.discover.list_command",
+    "show": "agent_skills.cli.discover.show_command",
+    "resources": "agent_skills.cli.discover.resources_command",
+    "path": "agent_skills.cli.discover.path_command",
+    "read": "agent_skills.cli.discover.read_command",
+    "catalog": "agent_skills.cli.discover.catalog_command",
+    "report": "agent_skills.cli.discover.report_command",
+    "validate": "agent_skills.cli.validate.validate_command",
+    "serve": "agent_skills.cli.serve.serve_command",
+    "trust": "agent_skills.cli.trust.trust_command",
+    "pack": "agent_skills.cli.packages.pack_command",
+    "lock": "agent_skills.cli.packages.lock_command",
+    "verify": "agent_skills.cli.packages.verify_command",
+    "add": "agent_skills.cli.packages.add_command",
+    "update": "agent_skills.cli.packages.update_command",
+    "remove": "agent_skills.cli.packages.remove_command",
+}
+
+
+@click.group(cls=SkillsGroup, context_settings=CONTEXT, lazy_subcommands=COMMANDS)
+@click.version_option(package_name="clarvis-agent-skills", prog_name=PROG)
+def cli() -> None:
+    """Discover, inspect, validate and serve Agent Skills (SKILL.md folders).
+
+    Options come after the command. Every command but `validate` reads the skill folders of a
+    preset (default: auto, every client's: Claude Code, Codex, Gemini CLI, Copilot, Cursor,
+    opencode, goose and .agents) plus any --root.
+
+    \b
+    Examples:
+      agent-skills list
+      agent-skills list --preset none --root ./skills --json
+      agent-skills show pdf-processing
+      agent-skills report
+      agent-skills validate skills/
+      agent-skills serve --http --port 8000
+
+    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors.
+    Warnings print `warning: CODE: message` on stderr. Under --json, stderr is at most one JSON
+    object: {"error": {code, message, fields}, "warnings": [{code, message}]} on a failure, else
+    {"warnings": [...]} when there were warnings.
+    """
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI (the ``agent-skills`` console script and ``python -m agent_skills``).
+
+    Run as the program (``argv`` ``None``) the cyclic garbage collector stays paused to the end
+    of a command, which then exits (``serve``, which runs on, resumes it), and what the process
+    holds is frozen when the command ends (``_collector.freeze_for_exit``); called with ``argv`` the
+    collector is left as it is.
+
+    Args:
+        argv: Arguments without the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns:
+        The exit code: 0 ok; 1 a ``SkillError``, validation errors or ``internal_error``; 2 usage
+        errors and ``StartupError``.
+    """
+    if argv is None:
+        pause_for_program()
+        try:
+            return _run(sys.argv[1:])
+        finally:
+            freeze_for_exit()
+    return _run(list(argv))
+
+
+def _run(args: list[str]) -> int:
+    """Run the command line ``args`` (without the program name); return the exit code."""
+    try:
+        rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.Abort:
+        echo_error(CliErrorCode.ABORTED, "interrupted")
+        return 1
+    except BrokenPipeError:
+        silence_stdout()
+        return 1
+    except Exception as exc:  # a failure outside any command (argument parsing)
+        echo_error(CliErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+        return 1
+    return rv if isinstance(rv, int) else 0

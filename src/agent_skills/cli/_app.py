@@ -1,0 +1,232 @@
+"""The command line's protocol: failures as ``code: message`` (or one JSON object), warnings,
+JSON output, and the group that loads each command on first use (SPEC §16, §21.11, §26).
+
+Owns how the ``agent-skills`` command talks: the exit codes, the one format of errors and
+warnings, when stderr holds one JSON object. It owns no command: those are the modules of this
+package, loaded by import path when run (click's documented lazy subcommand loading).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import importlib
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Any, NoReturn
+
+import click
+
+from .._errors import SkillError, StartupError
+from .._terminal import json_text, safe_text
+
+__all__ = [
+    "CONTEXT",
+    "PROG",
+    "CliErrorCode",
+    "Fail",
+    "SkillsGroup",
+    "echo_error",
+    "emit_json",
+    "fail",
+    "json_option",
+    "safe",
+    "silence_stdout",
+    "warn",
+]
+
+PROG = "agent-skills"
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Fail(Exception):
+    """A handled failure: print ``code: message`` and exit with ``exit_code``."""
+
+    def __init__(self, code: str, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.exit_code = exit_code
+
+
+class CliErrorCode(StrEnum):
+    """Codes of CLI failures that are not a :class:`SkillError` (SPEC §16, §21.11)."""
+
+    USAGE_ERROR = "usage_error"
+    STARTUP_ERROR = "startup_error"
+    INTERNAL_ERROR = "internal_error"
+    ABORTED = "aborted"
+
+
+def fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
+    """Stop the command: print ``code: message`` and exit with ``exit_code``."""
+    raise Fail(code, message, exit_code)
+
+
+# Whether the command line asked for --json: failures are then one JSON object (SPEC §21.11).
+_JSON_ERRORS: contextvars.ContextVar[bool] = contextvars.ContextVar("json_errors", default=False)
+
+
+# Under --json, the warnings of the command, printed with the one object on stderr.
+_JSON_WARNINGS: contextvars.ContextVar[list[dict[str, str]] | None] = contextvars.ContextVar(
+    "json_warnings", default=None
+)
+
+
+def warn(code: str, message: str) -> None:
+    """One warning: ``warning: CODE: message`` on stderr, or under ``--json`` kept for the one
+    object stderr holds (see the module docstring)."""
+    collected = _JSON_WARNINGS.get()
+    if collected is not None:
+        collected.append({"code": code, "message": message})
+        return
+    click.echo(safe(f"warning: {code}: {message}"), err=True)
+
+
+def wants_json(args: Sequence[str]) -> bool:
+    """``--json`` among the options (before a ``--`` that ends them)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
+
+
+class SkillsGroup(click.Group):
+    """A group that loads each command on first use and turns every failure of a command into
+    ``code: message`` (or, under ``--json``, one JSON object on stderr) and an exit code (SPEC
+    §16, §21.11).
+
+    Its commands are named by import path (``"agent_skills.cli.discover.list_command"``), as
+    click documents lazily loaded subcommands: a command line imports only the module of the
+    command it runs, not every other command and its dependencies (SPEC §26). A loaded command
+    is kept in :attr:`commands`.
+
+    Args:
+        lazy_subcommands: ``{name: "module.path.attribute"}`` of the commands.
+    """
+
+    def __init__(
+        self, *args: Any, lazy_subcommands: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_subcommands: dict[str, str] = dict(lazy_subcommands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy_subcommands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        path = self.lazy_subcommands.pop(cmd_name, None)
+        if path is not None:
+            module, _, attribute = path.rpartition(".")
+            command = getattr(importlib.import_module(module), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{path} is not a click command")
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands and args[0] not in self.lazy_subcommands:
+            for name in list(self.lazy_subcommands):  # "did you mean" looks among every command
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        token = _JSON_ERRORS.set(wants_json(argv))
+        warnings_token = _JSON_WARNINGS.set([] if _JSON_ERRORS.get() else None)
+        try:
+            try:
+                rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            except click.ClickException as exc:
+                if _JSON_ERRORS.get():
+                    code = CliErrorCode.USAGE_ERROR if exc.exit_code == 2 else "error"
+                    echo_error(code, exc.format_message())
+                elif standalone_mode:
+                    exc.show()
+                else:
+                    raise
+                rv = exc.exit_code
+            except click.Abort:
+                if not standalone_mode:
+                    raise
+                echo_error(CliErrorCode.ABORTED, "interrupted")
+                rv = 1
+            collected = _JSON_WARNINGS.get()
+            if collected:  # no failure printed them: they are the one object on stderr
+                click.echo(json_text({"warnings": collected}, indent=None), err=True)
+        finally:
+            _JSON_WARNINGS.reset(warnings_token)
+            _JSON_ERRORS.reset(token)
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else 0)
+        return rv
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Fail as exc:
+            echo_error(exc.code, exc.message)
+            ctx.exit(exc.exit_code)
+        except SkillError as exc:
+            echo_error(exc.code.value, exc.message, exc.fields)
+            ctx.exit(1)
+        except StartupError as exc:
+            echo_error(CliErrorCode.STARTUP_ERROR, str(exc))
+            ctx.exit(2)
+        except BrokenPipeError:
+            silence_stdout()
+            ctx.exit(1)
+        except Exception as exc:
+            echo_error(CliErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+            ctx.exit(1)
+
+
+def echo_error(code: str, message: str, fields: Mapping[str, Any] | None = None) -> None:
+    """Print a failure on stderr: ``code: message``, or under ``--json`` one object
+    ``{"error": {"code", "message", "fields"}}`` (SPEC §16, §21.11)."""
+    if _JSON_ERRORS.get():
+        error = {"code": str(code), "message": message, "fields": dict(fields or {})}
+        out: dict[str, Any] = {"error": error}
+        collected = _JSON_WARNINGS.get()
+        if collected:
+            out["warnings"] = list(collected)
+            collected.clear()
+        click.echo(json_text(out, indent=None), err=True)
+        return
+    click.echo(safe(f"{code}: {message}"), err=True)
+
+
+def silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the interpreter's flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json_text(value))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+
+
+def safe(text: str) -> str:
+    """A name, path or one-line message safe to print (SPEC §20.9): see ``safe_text``."""
+    return safe_text(text, inline=True)

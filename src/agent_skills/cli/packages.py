@@ -1,0 +1,362 @@
+"""The package commands: ``pack``, ``lock``, ``verify``, ``add``, ``update`` and ``remove``
+(SPEC §25).
+
+Owns the options, where a command line installs (``--to``, ``--client``) and what it prints;
+packing, locking, verifying and installing are ``agent_skills.packages``'.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .._config import SkillRoot
+from .._core import AgentSkills
+from .._errors import ErrorCode, SkillError
+from .._presets import client_skill_roots
+from ..packages import (
+    install_skills,
+    lock_entry,
+    lock_path,
+    lock_scopes,
+    lock_skills,
+    merge_lock,
+    pack_skill,
+    parse_source,
+    read_lock,
+    remove_skill,
+    scoped_skills,
+    verify_lock,
+    write_lock,
+)
+from ._app import PROG, CliErrorCode, emit_json, fail, json_option, safe, warn
+from ._roots import FILE_PATH, PATH, with_package_skills
+
+__all__ = [
+    "add_command",
+    "lock_command",
+    "pack_command",
+    "remove_command",
+    "update_command",
+    "verify_command",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _install_root(
+    skills: AgentSkills, workspace: Path, scope: str, client: str | None
+) -> SkillRoot:
+    """The root ``add`` installs into: ``.agents/skills`` of the scope, or with a client, that
+    client's highest-precedence root of the scope read literally from SPEC §21.1 (§25.5)."""
+    lib_scope = "user" if scope == "user" else "workspace"
+    config = skills.config
+    if client is not None:
+        roots = client_skill_roots(client, workspace=workspace, home=config.home)
+        chosen = [r for r in roots if r.scope == lib_scope]
+        if not chosen:
+            fail(CliErrorCode.USAGE_ERROR, f"client {client!r} has no {scope} skill root", 2)
+        return chosen[-1]
+    base = config.home if lib_scope == "user" else workspace
+    return SkillRoot(base / ".agents" / "skills", lib_scope, "agents")  # type: ignore[arg-type]
+
+
+def _relock(
+    skills: AgentSkills,
+    workspace: Path,
+    scope: str,
+    root: SkillRoot,
+    installed: Sequence[Any] = (),
+    removed: Sequence[Path] = (),
+) -> Path:
+    """Update the lock of ``scope``: only the entries of the skills installed or removed change;
+    every other entry is kept exactly as it was (drift stays visible to ``verify``, §25.4)."""
+    target = lock_path(skills.config.home, workspace, scope)
+    lock: dict[str, Any] = read_lock(target) if target.exists() else {}
+    put = [
+        lock_entry(
+            item.dir, scope=root.scope, source=root.source, workspace=workspace, origin=item.origin
+        )
+        for item in installed
+    ]
+    merged = merge_lock(lock, put, removed, workspace=workspace)
+    write_lock(target, merged)
+    return target
+
+
+def _warn_shadowed(skills: AgentSkills, installed: Sequence[Any]) -> None:
+    """Warn when discovery serves another copy of an installed name instead of the new one."""
+    served = {info.name: info for info in AgentSkills(skills.config).list_skills()}
+    for item in installed:
+        info = served.get(item.name)
+        if info is None or os.path.realpath(info.dir) == os.path.realpath(item.dir):
+            continue
+        click.echo(
+            safe(
+                f"warning: {item.name} installed in {item.dir} is shadowed by {info.dir} "
+                f"({info.source}, higher precedence): that copy is the one served"
+            ),
+            err=True,
+        )
+
+
+@click.command("pack")
+@click.argument("skill_dir", type=PATH)
+@click.option(
+    "-o",
+    "--output",
+    type=FILE_PATH,
+    default=None,
+    help="File to write [default: <name>.skill in the current directory].",
+)
+def pack_command(skill_dir: Path, output: Path | None) -> None:
+    """Pack a skill directory into a .skill archive with reproducible bytes.
+
+    Validates first (errors refuse the pack). The zip holds one folder named after the skill,
+    members sorted, dated 1980-01-01, executable bits kept; hidden files, __pycache__ and
+    node_modules are left out, so packing the same tree twice gives identical bytes.
+
+    \b
+    Examples:
+      agent-skills pack skills/pdf-tools
+      agent-skills pack skills/pdf-tools -o dist/pdf-tools.skill
+    """
+    path = pack_skill(skill_dir, output)
+    click.echo(f"packed {skill_dir} into {path}")
+
+
+@click.command("lock")
+@click.option(
+    "--output",
+    type=FILE_PATH,
+    default=None,
+    help="Lock file to write [default: <workspace>/skills.lock.json].",
+)
+@click.option(
+    "--all", "all_roots", is_flag=True, help="Lock every root, user roots too (not for CI)."
+)
+@with_package_skills()
+def lock_command(
+    skills: AgentSkills, workspace: Path, output: Path | None, all_roots: bool
+) -> None:
+    """Write skills.lock.json: every project skill's files with their sha256 digests.
+
+    Only workspace-scope roots are locked unless --all, so a check in CI never depends on a
+    developer's own user skills. Origins recorded by `add` are kept.
+
+    \b
+    Examples:
+      agent-skills lock
+      agent-skills lock --output ci/skills.lock.json
+    """
+    target = output if output is not None else lock_path(skills.config.home, workspace, "project")
+    origins: dict[str, Any] = {}
+    if target.exists():
+        try:
+            previous = read_lock(target)
+        except SkillError:
+            previous = {"skills": []}
+        origins = {e["dir"]: e["origin"] for e in previous["skills"] if "origin" in e}
+    scoped = scoped_skills(skills, None if all_roots else ["workspace"])
+    lock = lock_skills(scoped, workspace=workspace, origins=origins)
+    write_lock(target, lock)
+    count = len(lock["skills"])
+    click.echo(f"locked {count} skill{'s' if count != 1 else ''} in {target}")
+
+
+@click.command("verify")
+@click.option(
+    "--lock",
+    "lock_file",
+    type=FILE_PATH,
+    default=None,
+    help="Lock file to check [default: <workspace>/skills.lock.json].",
+)
+@json_option
+@with_package_skills()
+def verify_command(
+    skills: AgentSkills, workspace: Path, lock_file: Path | None, as_json: bool
+) -> None:
+    """Check the installed skills against skills.lock.json; exit 1 on any drift.
+
+    Prints every added, removed and changed skill, and for a changed skill every added, removed
+    and changed file. Hidden and other unlisted files do not count. JSON: {lock, ok, drift:
+    [{name, status, dir, files: [{status, path}], moved_from}]}.
+
+    \b
+    Examples:
+      agent-skills verify
+      agent-skills verify --lock ci/skills.lock.json --json
+    """
+    target = (
+        lock_file if lock_file is not None else lock_path(skills.config.home, workspace, "project")
+    )
+    if not target.exists():
+        # Nothing to compare with: a usage problem, not drift (exit 2).
+        fail(
+            CliErrorCode.USAGE_ERROR,
+            f"no lock file at {target}: write one with `{PROG} lock` first",
+            2,
+        )
+    lock = read_lock(target)
+    scoped = scoped_skills(skills, sorted(lock_scopes(lock)))
+    current = lock_skills(scoped, workspace=workspace)
+    drift = verify_lock(lock, current)
+    if as_json:
+        emit_json({"lock": str(target), "ok": not drift, "drift": [d.to_dict() for d in drift]})
+    else:
+        for item in drift:
+            where = f" (moved from {item.moved_from})" if item.moved_from else ""
+            click.echo(safe(f"{item.status} skill {item.name}: {item.dir}{where}"))
+            for change in item.files:
+                click.echo(safe(f"  {change.status} {change.path}"))
+        count = len(lock["skills"])
+        if drift:
+            click.echo(f"{target}: {len(drift)} skill(s) differ from the lock", err=True)
+        else:
+            verb = "skill matches" if count == 1 else "skills match"
+            click.echo(f"{target}: {count} {verb} the lock")
+    if drift:
+        raise click.exceptions.Exit(1)
+
+
+def _add_install_options(fn: _F) -> _F:
+    options = [
+        click.option(
+            "--to",
+            "scope",
+            type=click.Choice(["project", "user"]),
+            default="project",
+            show_default=True,
+            help="project: <workspace>/.agents/skills; user: ~/.agents/skills.",
+        ),
+        click.option(
+            "--client",
+            default=None,
+            help="Install into this client's highest-precedence root of that scope.",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+install_options = _add_install_options
+
+
+def _report_installed(installed: Sequence[Any], verb: str, lock: Path) -> None:
+    for item in installed:
+        for code, message in item.warnings:
+            warn(code, message)
+        action = "replaced" if item.replaced and verb == "installed" else verb
+        click.echo(safe(f"{action} {item.name} in {item.dir}"))
+    click.echo(safe(f"lock: {lock}"))
+
+
+@click.command("add")
+@click.argument("source")
+@click.option("--skill", "names", multiple=True, help="Install only this skill (repeatable).")
+@install_options
+@click.option("--force", is_flag=True, help="Replace skills already installed.")
+@with_package_skills(warnings=False)
+def add_command(
+    skills: AgentSkills,
+    workspace: Path,
+    source: str,
+    names: tuple[str, ...],
+    scope: str,
+    client: str | None,
+    force: bool,
+) -> None:
+    """Install skills from a directory, an archive or a git repository.
+
+    SOURCE is a local directory (a skill, or a folder of skills), a .zip/.skill/.tar.gz/.tgz
+    archive, or a git URL with an optional //SUBDIR and #REF (a branch, tag or commit). Every
+    skill found (or each --skill) is validated, copied with its executable bits and renamed
+    into place; the scope's lock (skills.lock.json) records where it came from.
+
+    \b
+    Examples:
+      agent-skills add ./vendor/skills
+      agent-skills add https://github.com/acme/skills//pdf-tools#v1.2.0
+      agent-skills add pdf-tools.skill --to user --force
+    """
+    parsed = parse_source(source)
+    root = _install_root(skills, workspace, scope, client)
+    installed = install_skills(parsed, root.path, names=names, force=force)
+    lock = _relock(skills, workspace, scope, root, installed)
+    _report_installed(installed, "installed", lock)
+    _warn_shadowed(skills, installed)
+
+
+@click.command("update")
+@click.argument("names", nargs=-1)
+@install_options
+@with_package_skills(warnings=False)
+def update_command(
+    skills: AgentSkills, workspace: Path, names: tuple[str, ...], scope: str, client: str | None
+) -> None:
+    """Re-install skills from the origin recorded in the scope's lock (all without NAME).
+
+    \b
+    Examples:
+      agent-skills update
+      agent-skills update pdf-tools --to user
+    """
+    root = _install_root(skills, workspace, scope, client)
+    lock_file = lock_path(skills.config.home, workspace, scope)
+
+    # Per name, the entry of the copy in this root wins, then any copy with an origin.
+    def rank(entry: dict[str, Any]) -> tuple[bool, bool]:
+        home = os.path.abspath(workspace / str(entry.get("dir", "")))
+        return "origin" in entry, home == os.path.abspath(root.path / entry["name"])
+
+    entries: dict[str, Any] = {}
+    for entry in sorted(read_lock(lock_file)["skills"], key=rank):
+        entries[entry["name"]] = entry
+    wanted = list(names) or [n for n, e in entries.items() if "origin" in e]
+    for name in wanted:
+        entry = entries.get(name)
+        if entry is None or not isinstance(entry.get("origin"), dict):
+            raise SkillError(
+                ErrorCode.NOT_FOUND,
+                f"{name} has no recorded origin in {lock_file}",
+                {"name": name},
+            )
+    if not wanted:
+        click.echo(f"nothing to update: no skill in {lock_file} has a recorded origin")
+        return
+    installed: list[Any] = []
+    for name in wanted:
+        origin = entries[name]["origin"]
+        text = str(origin.get("source", ""))
+        if origin.get("ref"):
+            text = f"{text}#{origin['ref']}"
+        parsed = parse_source(text)
+        installed.extend(install_skills(parsed, root.path, names=[name], force=True))
+    lock = _relock(skills, workspace, scope, root, installed)
+    _report_installed(installed, "updated", lock)
+
+
+@click.command("remove")
+@click.argument("name")
+@install_options
+@with_package_skills(warnings=False)
+def remove_command(
+    skills: AgentSkills, workspace: Path, name: str, scope: str, client: str | None
+) -> None:
+    """Remove an installed skill and its entry in the scope's lock.
+
+    \b
+    Examples:
+      agent-skills remove pdf-tools
+      agent-skills remove pdf-tools --to user
+    """
+    root = _install_root(skills, workspace, scope, client)
+    removed = remove_skill(root.path, name)
+    lock = _relock(skills, workspace, scope, root, removed=[removed.dir])
+    _report_installed([removed], "removed", lock)

@@ -1,0 +1,93 @@
+"""``serve``: the skills over MCP, on stdio or streamable HTTP (SPEC §17, §23.2, §24).
+
+Owns the command's options and its hand-over to ``agent_skills.mcp``, which is imported only
+here, when the command runs (the SDK is the heaviest dependency, SPEC §26).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+from .._collector import resume_for_server
+from .._core import AgentSkills
+from ._app import CliErrorCode, fail
+from ._roots import with_skills
+
+__all__ = ["MCP_HINT", "serve_command"]
+
+
+#: What to run when ``serve`` lacks the MCP SDK: the extra's one dependency, installed into the
+#: interpreter that runs this command (works however the package itself was installed).
+MCP_HINT = f"{os.path.basename(sys.executable) or 'python'} -m pip install 'mcp>=2.3,<3'"
+
+
+@click.command("serve")
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP, not stdio.")
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8000,
+    show_default=True,
+    help="HTTP port (with --http).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind (with --http); 0.0.0.0 serves every interface.",
+)
+@click.option(
+    "--stateless",
+    is_flag=True,
+    help="With --http: no sessions, so replicas behind any load balancer need no affinity.",
+)
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Refresh when skills change and notify clients (needs the 'watch' extra).",
+)
+@with_skills()
+def serve_command(
+    skills: AgentSkills, use_http: bool, port: int, host: str, stateless: bool, watch: bool
+) -> None:
+    """Serve the skills over MCP (stdio, or HTTP at http://HOST:PORT/mcp).
+
+    Over HTTP, GET /healthz answers {"status": "ok", "skills": N}. Needs the optional MCP
+    dependency: from a checkout, pip install '.[mcp]' (see the README for installing from git).
+
+    \b
+    Examples:
+      agent-skills serve --watch
+      agent-skills serve --http --port 8765 --root ./skills
+      agent-skills serve --http --stateless --host 0.0.0.0 --watch --preset none --root /srv/skills
+    """
+    if (stateless or host != "127.0.0.1") and not use_http:
+        fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
+    try:
+        # Imported with the collector still paused: the SDK's import makes several hundred
+        # thousand long-lived objects, and the young-generation passes over them while it runs
+        # cost a tenth of it or more here (SPEC §26, serve start-up).
+        mcp_server = importlib.import_module("agent_skills.mcp")
+    except ImportError as exc:
+        fail(
+            "mcp_unavailable",
+            f"the MCP server needs the 'mcp' package ({exc}); install it with: {MCP_HINT} "
+            "(or, from a checkout: pip install '.[mcp]')",
+        )
+    finally:
+        resume_for_server()  # a server runs on: its garbage is collected as usual
+    if use_http:
+        mcp_server.run_http(
+            skills,
+            host=host,
+            port=port,
+            stateless=stateless,
+            watch=watch,
+            ready=lambda url: click.echo(f"listening on {url}", err=True),
+        )
+    else:
+        mcp_server.run_stdio(skills, watch=watch)
