@@ -64,16 +64,23 @@ ORDER = (
     "agent",
     # wings
     "packages",
-    "mcp",
+    "mcp._publish",
+    "mcp._stdio",
+    "mcp._http",
+    "mcp._server",
     "cli._app",
     "cli._table",
     "cli._roots",
     "cli.discover",
     "cli.validate",
-    "cli.serve",
     "cli.trust",
     "cli.packages",
     "cli",
+    # the MCP server run as a program hands over to the command line, whose serve command hands
+    # the skills to the server
+    "mcp.__main__",
+    "mcp",
+    "cli.serve",
     # the faces
     "__init__",
     "__main__",
@@ -272,12 +279,8 @@ def _registry_uses() -> set[tuple[str, int]]:
 
 # -- the known departures from the shape, each turned green by the redesign ------------------
 
-KNOWN_BACKWARD = {
-    ("mcp", "cli"): "mcp.py:1239: python -m agent_skills.mcp hands over to the CLI",
-}
-KNOWN_PRIVATE = {
-    ("mcp", "_manifest", "_Core12Loader"): "mcp.py:74: the YAML 1.2 resolver",
-}
+KNOWN_BACKWARD = {}
+KNOWN_PRIVATE: dict[tuple[str, str, str], str] = {}
 KNOWN_MANIFEST_LITERALS: dict[str, str] = {}
 KNOWN_REGISTRY_USES = {
     "agent": "agent.py: 18 calls into the snapshot (activation, reads, the access policy)",
@@ -327,7 +330,8 @@ def test_a_known_manifest_literal_is_gone(module: str) -> None:
 
 
 def test_consumers_do_not_take_the_snapshot_apart_beyond_the_known() -> None:
-    assert {name for name, _ in _registry_uses()} - set(KNOWN_REGISTRY_USES) == set()
+    users = {name.split(".")[0] for name, _ in _registry_uses()}
+    assert users - set(KNOWN_REGISTRY_USES) == set()
 
 
 @pytest.mark.parametrize("module", _known(KNOWN_REGISTRY_USES))  # type: ignore[arg-type]

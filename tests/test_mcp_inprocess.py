@@ -36,11 +36,17 @@ from agent_skills.mcp import (
     MAX_TOOL_READ_BYTES,
     PAGE_SIZE,
     SkillServer,
-    _check_frontmatter,
-    _strict_frontmatter,
-    _Unpublishable,
     build_server,
     main,
+)
+from agent_skills.mcp._publish import (
+    Unpublishable as _Unpublishable,
+)
+from agent_skills.mcp._publish import (
+    check_published_frontmatter as _check_frontmatter,
+)
+from agent_skills.mcp._publish import (
+    strict_frontmatter as _strict_frontmatter,
 )
 from conftest import make_skill, symlink
 from mcp_support import (

@@ -180,7 +180,7 @@ def test_mcp_publishes_what_validate_passes(
     assert [p.code for p in validate_skill(root / "tools")] == ["allowed_tools_type"]
     skills = create_agent_skills([root])
     with caplog.at_level(logging.WARNING, logger="agent_skills"):
-        catalog = mcp._build_catalog(skills)
+        catalog = mcp._publish.build_catalog(skills)
     assert [s.uri for s in catalog.skills] == [
         "skill://caf%C3%A9/SKILL.md",
         "skill://plain/SKILL.md",

@@ -41,6 +41,7 @@ __all__ = [
     "load_frontmatter_yaml",
     "parse_manifest",
     "parse_skill",
+    "plain_scalar_tag",
     "split_frontmatter",
     "yaml_kind",
 ]
@@ -102,6 +103,16 @@ _Core12Resolver.add_implicit_resolver(
 )
 #: The implicit resolvers above by the first character they apply to: ``(tag, regexp)`` pairs.
 _IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = _Core12Resolver.yaml_implicit_resolvers
+
+
+def plain_scalar_tag(value: str) -> str:
+    """The YAML 1.2 core schema tag of the plain (unquoted) scalar ``value``, as the loader
+    types it: ``tag:yaml.org,2002:str``, ``...:null``, ``...:bool``, ``...:int`` or
+    ``...:float``."""
+    for tag, regexp in _IMPLICIT.get(value[:1], ()):
+        if regexp.match(value):
+            return tag
+    return _STR_TAG
 
 
 def _canonical_key(value: object) -> str | None:

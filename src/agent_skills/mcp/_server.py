@@ -1,6 +1,7 @@
-"""Serving skills over the Model Context Protocol (SPEC §17).
+"""The MCP server of a set of skills (SPEC §17).
 
-The only module of the package that imports the ``mcp`` SDK (the ``mcp`` extra);
+This wing (``agent_skills.mcp``) is the only part of the package that imports the ``mcp`` SDK
+(the ``mcp`` extra);
 ``import agent_skills`` never loads it. :class:`SkillServer` turns an
 :class:`~agent_skills.AgentSkills` into an ``mcp.server.lowlevel.Server`` that offers, on every
 protocol era (the ``initialize`` handshake and the 2026-07-28 ``server/discover`` era):
@@ -27,22 +28,16 @@ for a file that cannot be read any more. Tool failures are results with ``isErro
 text starts with the :class:`~agent_skills.ErrorCode` (``not_found: ...``).
 
 Run it with ``agent-skills serve`` or ``python -m agent_skills.mcp`` (the same command and
-options).
+options). The publication rules are ``_publish``'s, the transports ``_stdio``'s and ``_http``'s.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
-import mimetypes
-import re
-import sys
-import unicodedata
 import weakref
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote, unquote
 
 import anyio
@@ -50,12 +45,10 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
-import yaml
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
@@ -66,17 +59,15 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from ._archive import member_rel
-from ._args import coerce_str
-from ._core import AgentSkills
-from ._diagnostics import Diagnostic, DiagnosticKind, emit, get_logger
-from ._digest import file_digest
-from ._errors import ErrorCode, SkillError, StartupError
-from ._manifest import _Core12Loader, load_frontmatter_yaml, split_frontmatter
-from ._model import MANIFEST_NAME
-from ._registry import unknown_skill
-from ._version import __version__
-from .agent import (
+from .._archive import member_rel
+from .._args import coerce_str
+from .._core import AgentSkills
+from .._diagnostics import Diagnostic, get_logger
+from .._digest import file_digest
+from .._errors import ErrorCode, SkillError, StartupError
+from .._registry import unknown_skill
+from .._version import __version__
+from ..agent import (
     ACTIVATE_TOOL_NAME,
     DEFAULT_MAX_READ_BYTES,
     READ_TOOL_NAME,
@@ -85,107 +76,70 @@ from .agent import (
     render_skill,
     tool_definition,
 )
-from .validate import Severity, check_frontmatter
+from ._http import MAX_SESSIONS, SESSION_IDLE_TIMEOUT, http_app
+from ._publish import SCHEME, build_catalog, file_uri, is_utf8, mime_type
+from ._stdio import serve_stdio
 
 if TYPE_CHECKING:
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
 
-    from ._watch import SkillChanges, SkillWatcher
+    from .._watch import SkillChanges, SkillWatcher
 
 __all__ = [
     "EXTENSION_ID",
-    "MAX_SKILL_BYTES",
-    "MAX_SKILL_FILES",
     "MAX_TOOL_READ_BYTES",
     "PAGE_SIZE",
     "PROMPT_ARGUMENT",
     "RESOURCE_TEMPLATE",
     "SkillServer",
     "build_server",
-    "main",
     "run_http",
     "run_stdio",
 ]
 
 logger = get_logger()
 
+
 #: Identifier of the MCP Skills extension (SEP-2640), the key under ``capabilities.extensions``.
 EXTENSION_ID = "io.modelcontextprotocol/skills"
+
+
 #: The one argument every prompt takes: the text typed after the skill's name (SPEC §22.8).
 PROMPT_ARGUMENT = "arguments"
+
+
 #: Most entries on one page of ``skills/list``, ``resources/list`` and ``prompts/list``.
 PAGE_SIZE = 100
-#: Most files (``SKILL.md`` included) of a published skill (MCP Skills extension limit).
-MAX_SKILL_FILES = 512
-#: Most bytes, summed over a published skill's files (MCP Skills extension limit: 16 MiB).
-MAX_SKILL_BYTES = 16 * 1024 * 1024
+
+
 #: Largest file ``read_skill_resource`` returns, in bytes (the SPEC §14 default read cap).
 MAX_TOOL_READ_BYTES = DEFAULT_MAX_READ_BYTES
+
+
 # The notifications sent after a change (SPEC §23.2).
 _LIST_CHANGED = (
     "notifications/resources/list_changed",
     "notifications/prompts/list_changed",
     "notifications/tools/list_changed",
 )
+
+
 # Longest one client may take to accept the change notifications, in seconds.
 _NOTIFY_TIMEOUT_S = 5.0
-#: Most streamable HTTP sessions open at once (SPEC §24.4).
-MAX_SESSIONS = 1000
-#: Seconds an HTTP session may stay idle before it is closed (SPEC §24.4: 30 minutes).
-SESSION_IDLE_TIMEOUT = 30 * 60.0
+
+
 #: The URI template of every published file (SPEC §24.1, RFC 6570 reserved expansion).
 RESOURCE_TEMPLATE = "skill://{name}/{+path}"
 
-_SCHEME = "skill://"
-# The reference TypeScript client refuses frontmatter nested deeper than this.
-_MAX_DEPTH = 32
+
 # Cache hints sent on 2026-07-28 connections, where the extension's results require them.
 _TTL_MS = 0
+
+
 _CACHE_SCOPE = "private"
 
+
 _T = TypeVar("_T")
-
-
-class _Unpublishable(Exception):
-    """A skill hosts could not accept over the extension; the message is the reason."""
-
-
-@dataclass(frozen=True, slots=True)
-class _ServedFile:
-    """One file of a published skill, as hashed when the server was built."""
-
-    uri: str
-    rel: str
-    size: int
-    digest: str
-    mime_type: str
-
-
-@dataclass(frozen=True, slots=True)
-class _ServedSkill:
-    """A published skill: its ``skills/list`` entry and the files behind it."""
-
-    name: str
-    uri: str
-    description: str
-    files: tuple[_ServedFile, ...]
-    entry: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class _Catalog:
-    """Every published skill (sorted as ``list_skills``) and an index of file URIs."""
-
-    skills: tuple[_ServedSkill, ...]
-    by_skill_uri: dict[str, _ServedSkill]
-    by_file_uri: dict[str, tuple[_ServedSkill, _ServedFile]]
-    diagnostics: tuple[Diagnostic, ...] = ()
-
-
-def _file_uri(name: str, rel: str) -> str:
-    """``skill://<name>/<rel>`` with every segment percent-encoded (MCP Skills extension)."""
-    return _SCHEME + "/".join(quote(segment, safe="") for segment in [name, *rel.split("/")])
 
 
 def _canonical_uri(uri: str) -> str:
@@ -197,9 +151,9 @@ def _canonical_uri(uri: str) -> str:
         MCPError: ``-32602`` for another scheme, a query or fragment, an empty, ``.`` or ``..``
             segment (raw or percent-encoded), an encoded separator or NUL, or invalid UTF-8.
     """
-    if not uri.startswith(_SCHEME):
+    if not uri.startswith(SCHEME):
         raise _invalid_params(f"not a skill:// URI: {uri!r}")
-    rest = uri[len(_SCHEME) :]
+    rest = uri[len(SCHEME) :]
     if "?" in rest or "#" in rest:
         raise _invalid_params(f"skill URIs take no query or fragment: {uri!r}")
     segments: list[str] = []
@@ -211,247 +165,11 @@ def _canonical_uri(uri: str) -> str:
         if segment in ("", ".", "..") or any(c in segment for c in "/\\\0"):
             raise _invalid_params(f"malformed skill URI segment {raw!r} in {uri!r}")
         segments.append(segment)
-    return _SCHEME + "/".join(quote(segment, safe="") for segment in segments)
+    return SCHEME + "/".join(quote(segment, safe="") for segment in segments)
 
 
 def _invalid_params(message: str) -> MCPError:
     return MCPError(code=types.INVALID_PARAMS, message=message)
-
-
-def _mime_type(rel: str, is_text: bool) -> str:
-    """A MIME type from the file name; ``.md`` is ``text/markdown`` on every platform."""
-    if rel.lower().endswith((".md", ".markdown")):
-        return "text/markdown"
-    guessed, _ = mimetypes.guess_type(rel, strict=False)
-    if guessed:
-        return guessed
-    return "text/plain" if is_text else "application/octet-stream"
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _is_utf8_name(text: str) -> bool:
-    """False for a name holding undecodable bytes (lone surrogates from ``surrogateescape``)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _strict_frontmatter(data: bytes) -> dict[str, Any]:
-    """The strict YAML 1.2 parse of a served ``SKILL.md``, as hosts parse it (SPEC §17).
-
-    The bytes must be UTF-8 and open with a ``---`` line at their very first byte (no BOM, no
-    leading blank lines); the YAML is loaded without repair and without trimming any value.
-
-    Raises:
-        _Unpublishable: naming the first problem.
-    """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Unpublishable("SKILL.md is not valid UTF-8") from None
-    first_line = text.split("\n", 1)[0].rstrip("\r")
-    if first_line.rstrip(" \t") != "---":
-        raise _Unpublishable("SKILL.md does not start with a '---' frontmatter line")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    try:
-        yaml_text, _body, first_yaml_line = split_frontmatter(text)
-        value = load_frontmatter_yaml(yaml_text or "", first_line=first_yaml_line)
-    except SkillError as err:
-        where = f" (line {err.fields['line']})" if "line" in err.fields else ""
-        raise _Unpublishable(f"frontmatter does not parse without repair{where}: {err}") from None
-    if not isinstance(value, dict):
-        raise _Unpublishable("frontmatter is not a mapping")
-    try:
-        json.dumps(value, allow_nan=False)
-    except ValueError:
-        raise _Unpublishable("frontmatter holds a value JSON cannot carry (.inf or .nan)") from None
-    if _depth(value) > _MAX_DEPTH:
-        raise _Unpublishable(f"frontmatter nests deeper than {_MAX_DEPTH} levels")
-    _check_yaml_subset(yaml_text or "", first_yaml_line)
-    return value
-
-
-_EventLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BLOCK_INDICATOR_RE = re.compile(r"[|>](?:[+-]?[1-9]|[1-9][+-]?)")
-
-
-def _check_yaml_subset(yaml_text: str, first_line: int) -> None:
-    """Refuse YAML the official TypeScript skills client does not read (SPEC §24.2).
-
-    That client reads a subset of YAML: no anchors or aliases, no tags, no block scalar
-    indentation indicators (``|2``), no mapping inside a flow collection, no multi-line quoted
-    scalars, and only string keys.
-
-    Raises:
-        _Unpublishable: ``yaml_subset: <what> (line N)`` for the first construct outside it.
-    """
-
-    def refuse(what: str, mark: Any) -> NoReturn:
-        line = f" (line {mark.line + first_line})" if mark is not None else ""
-        raise _Unpublishable(f"yaml_subset: {what}{line}")
-
-    resolver = _Core12Loader("")
-    # For each open collection: [is it a flow collection, is it a mapping, children seen].
-    open_: list[list[Any]] = []
-    for event in yaml.parse(yaml_text, Loader=_EventLoader):
-        mark = event.start_mark
-        if isinstance(event, yaml.CollectionEndEvent):
-            open_.pop()
-            continue
-        is_key = bool(open_) and open_[-1][1] and open_[-1][2] % 2 == 0
-        if open_:
-            open_[-1][2] += 1
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            refuse("anchors and aliases are not accepted", mark)
-        if isinstance(event, yaml.ScalarEvent):
-            if event.tag is not None and not any(event.implicit):
-                refuse("tags are not accepted", mark)
-            if is_key and not event.style:  # plain ('' from the C parser, None from Python's)
-                tag = resolver.resolve(yaml.ScalarNode, event.value, (True, False))
-                if tag != "tag:yaml.org,2002:str":
-                    refuse(f"the key {event.value!r} is not a string", mark)
-            if event.style in ("|", ">"):
-                start = getattr(mark, "index", 0)
-                if _BLOCK_INDICATOR_RE.match(yaml_text, start):
-                    refuse("block scalar indentation indicators are not accepted", mark)
-            end = event.end_mark
-            multi_line = mark is not None and end is not None and mark.line != end.line
-            if event.style in ('"', "'") and multi_line:
-                refuse("quoted scalars over several lines are not accepted", mark)
-        elif isinstance(event, yaml.CollectionStartEvent):
-            if event.tag is not None and not event.implicit:
-                refuse("tags are not accepted", mark)
-            if is_key:
-                refuse("a key that is a collection is not accepted", mark)
-            if isinstance(event, yaml.MappingStartEvent) and open_ and open_[-1][0]:
-                refuse("a mapping inside a flow collection is not accepted", mark)
-            open_.append([bool(event.flow_style), isinstance(event, yaml.MappingStartEvent), 0])
-
-
-def _depth(value: object) -> int:
-    if isinstance(value, dict):
-        return 1 + max((_depth(v) for v in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((_depth(v) for v in value), default=0)
-    return 0
-
-
-def _check_frontmatter(frontmatter: dict[str, Any]) -> None:
-    """Apply the Agent Skills rules to the verbatim frontmatter (SPEC §17), as ``validate`` does.
-
-    The rules are :func:`agent_skills.validate.check_frontmatter`'s (profile ``spec``): a skill
-    that ``validate`` passes is published, whatever its name's script.
-
-    Raises:
-        _Unpublishable: naming the first error as ``<code>: <message>``.
-    """
-    for problem in check_frontmatter(frontmatter):
-        if problem.severity == Severity.ERROR:
-            raise _Unpublishable(f"{problem.code}: {problem.message}")
-
-
-def _check_collisions(rels: Sequence[str]) -> None:
-    """Refuse file paths that become one file on a case-insensitive or normalising filesystem."""
-    seen: dict[str, str] = {}
-    for rel in rels:
-        key = unicodedata.normalize("NFC", rel).casefold()
-        if key in seen:
-            raise _Unpublishable(
-                f"file paths {seen[key]!r} and {rel!r} collide when case and Unicode form "
-                "are ignored"
-            )
-        seen[key] = rel
-
-
-def _publish(skills: AgentSkills, name: str) -> _ServedSkill:
-    """Hash one skill's files and build its extension entry.
-
-    Raises:
-        _Unpublishable: when hosts could not accept the skill (SPEC §17), naming the reason.
-    """
-    content = skills.load_skill(name)
-    if content is None:
-        raise _Unpublishable("the skill disappeared")
-    if not all(_is_utf8_name(t) for t in (str(content.dir), *(r.rel for r in content.resources))):
-        # SPEC §20.8: skill:// URIs and hosts need UTF-8 names
-        raise _Unpublishable("non_utf8_path: a file or directory name is not valid UTF-8")
-    outside = skills.registry.pin(name).manifest
-    if outside is not None:  # SPEC §20.3: a manifest link leading out of the skill (case C5)
-        raise _Unpublishable(
-            f"manifest_outside: {content.path.name} is a link to {outside[0]}, outside the skill"
-        )
-    if content.path.name != MANIFEST_NAME:
-        raise _Unpublishable(f"its manifest is named {content.path.name!r}, not {MANIFEST_NAME!r}")
-    if content.resources_truncated:
-        raise _Unpublishable("its resource listing was truncated (max_resources)")
-    rels = [MANIFEST_NAME, *(resource.rel for resource in content.resources)]
-    if len(rels) > MAX_SKILL_FILES:
-        raise _Unpublishable(f"it has {len(rels)} files, more than {MAX_SKILL_FILES}")
-    if sum(resource.size for resource in content.resources) > MAX_SKILL_BYTES:
-        raise _Unpublishable(f"its files total more than {MAX_SKILL_BYTES} bytes")
-    _check_collisions(rels)
-    files: list[_ServedFile] = []
-    frontmatter: dict[str, Any] = {}
-    budget = MAX_SKILL_BYTES
-    for rel in rels:
-        try:
-            data = skills.read_resource(name, rel, max_bytes=budget)
-        except SkillError as err:
-            if err.code == ErrorCode.TOO_LARGE:
-                raise _Unpublishable(f"its files total more than {MAX_SKILL_BYTES} bytes") from None
-            raise _Unpublishable(f"{rel} cannot be read: {err.code}: {err}") from None
-        budget -= len(data)
-        if rel == MANIFEST_NAME:
-            frontmatter = _strict_frontmatter(data)
-            _check_frontmatter(frontmatter)
-        files.append(
-            _ServedFile(
-                uri=_file_uri(name, rel),
-                rel=rel,
-                size=len(data),
-                digest=file_digest(data),
-                mime_type=_mime_type(rel, _is_utf8(data)),
-            )
-        )
-    uri = files[0].uri
-    entry = {
-        "uri": uri,
-        "frontmatter": frontmatter,
-        "resources": [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in files],
-    }
-    return _ServedSkill(name, uri, frontmatter["description"], tuple(files), entry)
-
-
-def _build_catalog(skills: AgentSkills) -> _Catalog:
-    """Publish every skill hosts can accept; a ``not_published`` warning names each other one."""
-    served: list[_ServedSkill] = []
-    diagnostics: list[Diagnostic] = []
-    for info in skills.list_skills():
-        try:
-            served.append(_publish(skills, info.name))
-        except _Unpublishable as why:
-            reason = str(why)
-        except Exception as exc:  # a fault while reading one skill never stops the server
-            reason = f"internal_error: {type(exc).__name__}: {exc}"
-        else:
-            continue
-        message = (
-            f"skill '{info.name}' is not published through the MCP Skills extension: {reason} "
-            "(it stays available through the tools)"
-        )
-        diagnostics.append(Diagnostic(DiagnosticKind.NOT_PUBLISHED, message, info.path))
-    emit(diagnostics)
-    by_file_uri = {f.uri: (skill, f) for skill in served for f in skill.files}
-    return _Catalog(tuple(served), {s.uri: s for s in served}, by_file_uri, tuple(diagnostics))
 
 
 def _encode_cursor(kind: str, offset: int) -> str:
@@ -540,14 +258,14 @@ def _file_content(name: str, rel: str, data: bytes) -> types.ContentBlock:
     ``image/*`` files are ``ImageContent``, other strict UTF-8 files text, anything else an
     embedded resource holding a base64 blob.
     """
-    is_text = _is_utf8(data)
-    mime_type = _mime_type(rel, is_text)
-    if mime_type.startswith("image/"):
-        return types.ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime_type)
+    is_text = is_utf8(data)
+    media = mime_type(rel, is_text)
+    if media.startswith("image/"):
+        return types.ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=media)
     if is_text:
         return types.TextContent(text=data.decode("utf-8"))
     blob = types.BlobResourceContents(
-        uri=_file_uri(name, rel), mime_type=mime_type, blob=base64.b64encode(data).decode("ascii")
+        uri=file_uri(name, rel), mime_type=media, blob=base64.b64encode(data).decode("ascii")
     )
     return types.EmbeddedResource(resource=blob)
 
@@ -555,58 +273,6 @@ def _file_content(name: str, rel: str, data: bytes) -> types.ContentBlock:
 async def _in_thread(fn: Callable[[], _T]) -> _T:
     """Run blocking file I/O off the event loop."""
     return await anyio.to_thread.run_sync(fn)
-
-
-def _session_manager_class() -> type[StreamableHTTPSessionManager]:
-    """The SDK's session manager, closing the session idle longest when full (SPEC §24.4).
-
-    Built on first use, so that stdio serving never imports the HTTP stack.
-    """
-    from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from starlette.datastructures import Headers
-
-    class _SessionManager(StreamableHTTPSessionManager):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._last_used: dict[str, float] = {}
-
-        def _admit_session(self, requestor: Any) -> Any:
-            transport = super()._admit_session(requestor)
-            if transport is not None and transport.mcp_session_id is not None:
-                self._last_used[transport.mcp_session_id] = anyio.current_time()
-            return transport
-
-        async def _handle_stateful_request(self, scope: Any, receive: Any, send: Any) -> None:
-            session_id = Headers(scope=scope).get(MCP_SESSION_ID_HEADER)
-            if (
-                session_id is None
-                and self.max_sessions is not None
-                and len(self._server_instances) >= self.max_sessions
-            ):
-                await self._close_oldest_idle()
-            if session_id in self._server_instances:
-                self._last_used[session_id] = anyio.current_time()
-            try:
-                await super()._handle_stateful_request(scope, receive, send)
-            finally:
-                if session_id in self._server_instances:
-                    self._last_used[session_id] = anyio.current_time()
-                for gone in self._last_used.keys() - self._server_instances.keys():
-                    del self._last_used[gone]
-
-        async def _close_oldest_idle(self) -> None:
-            idle = [
-                (self._last_used.get(sid, 0.0), sid)
-                for sid, transport in self._server_instances.items()
-                if getattr(transport, "_requests_in_flight", 0) == 0
-            ]
-            if idle:
-                _, sid = min(idle)
-                logger.info("closing idle MCP session %s: %d sessions open", sid, len(idle))
-                await self._discard_session(sid, self._server_instances[sid])
-
-    return _SessionManager
 
 
 class _Server(Server[Any]):
@@ -655,7 +321,7 @@ class SkillServer:
 
     def __init__(self, skills: AgentSkills, *, list_changed: bool = False) -> None:
         self._skills = skills
-        self._catalog = _build_catalog(skills)
+        self._catalog = build_catalog(skills)
         self._list_changed = list_changed
         # Handshake-era connections, told about changes on their own channel.
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
@@ -679,7 +345,7 @@ class SkillServer:
 
     def rebuild(self) -> None:
         """Hash the current snapshot of the skills again and serve it (SPEC §23.2)."""
-        self._catalog = _build_catalog(self._skills)
+        self._catalog = build_catalog(self._skills)
 
     async def announce_changes(self) -> None:
         """Send the three ``list_changed`` notifications to every connected client (SPEC §23.2).
@@ -723,6 +389,10 @@ class SkillServer:
 
         return self._skills.watch(changed, debounce_ms=debounce_ms)
 
+    def skill_count(self) -> int:
+        """How many skills are served now."""
+        return len(self._skills)
+
     def http_app(
         self,
         *,
@@ -733,14 +403,8 @@ class SkillServer:
         max_sessions: int = MAX_SESSIONS,
         session_idle_timeout: float = SESSION_IDLE_TIMEOUT,
     ) -> Starlette:
-        """The streamable HTTP application: ``/mcp`` and ``GET /healthz`` (SPEC §24.4).
-
-        With sessions (the default), at most ``max_sessions`` are open at once: opening one
-        more closes the session idle longest (one with no request in flight); a session idle
-        for ``session_idle_timeout`` seconds is closed. With ``stateless``, every request is
-        served on its own (streamable HTTP stateless mode): replicas behind any load balancer
-        need no affinity, and with ``watch`` clients see a change on their next request.
-        ``GET /healthz`` answers 200 ``{"status": "ok", "skills": N}``.
+        """The streamable HTTP application: ``/mcp`` and ``GET /healthz`` (SPEC §24.4); see
+        ``_http.http_app`` for the sessions and their limits.
 
         Args:
             host: The address the server binds; for loopback addresses requests must carry a
@@ -754,52 +418,14 @@ class SkillServer:
         Returns:
             A Starlette application (run it with any ASGI server).
         """
-        import contextlib
-
-        from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-        from mcp.server.transport_security import TransportSecuritySettings
-        from starlette.applications import Starlette
-        from starlette.requests import Request
-        from starlette.responses import JSONResponse
-        from starlette.routing import Route
-
-        security = None
-        if host in ("127.0.0.1", "localhost", "::1"):
-            security = TransportSecuritySettings(
-                enable_dns_rebinding_protection=True,
-                allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-                allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-            )
-        manager = _session_manager_class()(
-            self.server,
+        return http_app(
+            self,
+            host=host,
             stateless=stateless,
-            # Without sessions there is no stream to keep open: plain JSON answers cost less.
-            json_response=stateless,
-            security_settings=security,
-            session_idle_timeout=session_idle_timeout,
+            watch=watch,
+            debounce_ms=debounce_ms,
             max_sessions=max_sessions,
-        )
-        skills = self._skills
-
-        async def healthz(request: Request) -> JSONResponse:
-            return JSONResponse({"status": "ok", "skills": len(skills)})
-
-        @contextlib.asynccontextmanager
-        async def lifespan(app: Starlette) -> AsyncIterator[None]:
-            watcher = self.watch(debounce_ms=debounce_ms) if watch else None
-            try:
-                async with manager.run():
-                    yield
-            finally:
-                if watcher is not None:
-                    watcher.stop()
-
-        return Starlette(
-            routes=[
-                Route("/mcp", endpoint=StreamableHTTPASGIApp(manager)),
-                Route("/healthz", endpoint=healthz, methods=["GET"]),
-            ],
-            lifespan=lifespan,
+            session_idle_timeout=session_idle_timeout,
         )
 
     # -- the server --------------------------------------------------------------------------
@@ -937,7 +563,7 @@ class SkillServer:
                 message=f"{served.uri} changed on disk since the server started; restart it",
             )
         contents: types.TextResourceContents | types.BlobResourceContents
-        if _is_utf8(data):
+        if is_utf8(data):
             contents = types.TextResourceContents(
                 uri=served.uri, mime_type=served.mime_type, text=data.decode("utf-8")
             )
@@ -1051,103 +677,6 @@ def build_server(skills: AgentSkills) -> Server[Any]:
     return SkillServer(skills).server
 
 
-_DRAIN_SECONDS = 30.0
-
-
-class _AnswerBeforeClosing:
-    """Stdio streams that answer every request already read before the end of input is passed on.
-
-    A client may write its requests and close stdin at once (``printf ... | agent-skills serve``);
-    the SDK ends the connection, and cancels the handlers still running, as soon as it reads the end
-    of input. The reader holds the end back until each request read so far has had its response
-    or error written, was cancelled by the client, or ``_DRAIN_SECONDS`` have passed.
-    """
-
-    def __init__(self, read_stream: Any, write_stream: Any) -> None:
-        self._pending: set[object] = set()
-        self.reader = _CountingReader(read_stream, self)
-        self.writer = _CountingWriter(write_stream, self)
-
-    def read(self, item: object) -> None:
-        message = getattr(item, "message", None)
-        if isinstance(message, types.JSONRPCRequest):
-            self._pending.add(message.id)
-        elif (
-            isinstance(message, types.JSONRPCNotification)
-            and message.method == "notifications/cancelled"
-            and isinstance(message.params, dict)
-        ):
-            self._pending.discard(message.params.get("requestId"))
-
-    def written(self, item: object) -> None:
-        message = getattr(item, "message", None)
-        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-            self._pending.discard(message.id)
-
-    async def drain(self) -> None:
-        with anyio.move_on_after(_DRAIN_SECONDS):
-            while self._pending:
-                await anyio.sleep(0.005)
-
-
-class _CountingReader:
-    def __init__(self, inner: Any, owner: _AnswerBeforeClosing) -> None:
-        self._inner = inner
-        self._owner = owner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def receive(self) -> Any:
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._owner.drain()
-            raise
-        self._owner.read(item)
-        return item
-
-    def __aiter__(self) -> _CountingReader:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _CountingReader:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class _CountingWriter:
-    def __init__(self, inner: Any, owner: _AnswerBeforeClosing) -> None:
-        self._inner = inner
-        self._owner = owner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def send(self, item: Any, /) -> None:
-        await self._inner.send(item)
-        self._owner.written(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _CountingWriter:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
 def run_stdio(
     skills: AgentSkills | SkillServer, *, watch: bool = False, debounce_ms: int = 200
 ) -> None:
@@ -1167,11 +696,7 @@ def run_stdio(
     async def serve() -> None:
         watcher = served.watch(debounce_ms=debounce_ms) if watch else None
         try:
-            async with stdio_server() as (read_stream, write_stream):
-                replies = _AnswerBeforeClosing(read_stream, write_stream)
-                await server.run(
-                    replies.reader, replies.writer, server.create_initialization_options()
-                )
+            await serve_stdio(server)
         finally:
             if watcher is not None:
                 watcher.stop()
@@ -1207,7 +732,7 @@ def run_http(
     import uvicorn
 
     if watch:
-        from ._watch import notifier_class
+        from .._watch import notifier_class
 
         notifier_class()  # fail now, not in the server's start-up, when the extra is missing
     served = _served(skills, watch)
@@ -1230,18 +755,3 @@ def _served(skills: AgentSkills | SkillServer, watch: bool) -> SkillServer:
     if isinstance(skills, SkillServer):
         return skills
     return SkillServer(skills, list_changed=watch)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agent_skills.mcp [OPTIONS]``: the same as ``agent-skills serve [OPTIONS]``.
-
-    Returns:
-        The exit code of ``agent-skills serve`` (SPEC §16).
-    """
-    from .cli import main as cli_main
-
-    return cli_main(["serve", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
