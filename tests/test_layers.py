@@ -63,6 +63,10 @@ ORDER = (
     "_placeholders",
     "agent",
     # wings
+    "packages._sources",
+    "packages._pack",
+    "packages._lock",
+    "packages._install",
     "packages",
     "mcp._publish",
     "mcp._stdio",

@@ -23,6 +23,8 @@ from agent_skills import SkillError, create_agent_skills
 from agent_skills import packages as pkg
 from agent_skills._archive import read_index
 from agent_skills.cli import cli
+from agent_skills.packages import _install as pkg_install
+from agent_skills.packages import _sources as pkg_sources
 from conftest import make_skill, symlink
 
 GIT = shutil.which("git")
@@ -531,7 +533,7 @@ def test_interrupted_copy_leaves_the_old_copy_whole(
     installed = env["ws"] / ".agents" / "skills" / "hello"
     before = {p.relative_to(installed): p.read_bytes() for p in installed.rglob("*") if p.is_file()}
     (skill / "scripts" / "hi.sh").write_bytes(b"new")
-    real_copy = pkg._copy_file
+    real_copy = pkg_install._copy_file
     calls = {"n": 0}
 
     def failing(source: Any, dest: Path, *rest: Any) -> None:
@@ -540,7 +542,7 @@ def test_interrupted_copy_leaves_the_old_copy_whole(
             raise OSError(28, "No space left on device")
         real_copy(source, dest, *rest)
 
-    monkeypatch.setattr(pkg, "_copy_file", failing)
+    monkeypatch.setattr(pkg_install, "_copy_file", failing)
     result = run("add", str(skill), "--force")
     assert result.exit_code == 1
     assert result.output.startswith("io_error: ")
@@ -883,7 +885,7 @@ def test_write_lock_is_atomic_and_ends_with_a_newline(tmp_path: Path) -> None:
 def test_git_missing_from_path_is_a_coded_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pkg.shutil, "which", lambda name: None)
+    monkeypatch.setattr(pkg_sources.shutil, "which", lambda name: None)
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("git", "https://example.com/r.git"), tmp_path / "root")
     assert (info.value.code, info.value.message) == ("io_error", "git is not on PATH")
@@ -925,7 +927,7 @@ def test_an_unknown_client_is_a_usage_error(
 def test_install_and_pack_refuse_a_skill_over_the_size_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pkg, "MAX_TOTAL_BYTES", 1000)
+    monkeypatch.setattr(pkg_sources, "MAX_TOTAL_BYTES", 1000)
     skill = hello(tmp_path / "vendor")
     with open(skill / "assets.bin", "wb") as fh:  # sparse: nothing on disk, 1 GiB to read
         fh.truncate(1 << 30)
@@ -945,7 +947,7 @@ def test_install_and_pack_refuse_a_skill_over_the_size_budget(
 def test_a_skill_with_more_files_than_an_archive_holds_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pkg, "MAX_MEMBERS", 3)
+    monkeypatch.setattr(pkg_sources, "MAX_MEMBERS", 3)
     skill = hello(tmp_path / "vendor")
     for i in range(3):
         (skill / f"f{i}.md").write_text("x")

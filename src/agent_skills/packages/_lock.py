@@ -1,0 +1,454 @@
+"""Lock files: what a scope's skills are, file by file, and the drift from it (SPEC §25.3-§25.4).
+
+Owns the lock's format, where a scope's lock lives (:func:`lock_path`) and how two locks differ.
+The digests are ``_digest``'s; the files of a skill are what discovery lists (SPEC §9).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from .._args import coerce_path
+from .._config import Scope, SkillRoot
+from .._core import AgentSkills
+from .._digest import FileDigest, digest_stream, skill_digest
+from .._errors import ErrorCode, SkillError, fs_error, invalid_input
+from .._jsonfile import read_json_file
+from .._model import sort_key
+from .._terminal import json_text, undecodable_text
+from ._pack import write_atomic
+from ._sources import dir_skill
+
+__all__ = [
+    "LOCK_NAME",
+    "LOCK_VERSION",
+    "MAX_LOCK_BYTES",
+    "FileChange",
+    "FileStatus",
+    "SkillDrift",
+    "lock_entry",
+    "lock_path",
+    "lock_scopes",
+    "lock_skills",
+    "merge_lock",
+    "read_lock",
+    "scoped_skills",
+    "verify_lock",
+    "write_lock",
+]
+
+LOCK_NAME = "skills.lock.json"
+
+
+LOCK_VERSION = 1
+
+
+def lock_path(home: str | os.PathLike[str], workspace: str | os.PathLike[str], scope: str) -> Path:
+    """Where the lock of an install scope lives (SPEC §25.4): ``~/.agents/skills.lock.json``
+    for the user scope (``"user"``), ``<workspace>/skills.lock.json`` for the project scope
+    (any other value: ``"project"``, ``"workspace"``)."""
+    if scope == "user":
+        return Path(home) / ".agents" / LOCK_NAME
+    return Path(workspace) / LOCK_NAME
+
+
+def scoped_skills(
+    skills: AgentSkills, scopes: Iterable[Scope] | None, extra_roots: Sequence[SkillRoot] = ()
+) -> AgentSkills:
+    """A new :class:`AgentSkills` over the roots of ``skills`` whose scope is in ``scopes``.
+
+    Args:
+        skills: The configured skills (their config is reused: limits, symlink policy, ...).
+        scopes: Scopes to keep; ``None`` keeps every root (``lock --all``).
+        extra_roots: Roots appended (highest precedence) when not already configured.
+
+    Returns:
+        Skills discovered from those roots only, so a user's own skills can neither shadow nor
+        join a project's lock (SPEC §25.3).
+    """
+    keep = None if scopes is None else set(scopes)
+    roots = [r for r in skills.config.roots if keep is None or r.scope in keep]
+    known = {r.path for r in roots}
+    roots.extend(r for r in extra_roots if r.path not in known)
+    return AgentSkills(replace(skills.config, roots=tuple(roots)))
+
+
+def _display_dir(path: Path, workspace: Path) -> str:
+    try:
+        return (
+            Path(os.path.relpath(path, workspace)).as_posix()
+            if path.is_relative_to(workspace)
+            else str(path)
+        )
+    except ValueError:
+        return str(path)
+
+
+def _hash_skill(skills: AgentSkills, name: str) -> tuple[FileDigest, ...]:
+    content = skills.load_skill(name)
+    if content is None:
+        raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
+    rels = [content.path.name, *(r.rel for r in content.resources)]
+    files: list[FileDigest] = []
+    for rel in rels:
+        with skills.open_resource(name, rel) as fh:
+            size, digest = digest_stream(fh)
+        files.append(FileDigest(rel, size, digest))
+    files.sort(key=lambda f: f.rel)
+    return tuple(files)
+
+
+def _entry(
+    *,
+    name: str,
+    scope: str,
+    source: str,
+    dir_: str,
+    files: Sequence[FileDigest],
+    origin: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """One lock entry. Every path is written as ``undecodable_text`` gives it (an undecodable byte
+    of a file name as the four characters ``\\xNN``, SPEC §20.8), so the entry is valid UTF-8
+    JSON and an entry recomputed from the same tree compares equal to the one read back."""
+    entry: dict[str, Any] = {
+        "name": undecodable_text(name),
+        "scope": scope,
+        "source": source,
+        "dir": undecodable_text(dir_),
+        "digest": skill_digest(files),
+        "files": [
+            {"path": undecodable_text(f.rel), "size": f.size, "sha256": f.sha256} for f in files
+        ],
+    }
+    if origin is not None:
+        entry["origin"] = dict(origin)
+    return entry
+
+
+def _hash_dir(skill_dir: Path) -> tuple[FileDigest, ...]:
+    """The file digests of the skill directory ``skill_dir``: manifest and listed resources,
+    read confined (a copy that is not the one discovery serves, e.g. a shadowed one)."""
+    skill = dir_skill(skill_dir)
+    files: list[FileDigest] = []
+    for source in skill.files:
+        with source.open() as fh:
+            size, digest = digest_stream(fh)
+        files.append(FileDigest(source.rel, size, digest))
+    files.sort(key=lambda f: f.rel)
+    return tuple(files)
+
+
+def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], str]:
+    return sort_key(str(entry.get("name", ""))), str(entry.get("dir", ""))
+
+
+def lock_skills(
+    skills: AgentSkills,
+    *,
+    workspace: str | os.PathLike[str],
+    origins: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Build the lock of every skill directory of ``skills`` (SPEC §25.3, §25.5).
+
+    A name found in several roots has one entry per copy: the copy discovery serves and every
+    copy it shadows, each with its own ``dir`` and digest, so an edit of any locked directory is
+    seen by :func:`verify_lock` (entries are keyed by ``dir``).
+
+    Args:
+        skills: The skills to lock (see :func:`scoped_skills` to keep one scope).
+        workspace: ``dir`` is written relative to it (POSIX) when inside it, else absolute.
+        origins: ``{dir: {source, ref, commit}}`` recorded by installs, keyed by the ``dir`` as
+            the lock writes it; other entries get no ``origin`` key.
+
+    Returns:
+        ``{"version": 1, "skills": [{name, scope, source, dir, digest, files: [{path, size,
+        sha256}], origin?}]}``, entries sorted by ``(casefold, name)`` then ``dir``, files by
+        code point. Each digest is ``sha256:<hex>`` as the MCP extension serves it; ``digest`` is
+        the skill digest of SPEC §23.3. Undecodable bytes of names are written ``\\xNN``.
+
+    Raises:
+        SkillError: A file listed a moment ago cannot be read (``not_found``, ``stale_skill``,
+            ``io_error``, ...).
+    """
+    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    known = origins or {}
+    entries: list[dict[str, Any]] = []
+
+    def add(name: str, scope: str, source: str, path: Path, files: Sequence[FileDigest]) -> None:
+        shown = _display_dir(path, ws)
+        entries.append(
+            _entry(
+                name=name,
+                scope=scope,
+                source=source,
+                dir_=shown,
+                files=files,
+                origin=known.get(undecodable_text(shown)),
+            )
+        )
+
+    for info in skills.list_skills():
+        add(info.name, info.scope, info.source, info.dir, _hash_skill(skills, info.name))
+        for copy in info.shadowed:
+            try:
+                files = _hash_dir(copy.dir)
+            except SkillError:
+                continue  # not a readable skill directory (e.g. an archived copy)
+            add(info.name, copy.scope, copy.source, copy.dir, files)
+    entries.sort(key=_entry_key)
+    return {"version": LOCK_VERSION, "skills": entries}
+
+
+def lock_entry(
+    skill_dir: str | os.PathLike[str],
+    *,
+    scope: Scope,
+    source: str,
+    workspace: str | os.PathLike[str],
+    origin: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The lock entry of one installed skill directory, as :func:`lock_skills` writes it.
+
+    It describes that directory itself (its ``dir`` and digest), whether or not discovery serves
+    another copy of the name from a root of higher precedence (SPEC §25.3-§25.4).
+
+    Raises:
+        SkillError: ``invalid_skill`` when the directory has no usable manifest; ``fs_error``
+            codes.
+    """
+    path = Path(os.path.abspath(coerce_path(skill_dir, "skill_dir")))
+    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    files = _hash_dir(path)
+    name = dir_skill(path).name
+    return _entry(
+        name=name,
+        scope=scope,
+        source=source,
+        dir_=_display_dir(path, ws),
+        files=files,
+        origin=origin,
+    )
+
+
+def merge_lock(
+    lock: Mapping[str, Any],
+    put: Iterable[Mapping[str, Any]] = (),
+    drop: Iterable[str | os.PathLike[str]] = (),
+    *,
+    workspace: str | os.PathLike[str],
+) -> dict[str, Any]:
+    """``lock`` with the entries of ``put`` and without those of the directories ``drop``.
+
+    ``add``, ``update`` and ``remove`` change only the entries of what they install or remove:
+    every other entry is kept exactly as it was in the lock, so drift that ``verify`` would
+    report is never written over (SPEC §25.4).
+
+    Args:
+        lock: The lock read (from :func:`read_lock`), or ``{}`` for none.
+        put: Entries (from :func:`lock_entry`) replacing any entry of the same ``dir``.
+        drop: Skill directories whose entries are removed.
+        workspace: As for :func:`lock_skills` (to write ``drop`` as the lock does).
+
+    Returns:
+        A version-1 lock, entries sorted as :func:`lock_skills` sorts them.
+    """
+    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    new = [dict(e) for e in put]
+    gone = {e["dir"] for e in new}
+    gone.update(
+        undecodable_text(_display_dir(Path(os.path.abspath(os.fspath(d))), ws)) for d in drop
+    )
+    kept = [dict(e) for e in lock.get("skills", []) if e.get("dir") not in gone]
+    entries = sorted([*kept, *new], key=_entry_key)
+    return {"version": LOCK_VERSION, "skills": entries}
+
+
+def write_lock(path: str | os.PathLike[str], lock: Mapping[str, Any]) -> None:
+    """Write a lock as indented JSON with a final newline, atomically (temporary file, rename).
+
+    Raises:
+        SkillError: ``fs_error`` codes when the file cannot be written.
+    """
+    text = json_text(lock) + "\n"
+    target = Path(coerce_path(path, "path"))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fs_error(exc, target.parent) from None
+    data = text.encode("utf-8")
+
+    def write(out: IO[bytes]) -> None:
+        out.write(data)
+
+    write_atomic(target, write)
+
+
+#: The largest lock file read back, in bytes.
+MAX_LOCK_BYTES = 64 * 1024 * 1024
+
+
+def read_lock(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and check a lock file (SPEC §25.5).
+
+    Returns:
+        The lock mapping, ``{"version": 1, "skills": [...]}``.
+
+    Raises:
+        SkillError: ``not_found`` ``{path}`` when missing; ``invalid_input`` ``{path, reason}``
+            when it is not a version-1 lock (also not UTF-8 JSON, or nested deeper than 64
+            levels); ``not_a_file`` ``{path}`` for a directory, FIFO or device (never waited
+            on); ``too_large`` ``{path, max_bytes}`` over :data:`MAX_LOCK_BYTES`; other
+            ``fs_error`` codes.
+    """
+    text_path = coerce_path(path, "path")
+
+    def bad(reason: str) -> SkillError:
+        return invalid_input(
+            f"{text_path} is not a skills lock: {reason}", {"path": text_path, "reason": reason}
+        )
+
+    try:  # a FIFO never blocks, nesting and size are bounded (SPEC §20.4-§20.6)
+        lock = read_json_file(text_path, max_bytes=MAX_LOCK_BYTES, what="skills lock")
+    except SkillError as err:
+        if err.code != ErrorCode.INVALID_INPUT:
+            raise
+        raise bad(str(err.fields["reason"])) from None
+    if not isinstance(lock, dict) or lock.get("version") != LOCK_VERSION:
+        raise bad(f"expected an object with version {LOCK_VERSION}")
+    entries = lock.get("skills")
+    if not isinstance(entries, list):
+        raise bad("'skills' is not a list")
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise bad("a skill entry has no name")
+        files = entry.get("files")
+        if not isinstance(files, list) or not all(
+            isinstance(f, dict)
+            and isinstance(f.get("path"), str)
+            and isinstance(f.get("sha256"), str)
+            and isinstance(f.get("size"), int)
+            for f in files
+        ):
+            raise bad(f"skill {entry['name']!r} has malformed files")
+        origin = entry.get("origin")
+        if origin is not None and not isinstance(origin, dict):
+            raise bad(f"skill {entry['name']!r} has a malformed origin")
+    return lock
+
+
+def lock_scopes(lock: Mapping[str, Any]) -> set[Scope]:
+    """The scopes a lock covers: those of its entries, ``{"workspace"}`` for an empty lock."""
+    scopes: set[Scope] = set()
+    for entry in lock.get("skills", []):
+        if entry.get("scope") in ("user", "workspace"):
+            scopes.add(entry["scope"])
+    return scopes or {"workspace"}
+
+
+FileStatus = Literal["added", "removed", "changed"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file that differs from the lock: ``status`` and its ``path`` relative to the skill."""
+
+    status: FileStatus
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDrift:
+    """One skill that differs from the lock (SPEC §25.3).
+
+    Attributes:
+        name: The skill's name.
+        status: ``added`` (not in the lock), ``removed`` (locked, not found) or ``changed``.
+        dir: Its directory as the lock writes it (current one when present).
+        files: For ``changed``: every added, removed and changed file, sorted by path.
+        moved_from: For ``changed``: the locked ``dir`` when the skill now lives elsewhere.
+    """
+
+    name: str
+    status: FileStatus
+    dir: str
+    files: tuple[FileChange, ...] = ()
+    moved_from: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape: ``{name, status, dir, files: [{status, path}], moved_from}``."""
+        return {
+            "name": self.name,
+            "status": self.status,
+            "dir": self.dir,
+            "files": [{"status": f.status, "path": f.path} for f in self.files],
+            "moved_from": self.moved_from,
+        }
+
+
+def verify_lock(lock: Mapping[str, Any], current: Mapping[str, Any]) -> list[SkillDrift]:
+    """Compare a lock with a freshly computed one (SPEC §25.3). Pure.
+
+    Args:
+        lock: The committed lock (from :func:`read_lock`).
+        current: :func:`lock_skills` of the same scopes now.
+
+    Returns:
+        Every drifted skill directory sorted by ``(casefold, name)`` then ``dir``; empty when
+        nothing changed. Entries are matched by ``dir``; a name whose one locked copy is gone and
+        which has one new copy is ``changed`` with ``moved_from``. Only listed files count
+        (hidden and other unlisted files are no part of a digest).
+    """
+    # Entries are keyed by dir (one per locked copy, SPEC §25.3); a copy whose dir changed is
+    # the one locked copy of its name that vanished paired with the one new copy of that name.
+    old = {str(e.get("dir", "")): e for e in lock.get("skills", [])}
+    new = {str(e.get("dir", "")): e for e in current.get("skills", [])}
+    pairs: list[tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]] = [
+        (old[d], new[d]) for d in old.keys() & new.keys()
+    ]
+    gone = [old[d] for d in old.keys() - new.keys()]
+    came = [new[d] for d in new.keys() - old.keys()]
+    for name in {e["name"] for e in gone}:
+        was = [e for e in gone if e["name"] == name]
+        now = [e for e in came if e["name"] == name]
+        if len(was) == 1 and len(now) == 1:
+            pairs.append((was[0], now[0]))
+            gone.remove(was[0])
+            came.remove(now[0])
+    pairs.extend((e, None) for e in gone)
+    pairs.extend((None, e) for e in came)
+    drift: list[SkillDrift] = []
+    for before, after in pairs:
+        if after is None:
+            assert before is not None
+            drift.append(SkillDrift(before["name"], "removed", str(before.get("dir", ""))))
+            continue
+        if before is None:
+            drift.append(SkillDrift(after["name"], "added", str(after.get("dir", ""))))
+            continue
+        old_files = {f["path"]: (f["size"], f["sha256"]) for f in before.get("files", [])}
+        new_files = {f["path"]: (f["size"], f["sha256"]) for f in after.get("files", [])}
+        changes: list[FileChange] = []
+        for rel in sorted(old_files.keys() | new_files.keys()):
+            if rel not in new_files:
+                changes.append(FileChange("removed", rel))
+            elif rel not in old_files:
+                changes.append(FileChange("added", rel))
+            elif old_files[rel] != new_files[rel]:
+                changes.append(FileChange("changed", rel))
+        moved = before.get("dir") != after.get("dir")
+        if changes or moved or before.get("digest") != after.get("digest"):
+            drift.append(
+                SkillDrift(
+                    after["name"],
+                    "changed",
+                    str(after.get("dir", "")),
+                    tuple(changes),
+                    str(before.get("dir")) if moved else None,
+                )
+            )
+    drift.sort(key=lambda d: (sort_key(d.name), d.dir))
+    return drift
