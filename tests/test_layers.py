@@ -49,6 +49,7 @@ ORDER = (
     "_resources",
     "_index",
     "_scan",
+    "_walk",
     "_archive",
     # rules
     "validate",

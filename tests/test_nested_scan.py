@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_skills import StartupError, create_agent_skills, resolve_config
-from agent_skills._scan import MAX_SCAN_DIRS
+from agent_skills._walk import MAX_SCAN_DIRS
 from conftest import make_skill
 
 

@@ -632,7 +632,7 @@ def test_a_scan_holds_one_manifests_bytes_at_a_time(tmp_path: Path) -> None:
 def test_resolving_a_root_leaves_the_report_its_candidates_without_bytes(tmp_path: Path) -> None:
     from agent_skills._config import resolve_config
     from agent_skills._registry import _resolve_root
-    from agent_skills._scan import walk_root
+    from agent_skills._walk import walk_root
 
     for name in ("a", "b", "a-copy"):
         make_skill(tmp_path / "skills", name)

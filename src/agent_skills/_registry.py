@@ -42,8 +42,9 @@ from ._model import (
     make_skill_info,
     sort_key,
 )
-from ._scan import Candidate, walk_root
+from ._scan import Candidate
 from ._schema import name_key, normalize_tools, tools_key
+from ._walk import walk_root
 
 if TYPE_CHECKING:
     from ._archive import ArchivedSkill

@@ -15,7 +15,7 @@ import click
 
 from .._config import SkillRoot
 from .._model import is_hidden, is_manifest_name
-from .._scan import walk_root
+from .._walk import walk_root
 from ..validate import (
     PROFILES,
     Problem,
