@@ -193,7 +193,7 @@ def test_strict_refresh_failure_keeps_previous_snapshot(tmp_path: Path) -> None:
 def test_construction_scans_once_and_listing_never_rescans(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agent_skills._registry as registry_module
+    import agent_skills._discover as registry_module
 
     calls: list[Path] = []
     real = registry_module.walk_root

@@ -119,8 +119,8 @@ def _twin_built() -> list[tuple[object, object]]:
     """Pairs: an object built through its writable twin, and the constructor's."""
     from agent_skills._confine import Pin, pin_of
     from agent_skills._diagnostics import EntryStatus, ReportEntry
+    from agent_skills._discover import _report_entry
     from agent_skills._model import ResolvedSkill, SkillInfo, make_resolved, make_skill_info
-    from agent_skills._registry import _report_entry
 
     root, d = Path("/r"), Path("/r/a")
     fields = ("a", "d", FrozenMapping({"k": (1,)}), ("Read",), True, False, "user", "src")

@@ -173,7 +173,7 @@ def test_warm_index_opens_no_skill_directory_and_pins_what_a_scan_pins(
 def test_a_hit_candidate_holds_what_a_read_one_holds(tmp_path: Path, no_racy: None) -> None:
     # The scan builds a hit's candidate as the tuple it is, field by field: each field holds
     # what the candidate of a read manifest holds there, but the bytes and the stamp.
-    from agent_skills._registry import _open_index
+    from agent_skills._discover import _open_index
     from agent_skills._scan import scan_root
 
     root = tmp_path / "skills"

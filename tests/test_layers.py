@@ -56,6 +56,7 @@ ORDER = (
     "_trust",
     # build and hold
     "_registry",
+    "_discover",
     "_watch",
     "_core",
     # consumers

@@ -457,7 +457,7 @@ def test_strict_invalid_skill_message_names_the_manifest_and_the_line(tmp_path: 
 
 def test_load_candidate_returns_one_result_per_fate(tmp_path: Path) -> None:
     from agent_skills._config import SkillRoot
-    from agent_skills._registry import load_candidate
+    from agent_skills._discover import load_candidate
     from agent_skills._scan import scan_root
 
     root = tmp_path / "skills"
@@ -631,7 +631,7 @@ def test_a_scan_holds_one_manifests_bytes_at_a_time(tmp_path: Path) -> None:
 
 def test_resolving_a_root_leaves_the_report_its_candidates_without_bytes(tmp_path: Path) -> None:
     from agent_skills._config import resolve_config
-    from agent_skills._registry import _resolve_root
+    from agent_skills._discover import _resolve_root
     from agent_skills._walk import walk_root
 
     for name in ("a", "b", "a-copy"):

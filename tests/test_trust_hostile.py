@@ -198,7 +198,7 @@ def test_a_manifest_swapped_after_parsing_is_not_approved(
 ) -> None:
     """The manifest is evil when read for parsing and good again when trust is decided: the
     verdict must judge the bytes parsed, not the file read again by name."""
-    from agent_skills import _registry
+    from agent_skills import _discover as _registry
 
     skill, store, roots = _gated(tmp_path)
     real_load = _registry.load_candidate

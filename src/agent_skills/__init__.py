@@ -30,10 +30,11 @@ from ._diagnostics import (
     RootNote,
     set_warn_sink,
 )
+from ._discover import discover_skills, merge_skills
 from ._errors import ErrorCode, SkillError, StartupError, fs_error
 from ._manifest import ParsedSkill, parse_skill
 from ._model import ResolvedSkill, ShadowedSkill, SkillContent, SkillInfo, SkillResource
-from ._registry import SkillRegistry, discover_skills, merge_skills
+from ._registry import SkillRegistry
 from ._schema import normalize_tools
 from ._version import __version__
 

@@ -24,10 +24,11 @@ from ._config import (
     resolve_config,
 )
 from ._diagnostics import Diagnostic, DiscoveryReport
+from ._discover import discover_skills
 from ._errors import ErrorCode, SkillError, fs_error
 from ._fs import read_capped
 from ._model import SkillContent, SkillInfo
-from ._registry import SkillRegistry, discover_skills
+from ._registry import SkillRegistry
 
 if TYPE_CHECKING:
     from ._trust import TrustStore
