@@ -25,7 +25,7 @@ import agent_skills._index as index_mod
 import agent_skills._scan as scan_mod
 from agent_skills import AgentSkills, DiagnosticKind, StartupError, create_agent_skills
 from agent_skills._frozen import FrozenMapping
-from agent_skills._index import MAGIC
+from agent_skills._index_format import MAGIC
 
 # Past one tick of the coarsest file-timestamp clock (HZ = 100): a change made after this pause
 # gets a ctime different from the one the index stored.

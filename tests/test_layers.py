@@ -47,6 +47,7 @@ ORDER = (
     # the filesystem
     "_jsonfile",
     "_resources",
+    "_index_format",
     "_index",
     "_scan",
     "_walk",

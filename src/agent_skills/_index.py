@@ -21,7 +21,7 @@ bytes> <CRC-32 of header and rest, hex>`` (accidental damage: a file whose check
 match is ignored whole), the header (JSON: the settings, the entries by directory, the sizes of the
 next three sections), the stamps (ten little-endian 64-bit integers per entry: the directory's
 stamp then the manifest's), the frontmatters' key layouts and the frontmatters (two JSON arrays,
-see :class:`_Nodes`: each mapping or list of a frontmatter is a layout number and a row of
+see :class:`Nodes`: each mapping or list of a frontmatter is a layout number and a row of
 values, the key layouts stored once, so that decoding at the first hit makes the read-only
 mappings without a Python call per mapping), then the bodies (UTF-8, concatenated; entries hold
 offsets; the last ``<bodies bytes>`` of the rest). The bodies are read into a buffer of their
@@ -56,15 +56,33 @@ import threading
 import time
 import zlib
 from collections.abc import Mapping, Sequence
-from itertools import chain, compress
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import SkillError
-from ._frozen import FrozenMapping, close_mappings, open_mappings, shared_layout
+from ._frozen import FrozenMapping
 from ._fs import CLOEXEC, READ_FLAGS
+from ._index_format import (
+    DAMAGE,
+    KIND,
+    LINKED,
+    MAGIC,
+    MANIFEST,
+    PAYLOAD,
+    RACY,
+    RECORD,
+    SCAN_DIAGS,
+    STAMPS,
+    Nodes,
+    StatKey,
+    decode_nodes,
+    diag_rows,
+    diags,
+    facts,
+    stat_key,
+)
 from ._model import MANIFEST_NAME
 from ._schema import tools_key
 from ._version import __version__
@@ -73,10 +91,8 @@ if TYPE_CHECKING:
     from ._manifest import ManifestResult
     from ._model import SkillInfo
 
-__all__ = ["MAGIC", "RACY_WINDOW_NS", "CachedSkill", "ManifestIndex", "stat_key"]
+__all__ = ["RACY_WINDOW_NS", "CachedSkill", "ManifestIndex"]
 
-#: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 6\n"
 #: An entry changed this close to (or after) the start of the scan that read it is racy.
 RACY_WINDOW_NS = 2_000_000_000
 #: Larger index files are not read (a damaged or hostile file must not exhaust memory).
@@ -88,143 +104,10 @@ _MAX_SIZES_LINE = 96
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | CLOEXEC
 
-# Positions in an entry's list (the JSON stays compact and cheap to load).
-_LINKED, _RECORD, _MANIFEST, _SCAN_DIAGS, _RACY, _KIND = range(6)
-# After _KIND: "ok": the frontmatter's node (see _Nodes),
-# diagnostics, catalog facts (name and description, null when the frontmatter's; allowed tools:
-# a list, null for none, true for the frontmatter's own list; user-invocable; model-invocable),
-# body offset, body length;
-# "err": code, message, fields, diagnostics.
-_PAYLOAD = 6
-# One stamps record: the directory's stamp, then the manifest's (see stat_key).
-_STAMPS = struct.Struct("<QQqqqQQqqq")
-_STAMPS_SIZE = _STAMPS.size
 # The manifest name prefetch stats in each directory (another letter case is stated at lookup).
 _PREFETCHED = MANIFEST_NAME
 # No stat prefetched for a directory.
 _UNSEEN: Any = object()
-# What decoding a damaged or foreign entry may raise: the entry is ignored, never a crash.
-_DAMAGE = (
-    TypeError,
-    ValueError,
-    IndexError,
-    KeyError,
-    AttributeError,
-    RecursionError,
-    struct.error,
-)
-
-StatKey = tuple[int, int, int, int, int]
-
-
-def stat_key(st: os.stat_result) -> StatKey:
-    """The identity and change stamp of a file or directory, as the index stores it (SPEC §26)."""
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-#: What a decoded frontmatter holds besides its containers (JSON's scalars).
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-class _Nodes:
-    """The frontmatters as the index stores them (format 5): every mapping and list in them is
-    a *node*, numbered children first; a node is its layout's number and its values, a child
-    node's place holding ``null``; the *links* say which node goes where. A layout is a
-    mapping's keys in order, or a list's length; each distinct one is stored once.
-
-    Decoded without a Python call per mapping (see :meth:`ManifestIndex._frontmatter`): the
-    read-only mappings are what ``freeze`` makes of the frontmatters, sharing its key layouts.
-    """
-
-    __slots__ = ("layouts", "links", "numbers", "values")
-
-    def __init__(self) -> None:
-        self.layouts: dict[tuple[str, ...] | int, int] = {}
-        self.numbers: list[int] = []
-        self.values: list[list[Any]] = []
-        self.links: list[int] = []  # (parent, position, child) flattened, parents in order
-
-    def add(self, value: Mapping[str, Any] | list[Any] | tuple[Any, ...]) -> int:
-        """Store ``value`` (a mapping, list or tuple) and what it holds; return its number."""
-        if isinstance(value, Mapping):
-            layout: tuple[str, ...] | int = tuple(value)
-            items = list(value.values())
-        else:
-            layout, items = len(value), list(value)
-        row: list[Any] = []
-        children: list[tuple[int, int]] = []
-        for position, item in enumerate(items):
-            if isinstance(item, Mapping | list | tuple):
-                children.append((position, self.add(item)))
-                item = None
-            row.append(item)
-        node = len(self.numbers)
-        self.numbers.append(self.layouts.setdefault(layout, len(self.layouts)))
-        self.values.append(row)
-        for position, child in children:
-            self.links += (node, position, child)
-        return node
-
-    def sections(self) -> tuple[list[Any], list[Any]]:
-        """The layouts (keys as lists, lengths as integers), then ``[numbers, values, links]``."""
-        layouts = [list(k) if type(k) is tuple else k for k in self.layouts]
-        return layouts, [self.numbers, self.values, self.links]
-
-
-def _decode_nodes(layouts_json: Any, nodes_json: Any) -> tuple[list[Any], list[Any]]:
-    """The nodes of :class:`_Nodes` decoded: each mapping node as a :class:`FrozenMapping`, with
-    each node's layout (a dict, or a ``range`` for a list node, whose place holds nothing usable).
-
-    Raises:
-        TypeError, ValueError, IndexError: Damaged or foreign sections.
-    """
-    if type(layouts_json) is not list or type(nodes_json) is not list:
-        raise TypeError("frontmatters")
-    tables: list[Any] = []
-    for keys in layouts_json:
-        if type(keys) is int and keys >= 0:
-            tables.append(range(keys))
-            continue
-        if type(keys) is not list or not set(map(type, keys)) <= {str}:
-            raise TypeError("layouts")
-        layout = shared_layout(tuple(keys))
-        if len(layout) != len(keys):  # a key twice
-            raise ValueError("layouts")
-        tables.append(layout)
-    numbers, values, links = nodes_json
-    if (
-        type(numbers) is not list
-        or type(values) is not list
-        or type(links) is not list
-        or len(numbers) != len(values)
-        or len(links) % 3
-        or not set(map(type, numbers)) <= {int}
-        or min(numbers, default=0) < 0
-        or not set(map(type, values)) <= {list}
-        or not set(map(type, chain.from_iterable(values))) <= _SCALARS
-        or not set(map(type, links)) <= {int}
-    ):
-        raise TypeError("frontmatters")
-    shapes = list(map(tables.__getitem__, numbers))  # IndexError: no such layout
-    if list(map(len, values)) != list(map(len, shapes)):
-        raise ValueError("frontmatters")
-    # One mapping to be per node, filled below (a list node's stays unused: it becomes a tuple).
-    made = open_mappings(len(shapes))
-    last = 0
-    it = iter(links)
-    for parent, position, child in zip(it, it, it, strict=True):
-        # Parents in order, each after its children: a list child's own links are done.
-        if not 0 <= child < parent or parent < last:
-            raise ValueError("links")
-        last = parent
-        shape = shapes[child]
-        values[parent][position] = tuple(values[child]) if type(shape) is range else made[child]
-    mappings = [type(shape) is dict for shape in shapes]
-    rows = map(tuple, compress(values, mappings))
-    close_mappings(compress(made, mappings), compress(shapes, mappings), rows)
-    return made, shapes
-
-
 _NO_BODY = memoryview(b"")
 
 
@@ -420,38 +303,6 @@ class _Reader:
             self._thread.join()
 
 
-def _diag_rows(diagnostics: tuple[Diagnostic, ...]) -> list[list[Any]]:
-    return [
-        [d.kind.value, d.message, os.fspath(d.path) if d.path else None, d.severity]
-        for d in diagnostics
-    ]
-
-
-def _diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
-    out = []
-    for kind, message, path, severity in rows:
-        if type(message) is not str or severity not in ("warning", "info"):
-            raise ValueError("diagnostic")
-        out.append(
-            Diagnostic(DiagnosticKind(kind), message, Path(path) if path else None, severity)
-        )
-    return tuple(out)
-
-
-def _facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
-    """The catalog facts as an entry stores them: a name or description equal to the
-    frontmatter's (the common case) as ``null``, allowed tools that are the read-only
-    frontmatter's own tuple (a list of clean names, the common case) as ``true``."""
-    name = None if frontmatter.get("name") == info.name else info.name
-    description = None if frontmatter.get("description") == info.description else info.description
-    tools = info.allowed_tools
-    allowed: list[str] | bool | None = None
-    if tools is not None:
-        own = info.metadata.get(tools_key(info.metadata)) is tools
-        allowed = True if own else list(tools)
-    return [name, description, allowed, info.user_invocable, info.model_invocable]
-
-
 class ManifestIndex:
     """One index file, loaded at the start of a scan and saved at its end (SPEC §26).
 
@@ -470,7 +321,7 @@ class ManifestIndex:
         self._old: Mapping[str, list[Any]] = {}
         self._stamps = memoryview(b"")
         self._meta_text = (memoryview(b""), memoryview(b""))
-        # The decoded frontmatter nodes (see _Nodes): the mappings, and each node's layout.
+        # The decoded frontmatter nodes (see Nodes): the mappings, and each node's layout.
         self._meta: tuple[list[Any], list[Any]] | None = None
         self._blob = memoryview(b"")
         # Whether the bodies' buffer (``_blob``) is all ASCII: then every body is valid UTF-8.
@@ -601,7 +452,7 @@ class ManifestIndex:
             type(sections) is not list
             or len(sections) != 3
             or not all(type(n) is int and n >= 0 for n in sections)
-            or sections[0] % _STAMPS.size
+            or sections[0] % STAMPS.size
             or sum(sections) != rest_len - bodies_len
         ):
             raise _Corrupt("damaged header")
@@ -616,7 +467,7 @@ class ManifestIndex:
         self._ascii = read.bodies.isascii()  # (one pass in C; most stores' bodies are)
 
     def _frontmatter(self, position: int) -> FrozenMapping:
-        """The frontmatter that is node ``position`` (see :class:`_Nodes`); all of them are
+        """The frontmatter that is node ``position`` (see :class:`Nodes`); all of them are
         decoded at the first hit that needs one."""
         meta = self._meta
         if meta is None:
@@ -625,7 +476,7 @@ class ManifestIndex:
                 nodes = json.loads(bytes(self._meta_text[1]))
             except (ValueError, RecursionError):
                 raise ValueError("frontmatters") from None
-            meta = self._meta = _decode_nodes(layouts, nodes)
+            meta = self._meta = decode_nodes(layouts, nodes)
         if type(position) is not int or position < 0:
             raise TypeError(position)
         if type(meta[1][position]) is not dict:  # a list node
@@ -707,15 +558,15 @@ class ManifestIndex:
         if entry is None:
             return None
         try:
-            if entry[_RACY] or entry[_LINKED] is not False:
+            if entry[RACY] or entry[LINKED] is not False:
                 return None
-            manifest = entry[_MANIFEST]
+            manifest = entry[MANIFEST]
             if type(manifest) is not str or "/" in manifest or "\0" in manifest:
                 raise ValueError(manifest)
-            record = entry[_RECORD]
+            record = entry[RECORD]
             if type(record) is not int or record < 0:
                 raise ValueError(record)
-            stored = _STAMPS.unpack_from(self._stamps, record * _STAMPS_SIZE)
+            stored = STAMPS.unpack_from(self._stamps, record * STAMPS.size)
             if pre is not _UNSEEN and manifest == _PREFETCHED:
                 if pre != stored:  # (None: not a directory, no regular SKILL.md, an error)
                     return None
@@ -747,7 +598,7 @@ class ManifestIndex:
             ):
                 return None
             hit = self._take(dir_text, entry, manifest)
-        except _DAMAGE:
+        except DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
         return None if hit is None else (hit, dev, ino)
@@ -770,12 +621,12 @@ class ManifestIndex:
         if entry is None:
             return None
         try:
-            if entry[_RACY] or entry[_LINKED] is not linked:
+            if entry[RACY] or entry[LINKED] is not linked:
                 return None
-            manifest = entry[_MANIFEST]
+            manifest = entry[MANIFEST]
             if type(manifest) is not str or "/" in manifest or "\0" in manifest:
                 raise ValueError(manifest)
-            key = self._stamp(entry[_RECORD])
+            key = self._stamp(entry[RECORD])
             try:
                 dst = os.fstat(dir_fd)
                 mst = os.lstat(manifest, dir_fd=dir_fd)
@@ -784,7 +635,7 @@ class ManifestIndex:
             if stat_key(dst) + stat_key(mst) != key or not stat.S_ISREG(mst.st_mode):
                 return None
             return self._take(dir_text, entry, manifest)
-        except _DAMAGE:
+        except DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
 
@@ -792,7 +643,7 @@ class ManifestIndex:
         """The stamps record ``record``: the directory's stamp, then the manifest's."""
         if type(record) is not int or record < 0:
             raise ValueError(record)
-        return _STAMPS.unpack_from(self._stamps, record * _STAMPS.size)
+        return STAMPS.unpack_from(self._stamps, record * STAMPS.size)
 
     def _take(self, dir_text: str, entry: list[Any], manifest: str) -> CachedSkill | None:
         """The valid entry's :class:`CachedSkill` (restored once), counted as a hit; ``None`` for
@@ -807,12 +658,12 @@ class ManifestIndex:
         return hit
 
     def _restore(self, entry: list[Any], name: str) -> CachedSkill:
-        if entry[_KIND] == "err":
-            scan_rows, _, _, code, message, fields, rows = entry[_SCAN_DIAGS:]
+        if entry[KIND] == "err":
+            scan_rows, _, _, code, message, fields, rows = entry[SCAN_DIAGS:]
             if type(message) is not str or type(fields) is not dict:
                 raise TypeError(message)
             error = SkillError(code, message, fields)
-            return CachedSkill(name, _diags(scan_rows) if scan_rows else (), _diags(rows), error)
+            return CachedSkill(name, diags(scan_rows) if scan_rows else (), diags(rows), error)
         # One unpacking of the whole entry: a wrong length is a ValueError, as damage is.
         (
             _,
@@ -863,8 +714,8 @@ class ManifestIndex:
             body = str(view, "utf-8", "surrogatepass")
         return CachedSkill(
             name,
-            _diags(scan_rows) if scan_rows else (),
-            _diags(rows) if rows else (),
+            diags(scan_rows) if scan_rows else (),
+            diags(rows) if rows else (),
             None,
             (skill_name, description, allowed, user_invocable, model_invocable),
             metadata,
@@ -893,22 +744,22 @@ class ManifestIndex:
         linked, dkey, mkey = stamp[0], stat_key(stamp[1]), stat_key(stamp[2])
         limit = self._started_ns - RACY_WINDOW_NS
         racy = max(dkey[3], dkey[4], mkey[3], mkey[4]) >= limit
-        entry: list[Any] = [linked, -1, manifest_name, _diag_rows(scan_diagnostics), racy]
+        entry: list[Any] = [linked, -1, manifest_name, diag_rows(scan_diagnostics), racy]
         if racy:
             self._new[dir_text] = (entry, b"", None, None)
             return
         try:
-            record = _STAMPS.pack(*dkey, *mkey)
+            record = STAMPS.pack(*dkey, *mkey)
         except struct.error:  # a value outside 64 bits: kept out of the index
             return
         error, parsed = result.error, result.parsed
         if error is not None:
             entry += ["err", error.code.value, error.message, dict(error.fields)]
-            entry.append(_diag_rows(result.diagnostics))
+            entry.append(diag_rows(result.diagnostics))
             self._new[dir_text] = (entry, record, None, None)
             return
         assert parsed is not None and info is not None
-        entry += ["ok", 0, _diag_rows(parsed.diagnostics), *_facts(info, parsed.frontmatter), 0, 0]
+        entry += ["ok", 0, diag_rows(parsed.diagnostics), *facts(info, parsed.frontmatter), 0, 0]
         body = parsed.body.encode("utf-8", "surrogatepass")
         self._new[dir_text] = (entry, record, parsed.frontmatter, body)
 
@@ -928,24 +779,24 @@ class ManifestIndex:
                 _memo = _Memo(self._file, self._settings, self._old, kept, self._cached)
             return []
         records: list[bytes] = []
-        nodes = _Nodes()
+        nodes = Nodes()
         parts: list[bytes | memoryview] = []
         offset = 0
         entries: dict[str, list[Any]] = {}
         try:
             for key, (entry, record, frontmatter, body) in self._new.items():
-                if entry[_RACY]:
+                if entry[RACY]:
                     entries[key] = entry
                     continue
                 hit = None
                 if record is None:  # a hit: its record is in the old file
-                    at = entry[_RECORD] * _STAMPS.size
-                    record = bytes(self._stamps[at : at + _STAMPS.size])
+                    at = entry[RECORD] * STAMPS.size
+                    record = bytes(self._stamps[at : at + STAMPS.size])
                     hit = frontmatter
                 entry = [*entry]
-                entry[_RECORD] = len(records)
+                entry[RECORD] = len(records)
                 records.append(record)
-                if entry[_KIND] == "ok":
+                if entry[KIND] == "ok":
                     if isinstance(hit, CachedSkill):
                         frontmatter = hit.metadata
                         held = hit.body
@@ -953,8 +804,8 @@ class ManifestIndex:
                             held.encode("utf-8", "surrogatepass") if isinstance(held, str) else held
                         )
                     assert body is not None
-                    entry[_PAYLOAD] = nodes.add(frontmatter)
-                    entry[_PAYLOAD + 7 :] = [offset, len(body)]
+                    entry[PAYLOAD] = nodes.add(frontmatter)
+                    entry[PAYLOAD + 7 :] = [offset, len(body)]
                     parts.append(body)
                     offset += len(body)
                 entries[key] = entry
