@@ -740,7 +740,7 @@ def test_access_denied_names_any_rel(session: SkillSession, rel: Any, shown: str
 def test_unresolvable_path_is_denied(
     session: SkillSession, tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agent_skills.agent as agent_module
+    import agent_skills._access as agent_module
 
     def boom(path: str) -> str:
         raise PermissionError(13, "Permission denied")

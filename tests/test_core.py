@@ -469,3 +469,84 @@ def test_root_with_dotdot_after_a_symlink_serves_its_own_files(tmp_path: Path) -
     assert content.resources[0].path.read_bytes() == b"REAL"
     assert skills.read_resource("s", "a.md") == b"REAL"
     assert skills.resource_path("s", "a.md") == content.resources[0].path
+
+
+# -- the skill as served now: one snapshot per answer ---------------------------------------------
+
+
+@pytest.mark.parametrize("step", ["verify_dir", "body_now", "content"])
+def test_a_refresh_during_an_activation_cannot_mix_two_directories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
+    # A refresh between the steps of an activation moves the name to a higher root: every part
+    # of the activation still comes from the one snapshot it began with (the low directory).
+    from agent_skills._core import ServedSkill
+    from agent_skills.agent import SkillSession
+
+    low, high = tmp_path / "low", tmp_path / "high"
+    make_skill(low, "a", body="LOW body\n", files={"low.md": "x"})
+    high.mkdir()
+    skills = create_agent_skills([low, high])
+    real = getattr(ServedSkill, step)
+    moved: list[bool] = []
+
+    def step_then_refresh(self: ServedSkill) -> object:
+        answer = real(self)
+        if not moved:
+            make_skill(high, "a", body="HIGH body\n", files={"high.md": "y"})
+            skills.refresh()
+            moved.append(True)
+        return answer
+
+    monkeypatch.setattr(ServedSkill, step, step_then_refresh)
+    view = skills.activation("a")
+    assert moved == [True]
+    assert (view.body, view.resources) == ("LOW body", ("low.md",))
+    assert view.pin.real_dir == str((low / "a").resolve())
+    assert view.skill_dir == low / "a"
+    assert skills.load_skill("a").resources[0].rel == "high.md"  # the refresh did happen
+
+    # The same through a session: the content names the low directory and its files only.
+    shutil.rmtree(high / "a")
+    skills.refresh()
+    moved.clear()
+    session = SkillSession(skills)
+    text = session.activate("a").content
+    assert moved == [True]
+    assert "LOW body" in text and "<file>low.md</file>" in text
+    assert "HIGH" not in text and "high.md" not in text
+    assert f"Skill directory: {low / 'a'}" in text
+    # The name now leads to another directory: the low one's files are no longer the session's.
+    with pytest.raises(SkillError) as denied:
+        session.read_resource("a", "low.md")
+    assert (denied.value.code, denied.value.fields["name"]) == ("access_denied", "a")
+
+
+def test_a_served_skill_answers_from_its_snapshot(tmp_path: Path) -> None:
+    # What served() hands out keeps answering from the snapshot it was taken from.
+    root = tmp_path / "skills"
+    make_skill(root, "alpha", body="one\n", files={"r.md": "r1"})
+    skills = create_agent_skills([root])
+    served = skills.served("alpha")
+    assert served is not None and not served.withheld and not served.gated
+    assert not served.archived and served.manifest_outside is None
+    assert served.read_listed("r.md") == ("r.md", b"r1")
+    assert served.read_listed("./r.md") == ("r.md", b"r1")
+    (root / "alpha" / ".hidden").write_text("h")
+    with pytest.raises(SkillError) as info:
+        served.read_listed(".hidden")  # not one of the listed files
+    assert (info.value.code, dict(info.value.fields)) == (
+        "not_found",
+        {"name": "alpha", "rel": ".hidden"},
+    )
+    assert served.read(".hidden") == b"h"  # a hidden file is still served by name (SPEC §10)
+    shutil.rmtree(root / "alpha")
+    make_skill(root, "alpha2")
+    skills.refresh()
+    assert skills.served("alpha") is None and skills.served("alpha2") is not None
+    with pytest.raises(SkillError) as stale:
+        served.body_now()
+    assert stale.value.code == "stale_skill"
+    with pytest.raises(SkillError) as unknown:
+        skills.activation("alpha")
+    assert (unknown.value.code, unknown.value.fields["suggestions"]) == ("not_found", ["alpha2"])

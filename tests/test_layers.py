@@ -64,6 +64,8 @@ ORDER = (
     "catalog",
     "_search",
     "_placeholders",
+    "_access",
+    "_tools",
     "agent",
     # wings
     "packages._sources",
@@ -97,7 +99,7 @@ ORDER = (
 MANIFEST_HOME = "_model"
 
 #: Modules that serve skills to an agent: they ask the facade, never its snapshot.
-CONSUMERS = ("agent", "mcp", "cli")
+CONSUMERS = ("_access", "_tools", "agent", "mcp", "cli")
 
 
 def _module_name(path: Path) -> str:
@@ -289,10 +291,7 @@ def _registry_uses() -> set[tuple[str, int]]:
 KNOWN_BACKWARD = {}
 KNOWN_PRIVATE: dict[tuple[str, str, str], str] = {}
 KNOWN_MANIFEST_LITERALS: dict[str, str] = {}
-KNOWN_REGISTRY_USES = {
-    "agent": "agent.py: 18 calls into the snapshot (activation, reads, the access policy)",
-    "mcp": "mcp.py: 4 calls into the snapshot (publication, reads, prompts)",
-}
+KNOWN_REGISTRY_USES: dict[str, str] = {}
 
 
 def _known(known: dict[object, str]) -> list[object]:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 import agent_skills
 from agent_skills import AgentSkills, SkillError, create_agent_skills, resolve_config
+from agent_skills._core import ServedSkill
 from agent_skills.mcp import (
     EXTENSION_ID,
     MAX_SKILL_BYTES,
@@ -618,21 +619,30 @@ def test_truncated_listing_is_not_published(
     }
 
 
+class _FlakyServed(ServedSkill):
+    """A served skill whose reads fail on demand."""
+
+    read_error: str | None = None
+
+    def read(self, rel: str | os.PathLike[str], max_bytes: int | None = None) -> bytes:
+        if self.read_error is not None and rel != "SKILL.md":
+            raise SkillError(self.read_error, "simulated", {"name": self.name, "rel": rel})
+        return super().read(rel, max_bytes)
+
+
 class _Flaky(AgentSkills):
-    """An ``AgentSkills`` whose ``load_skill``/``read_resource`` fail on demand."""
+    """An ``AgentSkills`` whose skills vanish, or whose reads fail, on demand."""
 
     vanish: bool = False
     read_error: str | None = None
 
-    def load_skill(self, name: str) -> Any:
-        return None if self.vanish else super().load_skill(name)
-
-    def read_resource(
-        self, name: str, rel: str | os.PathLike[str], max_bytes: int | None = None
-    ) -> bytes:
-        if self.read_error is not None and rel != "SKILL.md":
-            raise SkillError(self.read_error, "simulated", {"name": name, "rel": rel})
-        return super().read_resource(name, rel, max_bytes=max_bytes)
+    def served(self, name: str) -> Any:
+        found = None if self.vanish else super().served(name)
+        if found is None:
+            return None
+        flaky = _FlakyServed(self.registry, self.config, found.info)
+        flaky.read_error = self.read_error
+        return flaky
 
 
 @pytest.mark.parametrize(
@@ -942,15 +952,21 @@ def test_read_skill_resource_returns_images_as_image_content(
     _run(_serve(root, transport), MODERN, body)
 
 
+class _BrokenServed(ServedSkill):
+    """A served skill whose reads of ``boom.md`` fail with an unexpected exception."""
+
+    def read(self, rel: str | os.PathLike[str], max_bytes: int | None = None) -> bytes:
+        if rel == "boom.md":
+            raise RuntimeError("disk on fire")
+        return super().read(rel, max_bytes)
+
+
 class _Broken(AgentSkills):
     """An ``AgentSkills`` whose reads fail with an unexpected exception, not a SkillError."""
 
-    def read_resource(
-        self, name: str, rel: str | os.PathLike[str], max_bytes: int | None = None
-    ) -> bytes:
-        if rel == "boom.md":
-            raise RuntimeError("disk on fire")
-        return super().read_resource(name, rel, max_bytes=max_bytes)
+    def served(self, name: str) -> Any:
+        found = super().served(name)
+        return None if found is None else _BrokenServed(self.registry, self.config, found.info)
 
 
 @pytest.mark.parametrize("mode", ERAS)

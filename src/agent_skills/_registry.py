@@ -130,6 +130,11 @@ class SkillRegistry:
         skill = self._by_name.get(name)
         return skill if skill is not None and self.admits(name) else None
 
+    def merged(self, name: str) -> ResolvedSkill | None:
+        """The merged skill called ``name``, served or not (a gated skill changed since approval
+        included, SPEC §23.3), or ``None``."""
+        return self._by_name.get(name) if isinstance(name, str) else None
+
     def approval(self, name: str) -> Approval | None:
         """The trust approval a merged skill is served under, or ``None`` (SPEC §23.3).
 
@@ -182,7 +187,14 @@ class SkillRegistry:
             diagnostics=listing.diagnostics,
         )
 
-    def _require(self, name: object) -> ResolvedSkill:
+    def require(self, name: object) -> ResolvedSkill:
+        """The merged skill called ``name``, served now.
+
+        Raises:
+            SkillError: ``invalid_input`` for a non-``str``; ``not_found`` ``{name,
+                suggestions}`` for an unknown name; ``access_denied`` ``{name}`` for a gated
+                skill changed since approval (SPEC §23.3).
+        """
         name = coerce_name(name)
         skill = self._by_name.get(name)
         if skill is None:
@@ -207,7 +219,7 @@ class SkillRegistry:
                 ``{name, rel, archive}`` for every path of an archived skill (SPEC §25.1: there
                 is no path to hand out).
         """
-        skill = self._require(name)
+        skill = self.require(name)
         archived = self._archived.get(name)
         if archived is not None:
             from ._archive import archived_path_error
@@ -233,7 +245,7 @@ class SkillRegistry:
         Raises:
             SkillError: ``invalid_input`` for a non-``str``; ``not_found`` ``{name}``.
         """
-        skill = self._require(name)
+        skill = self.require(name)
         if name in self._archived:  # no directory on disk: the archive reader checks its pin
             return Pin(absolute(os.fspath(skill.info.dir)), 0, 0)
         return skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
@@ -247,7 +259,7 @@ class SkillRegistry:
         """
         pin = self.verify(name)
         if name not in self._archived:
-            verify_link(pin, name, absolute(os.fspath(self._require(name).info.dir)))
+            verify_link(pin, name, absolute(os.fspath(self.require(name).info.dir)))
         return pin
 
     def verify(self, name: str) -> Pin:
@@ -267,7 +279,7 @@ class SkillRegistry:
         A file of an archived skill is streamed from its pinned archive (SPEC §25.1):
         ``stale_skill`` ``{name, dir}`` when the archive changed since discovery.
         """
-        skill = self._require(name)
+        skill = self.require(name)
         archived = self._archived.get(name)
         if archived is not None:
             from ._archive import open_archived

@@ -17,7 +17,6 @@ a tool's ``enum``, and cannot be activated (Agent Skills spec; SPEC §6, §14).
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import weakref
@@ -25,18 +24,37 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape as _html_escape
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
-from ._archive import archived_path_error
-from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str, shown_text
-from ._confine import Pin, contains, read_pinned_manifest, real_path, verify_pin
+from . import _access
+from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
+from ._confine import Pin, real_path
 from ._core import AgentSkills
-from ._errors import ErrorCode, SkillError, invalid_input
-from ._manifest import parse_skill
+from ._errors import SkillError, invalid_input
 from ._model import MANIFEST_NAME, SkillInfo
 from ._placeholders import Dialect, render_skill
 from ._registry import unknown_skill
 from ._search import SkillSearchIndex, query_terms
+from ._tools import (
+    ACTIVATE_TOOL_NAME,
+    DEFAULT_MAX_READ_BYTES,
+    DEFAULT_SEARCH_LIMIT,
+    ENUM_MAX_LONG_VALUES,
+    ENUM_MAX_TOTAL_CHARS,
+    ENUM_MAX_VALUES,
+    MAX_SEARCH_LIMIT,
+    READ_TOOL_NAME,
+    SEARCH_TOOL_NAME,
+    TOOLS,
+    ToolFlavor,
+    ToolName,
+    ToolResult,
+    enum_fits_strict_mode,
+    expect,
+    read_skill_resource,
+    tool_arguments,
+    tool_definition,
+)
 from .catalog import (
     CatalogFit,
     fit_catalog,
@@ -70,8 +88,6 @@ __all__ = [
     "tool_definition",
 ]
 
-DEFAULT_MAX_READ_BYTES = 1_048_576
-"""Default cap of :meth:`SkillSession.read_resource`, in bytes (1 MiB; SPEC §14)."""
 
 DEFAULT_MAX_LISTED_RESOURCES = 100
 """Files an activation lists before ``<truncated total="N"/>`` (SPEC §22.3)."""
@@ -80,37 +96,9 @@ STATE_VERSION = 1
 """The ``version`` of :meth:`SkillSession.to_state` dicts."""
 
 
-ACTIVATE_TOOL_NAME: Final = "activate_skill"
-"""Name of the activation tool (SPEC §14)."""
-
-READ_TOOL_NAME: Final = "read_skill_resource"
-"""Name of the resource-reading tool (SPEC §14)."""
-
-SEARCH_TOOL_NAME: Final = "search_skills"
-"""Name of the search tool offered when the catalog leaves skills out (SPEC §22.2)."""
-
-DEFAULT_SEARCH_LIMIT = 10
-"""Results of ``search_skills`` when ``limit`` is null (SPEC §22.2)."""
-
-MAX_SEARCH_LIMIT = 50
-"""Largest ``limit`` ``search_skills`` accepts."""
-
-ENUM_MAX_VALUES = 250
-"""An ``enum`` of at most this many names always fits OpenAI's strict mode (SPEC §22.2)."""
-
-ENUM_MAX_LONG_VALUES = 500
-"""Past :data:`ENUM_MAX_VALUES`, at most this many names ..."""
-
-ENUM_MAX_TOTAL_CHARS = 7_500
-"""... whose lengths add up to at most this many characters (SPEC §22.2)."""
-
 CatalogFormat = Literal["xml", "markdown"]
-ToolFlavor = Literal["openai", "openai_responses", "anthropic", "json_schema", "mcp"]
-ToolName = Literal["activate_skill", "read_skill_resource", "search_skills"]
 
 _FORMATS: tuple[str, ...] = ("xml", "markdown")
-_FLAVORS: tuple[str, ...] = ("openai", "openai_responses", "anthropic", "json_schema", "mcp")
-_TOOLS: tuple[str, ...] = (ACTIVATE_TOOL_NAME, READ_TOOL_NAME, SEARCH_TOOL_NAME)
 
 _INSTRUCTIONS = (
     "Skills are folders of instructions, scripts and reference files for specific tasks. "
@@ -144,24 +132,6 @@ def escape(text: str, entities: dict[str, str] | None = None) -> str:
     return out
 
 
-_ACTIVATE_DESCRIPTION = (
-    "Activate a skill: returns its instructions, its skill directory and the list of its bundled "
-    "files. Call it when a task matches a skill's description, before starting the task."
-)
-_READ_DESCRIPTION = (
-    "Read one file bundled with an activated skill, by the skill's name and the file's path "
-    "relative to the skill directory (for example 'references/guide.md')."
-)
-_READ_ANY_DESCRIPTION = (
-    "Read one file bundled with a skill, by the skill's name and the file's path "
-    "relative to the skill directory (for example 'references/guide.md')."
-)
-_SEARCH_DESCRIPTION = (
-    "Search the skills that the catalog could not list: returns the best matches as "
-    "'name: description' lines, best first. Activate a match with activate_skill."
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Activation:
     """The result of :meth:`SkillSession.activate` (SPEC §14).
@@ -179,202 +149,6 @@ class Activation:
     content: str
     skill_dir: Path
     already_active: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """The answer to one tool call of the model (SPEC §22.6).
-
-    Attributes:
-        text: What to send back as the tool result. For a failure it starts with the error code
-            (``"not_found: No such skill: x"``).
-        is_error: True when the call failed: send it as an error result (``is_error`` in the
-            Messages API, ``isError`` in MCP; Chat Completions has no flag, the text says it).
-    """
-
-    text: str
-    is_error: bool = False
-
-
-def _tool_arguments(arguments: object) -> dict[str, Any]:
-    """The arguments of a tool call as a dict: a mapping, or a JSON object as text."""
-    if isinstance(arguments, str | bytes | bytearray):
-        try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError) as exc:
-            raise invalid_input(
-                f"arguments are not valid JSON: {exc}", {"arguments": "json"}
-            ) from None
-    if arguments is None:
-        return {}
-    if not isinstance(arguments, Mapping):
-        raise invalid_input(
-            f"arguments must be a JSON object, got {type(arguments).__name__}",
-            {"type": type(arguments).__name__},
-        )
-    return dict(arguments)
-
-
-def _expect(args: dict[str, Any], tool: str, *keys: str, optional: tuple[str, ...] = ()) -> None:
-    """Refuse missing and unexpected arguments (the tools' schemas are closed, SPEC §22.5)."""
-    unknown = sorted(str(k) for k in args if k not in keys)
-    if unknown:
-        raise invalid_input(
-            f"unexpected argument(s) for {tool}: {', '.join(unknown)}",
-            {"tool": tool, "unexpected": unknown},
-        )
-    missing = [k for k in keys if k not in args and k not in optional]
-    if missing:
-        raise invalid_input(
-            f"missing argument(s) for {tool}: {', '.join(missing)}",
-            {"tool": tool, "missing": missing},
-        )
-
-
-def _media_type(rel: str) -> str:
-    import mimetypes  # only for binary files: keeps the import of this module light
-
-    return mimetypes.guess_type(rel, strict=False)[0] or "application/octet-stream"
-
-
-def _string(description: str, enum: list[str] | None = None) -> dict[str, Any]:
-    """A JSON Schema string property, with an ``enum`` when given."""
-    prop: dict[str, Any] = {"type": "string"}
-    if enum is not None:
-        prop["enum"] = enum
-    prop["description"] = description
-    return prop
-
-
-def _arguments(**properties: dict[str, Any]) -> dict[str, Any]:
-    """A JSON Schema object whose properties are all required and the only ones allowed.
-
-    That is the shape OpenAI's strict mode asks for (SPEC §22.5), and it is valid JSON Schema
-    2020-12 for every other host.
-    """
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
-def enum_fits_strict_mode(names: Sequence[str]) -> bool:
-    """Whether an ``enum`` of ``names`` stays within OpenAI's strict-mode limits (SPEC §22.2).
-
-    At most 250 values, or at most 500 values whose lengths (in characters) add up to at most
-    7 500. Past that a tool takes the name as a plain ``string``.
-    """
-    count = len(names)
-    if count <= ENUM_MAX_VALUES:
-        return True
-    return count <= ENUM_MAX_LONG_VALUES and sum(map(len, names)) <= ENUM_MAX_TOTAL_CHARS
-
-
-def _name_enum(names: Sequence[str] | None) -> list[str] | None:
-    if names is None:
-        return None
-    listed = list(names)
-    return listed if enum_fits_strict_mode(listed) else None
-
-
-def _wrap_tool(
-    flavor: object, name: str, description: str, schema: dict[str, Any]
-) -> dict[str, Any]:
-    if flavor == "openai":
-        function = {"name": name, "description": description, "parameters": schema, "strict": True}
-        return {"type": "function", "function": function}
-    if flavor == "openai_responses":
-        return {
-            "type": "function",
-            "name": name,
-            "description": description,
-            "parameters": schema,
-            "strict": True,
-        }
-    if flavor == "anthropic":
-        return {"name": name, "description": description, "input_schema": schema}
-    if flavor == "json_schema":
-        return {"name": name, "description": description, "parameters": schema}
-    if flavor == "mcp":
-        return {"name": name, "description": description, "inputSchema": schema}
-    raise invalid_input(
-        f"tool flavor must be one of {', '.join(_FLAVORS)}, got {flavor!r}",
-        {"flavor": repr(flavor)},
-    )
-
-
-def tool_definition(
-    tool: ToolName,
-    flavor: ToolFlavor = "openai",
-    *,
-    names: Sequence[str] | None = None,
-    needs_activation: bool = True,
-) -> dict[str, Any]:
-    """Return one tool definition in one host's format (SPEC §14, §22.2, §22.5).
-
-    Every flavor carries the same JSON Schema object (valid JSON Schema 2020-12 and OpenAI strict
-    mode: every property required, ``additionalProperties`` false):
-
-    - ``activate_skill``: ``name`` (string);
-    - ``read_skill_resource``: ``name`` (string), ``path`` (string, relative to the skill
-      directory);
-    - ``search_skills``: ``query`` (string), ``limit`` (``["integer", "null"]``; null for 10).
-
-    Args:
-        tool: ``"activate_skill"``, ``"read_skill_resource"`` or ``"search_skills"``.
-        flavor: ``"openai"`` (Chat Completions: ``{"type": "function", "function": {"name",
-            "description", "parameters", "strict": true}}``), ``"openai_responses"``
-            (``{"type": "function", "name", "description", "parameters", "strict": true}``),
-            ``"anthropic"`` (``{"name", "description", "input_schema"}``), ``"json_schema"``
-            (``{"name", "description", "parameters"}``) or ``"mcp"`` (``{"name",
-            "description", "inputSchema"}``).
-        names: The skill names the ``name`` property lists as an ``enum``, in the order given;
-            ``None``, or more names than OpenAI's strict-mode limits allow
-            (:func:`enum_fits_strict_mode`), gives a plain string. Ignored for
-            ``search_skills``.
-        needs_activation: For ``read_skill_resource``: whether its description tells the model
-            to activate the skill first (a :class:`SkillSession`; the MCP server reads any
-            skill's files without activation).
-
-    Returns:
-        A new dict.
-
-    Raises:
-        SkillError: ``invalid_input`` ``{flavor}`` for another flavor, ``{tool}`` for another
-            tool.
-    """
-    enum = _name_enum(names)
-    if tool == ACTIVATE_TOOL_NAME:
-        schema = _arguments(name=_string("The name of the skill to activate.", enum))
-        description = _ACTIVATE_DESCRIPTION
-    elif tool == READ_TOOL_NAME:
-        schema = _arguments(
-            name=_string(
-                "The name of an activated skill." if needs_activation else "The skill's name.",
-                enum,
-            ),
-            path=_string("The file's path relative to the skill directory."),
-        )
-        description = _READ_DESCRIPTION if needs_activation else _READ_ANY_DESCRIPTION
-    elif tool == SEARCH_TOOL_NAME:
-        schema = _arguments(
-            query=_string("Words describing the task, for example 'review an OpenAPI spec'."),
-            limit={
-                "type": ["integer", "null"],
-                "description": (
-                    f"Most skills to return, 1 to {MAX_SEARCH_LIMIT}; null for "
-                    f"{DEFAULT_SEARCH_LIMIT}."
-                ),
-            },
-        )
-        description = _SEARCH_DESCRIPTION
-    else:
-        raise invalid_input(
-            f"tool must be one of {', '.join(_TOOLS)}, got {tool!r}", {"tool": repr(tool)}
-        )
-    return _wrap_tool(flavor, tool, description, schema)
 
 
 class SkillSession:
@@ -737,26 +511,26 @@ class SkillSession:
                 :func:`current_body`.
         """
         coerce_str(name, "skill name")
-        registry = self._skills.registry
-        found = registry.lookup(name)
-        if found is None or not found.info.model_invocable:
+        # One snapshot for the whole activation: the directory, the body and the files listed
+        # all come from it, whatever refresh happens meanwhile.
+        served = self._skills.served(name)
+        if served is None or served.withheld or not served.info.model_invocable:
             known = [i.name for i in self._skills.list_skills() if i.model_invocable]
             raise unknown_skill(name, known)  # with suggestions (SPEC §21.10)
-        skill_dir = Path(os.path.abspath(found.info.dir))
+        skill_dir = Path(os.path.abspath(served.info.dir))
         # The pin, checked now, and the link path shown must still lead to it (SPEC §20.1).
-        real_dir = registry.verify_dir(name)
+        real_dir = served.verify_dir()
         with self._lock:
             # After a refresh the name may lead to another directory: that is a new activation.
             already = self._active.get(name) == real_dir
         if not already:
-            body = current_body(self._skills, name)
-            content = self._skills.load_skill(name)
-            rels = [r.rel for r in content.resources] if content is not None else []
+            view = served.activation()
+            body, rels = view.body, view.resources
             with self._lock:
-                already = self._active.get(name) == real_dir  # a concurrent activation won
+                already = self._active.get(name) == view.pin  # a concurrent activation won
                 if not already:
                     self._active.pop(name, None)
-                    self._active[name] = real_dir
+                    self._active[name] = view.pin
                     self._shown[name] = skill_dir
         if already:
             notice = (
@@ -789,17 +563,14 @@ class SkillSession:
                 ``path_escape``, ``not_found``, ``not_a_file``, ``io_error``, and ``too_large``
                 ``{name, rel, size, max_bytes}`` above ``max_read_bytes``.
         """
-        coerce_str(name, "skill name")
+        return read_skill_resource(
+            self._skills, name, rel, max_bytes=self._max_read_bytes, active=self._activated()
+        ).data
+
+    def _activated(self) -> dict[str, Pin]:
+        """The skills activated so far, with the directories they were activated in (a copy)."""
         with self._lock:
-            pin = self._active.get(name)
-        registry = self._skills.registry
-        if pin is None or name not in registry or registry.pin(name) != pin:
-            raise SkillError(
-                ErrorCode.ACCESS_DENIED,
-                f"Skill '{name}' is not active in this conversation; activate it first",
-                {"name": name, "rel": shown_text(rel)},
-            )
-        return self._skills.read_resource(name, rel, max_bytes=self._max_read_bytes)
+            return dict(self._active)
 
     def check_read(self, path: str | os.PathLike[str]) -> Path:
         """Decide whether the agent may read ``path`` (the file-access policy of SPEC §14).
@@ -828,80 +599,9 @@ class SkillSession:
             SkillError: ``invalid_input`` for a non-path, an empty path or one holding NUL;
                 ``access_denied`` ``{path}`` (the path as given) otherwise.
         """
-        text = coerce_path(path, "path", usable=True)
-        denied = SkillError(
-            ErrorCode.ACCESS_DENIED,
-            f"Access denied: {text} is outside the readable roots",
-            {"path": text},
+        return _access.check_read(
+            self._skills, self._project_root, list(self._activated().items()), path
         )
-        if os.path.isabs(text):
-            candidate = text
-        elif self._project_root is not None:
-            candidate = os.path.join(self._project_root, text)
-        else:
-            raise denied
-        try:
-            real = real_path(candidate)
-        except (OSError, ValueError, SkillError):
-            raise denied from None
-        self._refuse_archived(real)
-        with self._lock:
-            active = list(self._active.items())
-        registry = self._skills.registry
-        for name, pin in active:
-            if registry.approval(name) is not None and contains(pin.real_dir, real):
-                # SPEC §23.3: a gated skill's file is approved only as its approval covers it,
-                # with the approved bytes (read now through the pin; a mismatch marks the
-                # skill changed since approval), wherever the skill lies.
-                rel = os.path.relpath(real, pin.real_dir).replace(os.sep, "/")
-                try:
-                    if not _fresh(pin, name) or registry.pin(name) != pin:
-                        raise denied
-                    self._skills.read_resource(name, rel)
-                except SkillError:
-                    raise denied from None
-                return Path(real)
-        if self._project_root is not None and contains(os.fspath(self._project_root), real):
-            return Path(real)
-        for name, pin in active:
-            if contains(pin.real_dir, real) and _fresh(pin, name):
-                return Path(real)
-        raise denied
-
-    def _refuse_archived(self, real: str) -> None:
-        """``not_a_file`` ``{name, rel, archive}`` for a path inside an activated archived skill:
-        its files have no path to open (SPEC §25.1)."""
-        registry = self._skills.registry
-        with self._lock:
-            active = list(self._active.items())
-        for name, pin in active:
-            archived = registry.archived(name)
-            if archived is not None and contains(pin.real_dir, real):
-                rel = os.path.relpath(real, pin.real_dir).replace(os.sep, "/")
-                raise archived_path_error(archived, name, rel)
-
-    def _roots(self) -> list[str]:
-        roots = [os.fspath(self._project_root)] if self._project_root is not None else []
-        registry = self._skills.registry
-        with self._lock:
-            active = list(self._active.items())
-        for name, pin in active:
-            if registry.archived(name) is not None:
-                continue  # SPEC §25.1: no directory to grant for an archived skill
-            if pin.real_dir not in roots and _fresh(pin, name) and self._granted(name, pin):
-                roots.append(pin.real_dir)
-        return roots
-
-    def _granted(self, name: str, pin: Pin) -> bool:
-        """Whether the activated skill ``name`` may be granted as a directory: not gated, or
-        still as approved (SPEC §23.3), and the snapshot's skill is the one activated."""
-        registry = self._skills.registry
-        if registry.approval(name) is None:
-            return True
-        try:
-            return registry.pin(name) == pin and self._skills.still_approved(name)
-        except SkillError:
-            return False
 
     def allowed_read_roots(self) -> list[Path]:
         """Return the directories the agent may read (SPEC §14), as a new list.
@@ -913,7 +613,10 @@ class SkillSession:
         SPEC §23.3). Feed it to a host's permission system, an MCP ``roots`` list, or read-only
         sandbox mounts.
         """
-        return [Path(root) for root in self._roots()]
+        active = list(self._activated().items())
+        return [
+            Path(root) for root in _access.readable_roots(self._skills, self._project_root, active)
+        ]
 
     # -- one dispatcher ------------------------------------------------------------------------
 
@@ -952,28 +655,30 @@ class SkillSession:
                 f"tool name must be a string, got {type(name).__name__}",
                 {"type": type(name).__name__},
             )
-        offered = [t for t in _TOOLS if t != SEARCH_TOOL_NAME or self._offers_search]
+        offered = [t for t in TOOLS if t != SEARCH_TOOL_NAME or self._offers_search]
         if name not in offered:
             raise invalid_input(
                 f"unknown tool {name!r}; the tools are {', '.join(offered)}", {"tool": name}
             )
-        args = _tool_arguments(arguments)
+        args = tool_arguments(arguments)
         if name == ACTIVATE_TOOL_NAME:
-            _expect(args, name, "name")
+            expect(args, name, "name")
             return ToolResult(self.activate(args["name"]).content)
         if name == READ_TOOL_NAME:
-            _expect(args, name, "name", "path")
+            expect(args, name, "name", "path")
             skill, rel = args["name"], args["path"]
             coerce_str(rel, "path")
-            data = self.read_resource(skill, rel)
-            try:
-                return ToolResult(data.decode("utf-8"))
-            except UnicodeDecodeError:
-                return ToolResult(
-                    f"'{rel}' in skill '{skill}' is a binary file ({len(data)} bytes, "
-                    f"{_media_type(rel)}); it cannot be shown as text."
-                )
-        _expect(args, name, "query", "limit", optional=("limit",))
+            read = read_skill_resource(
+                self._skills, skill, rel, max_bytes=self._max_read_bytes, active=self._activated()
+            )
+            text = read.text
+            if text is not None:
+                return ToolResult(text)
+            return ToolResult(
+                f"'{rel}' in skill '{skill}' is a binary file ({len(read.data)} bytes, "
+                f"{read.media_type}); it cannot be shown as text."
+            )
+        expect(args, name, "query", "limit", optional=("limit",))
         query = args["query"]
         found = self.search_skills(query, args.get("limit"))
         if not found:
@@ -1004,12 +709,13 @@ class SkillSession:
         if not active:
             return ""
         lines = ["<active_skills>", _SUMMARY_INSTRUCTIONS]
-        registry = self._skills.registry
         for name, shown in active:
-            found = registry.lookup(name)
-            if found is not None and registry.archived(name) is None:
+            found = self._skills.served(name)
+            if found is not None and found.withheld:
+                found = None
+            if found is not None and not found.archived:
                 try:  # a list leaves a skill whose dir no longer leads to its pin out (§20.1)
-                    registry.verify_dir(name)
+                    found.verify_dir()
                 except SkillError:
                     continue
             manifest = found.info.path.name if found is not None else MANIFEST_NAME
@@ -1074,14 +780,13 @@ class SkillSession:
         }
         settings.update(overrides)
         session = cls(skills, **settings)
-        registry = skills.registry
         dropped: list[str] = []
         for name, real in active:
-            found = registry.lookup(name)
-            if found is not None and found.info.model_invocable:
+            found = skills.served(name)
+            if found is not None and not found.withheld and found.info.model_invocable:
                 shown = Path(os.path.abspath(found.info.dir))
                 try:
-                    pin = registry.verify_dir(name)
+                    pin: Pin | None = found.verify_dir()
                 except SkillError:
                     pin = None
                 if pin is not None and pin.real_dir == real:
@@ -1093,34 +798,25 @@ class SkillSession:
         return session
 
 
-# One search index per AgentSkills and snapshot, shared by its sessions (one per conversation):
-# building it costs about 50 µs per skill, a query a few milliseconds.
-_INDEXES: weakref.WeakKeyDictionary[AgentSkills, tuple[object, SkillSearchIndex]] = (
+# One search index per AgentSkills and revision, shared by its sessions (one per conversation):
+# building it costs more than a query (docs/performance.md).
+_INDEXES: weakref.WeakKeyDictionary[AgentSkills, tuple[int, SkillSearchIndex]] = (
     weakref.WeakKeyDictionary()
 )
 _INDEXES_LOCK = threading.Lock()
 
 
 def _search_index(skills: AgentSkills) -> SkillSearchIndex:
-    """The index of the model-invocable skills of ``skills``' current snapshot."""
-    registry = skills.registry
+    """The index of the model-invocable skills ``skills`` serves now."""
+    revision = skills.revision  # (taken first: a refresh meanwhile rebuilds it next time)
     with _INDEXES_LOCK:
         cached = _INDEXES.get(skills)
-    if cached is not None and cached[0] is registry:
+    if cached is not None and cached[0] == revision:
         return cached[1]
-    index = SkillSearchIndex([info for info in registry.list() if info.model_invocable])
+    index = SkillSearchIndex([info for info in skills.list_skills() if info.model_invocable])
     with _INDEXES_LOCK:
-        _INDEXES[skills] = (registry, index)
+        _INDEXES[skills] = (revision, index)
     return index
-
-
-def _fresh(pin: Pin, name: str) -> bool:
-    """True when the pinned directory is still the one activated (SPEC §20.1)."""
-    try:
-        verify_pin(pin, name)
-    except SkillError:
-        return False
-    return True
 
 
 def _search_line(description: str) -> str:
@@ -1168,65 +864,12 @@ def _skill_content(
     return "\n".join(lines)
 
 
-def _read_outside_manifest(skills: AgentSkills, name: str, pin: Pin, limit: int) -> bytes:
-    """The manifest of a skill whose ``SKILL.md`` links outside it, read at its pinned target
-    (SPEC §20.3) and, for a gated skill, checked against its approval (SPEC §23.3)."""
-    data = read_pinned_manifest(pin, name, limit)
-    if data is None:
-        raise SkillError(
-            ErrorCode.TOO_LARGE,
-            f"The manifest of skill '{name}' is larger than {limit} bytes",
-            {"name": name, "rel": MANIFEST_NAME, "max_bytes": limit},
-        )
-    approval = skills.registry.approval(name)
-    trust = skills.config.trust
-    if approval is not None and trust is not None:
-        trust.check_read(approval, name, MANIFEST_NAME, data)
-    return data
-
-
 def current_body(skills: AgentSkills, name: str) -> str:
-    """Read a skill's manifest now and return its current body (SPEC §22.4).
-
-    The manifest is read through the skill's pin (SPEC §20.1): with
-    :meth:`AgentSkills.read_resource` (confined to the skill's directory, race-free, checked
-    against a trust approval, at most the configured ``max_manifest_bytes``), or, for a manifest
-    that is a link leading outside the skill (SPEC §20.3), at the target pinned at discovery,
-    whose identity must not have changed. It is parsed again as discovery parses it; the catalog
-    entry is not changed (that waits for a refresh).
-
-    Args:
-        skills: The skills.
-        name: A skill's name.
-
-    Returns:
-        The body.
+    """Read a skill's manifest now and return its current body (SPEC §22.4): the facade's
+    :meth:`AgentSkills.current_body`, as a function of this module.
 
     Raises:
-        SkillError: ``not_found`` ``{name}`` for an unknown skill; ``stale_skill`` ``{name,
-            dir}`` when the skill's directory (or an outside manifest) is not the one pinned;
-            ``invalid_skill`` ``{name, path}`` when the manifest no longer parses; the read's
-            ``not_found``, ``not_a_file``, ``io_error``, ``too_large`` and ``access_denied``
-            (a gated skill's manifest changed since approval).
+        SkillError: As :meth:`AgentSkills.current_body`.
     """
     coerce_str(name, "skill name")
-    registry = skills.registry  # one snapshot throughout
-    found = registry.lookup(name)
-    if found is None:
-        raise unknown_skill(name, [i.name for i in skills.list_skills()])
-    config = skills.config
-    limit = config.max_manifest_bytes
-    pin = registry.verify(name) if registry.archived(name) is None else None
-    if pin is not None and pin.manifest is not None:
-        data = _read_outside_manifest(skills, name, pin, limit)
-    else:
-        data = skills.read_resource(name, found.info.path.name, max_bytes=limit)
-    try:
-        parsed = parse_skill(data, strict=config.strict, path=found.info.path)
-    except SkillError as err:
-        raise SkillError(
-            ErrorCode.INVALID_SKILL,
-            f"Skill '{name}' no longer parses: {err.message}",
-            {"name": name, "path": str(found.info.path)},
-        ) from None
-    return parsed.body
+    return skills.current_body(name)

@@ -9,7 +9,6 @@ Agent Skills frontmatter rules are ``validate``'s; digests are ``_digest``'s.
 from __future__ import annotations
 
 import json
-import mimetypes
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from .._digest import file_digest
 from .._errors import ErrorCode, SkillError
 from .._manifest import load_frontmatter_yaml, plain_scalar_tag, split_frontmatter
 from .._model import MANIFEST_NAME
+from .._tools import media_type
 from ..validate import Severity, check_frontmatter
 
 __all__ = [
@@ -32,14 +32,13 @@ __all__ = [
     "MAX_SKILL_FILES",
     "SCHEME",
     "Catalog",
-    "ServedFile",
-    "ServedSkill",
+    "PublishedFile",
+    "PublishedSkill",
     "Unpublishable",
     "build_catalog",
     "check_published_frontmatter",
     "file_uri",
     "is_utf8",
-    "mime_type",
     "strict_frontmatter",
 ]
 
@@ -58,7 +57,7 @@ class Unpublishable(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class ServedFile:
+class PublishedFile:
     """One file of a published skill, as hashed when the server was built."""
 
     uri: str
@@ -69,13 +68,13 @@ class ServedFile:
 
 
 @dataclass(frozen=True, slots=True)
-class ServedSkill:
+class PublishedSkill:
     """A published skill: its ``skills/list`` entry and the files behind it."""
 
     name: str
     uri: str
     description: str
-    files: tuple[ServedFile, ...]
+    files: tuple[PublishedFile, ...]
     entry: dict[str, Any]
 
 
@@ -83,25 +82,15 @@ class ServedSkill:
 class Catalog:
     """Every published skill (sorted as ``list_skills``) and an index of file URIs."""
 
-    skills: tuple[ServedSkill, ...]
-    by_skill_uri: dict[str, ServedSkill]
-    by_file_uri: dict[str, tuple[ServedSkill, ServedFile]]
+    skills: tuple[PublishedSkill, ...]
+    by_skill_uri: dict[str, PublishedSkill]
+    by_file_uri: dict[str, tuple[PublishedSkill, PublishedFile]]
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
 def file_uri(name: str, rel: str) -> str:
     """``skill://<name>/<rel>`` with every segment percent-encoded (MCP Skills extension)."""
     return SCHEME + "/".join(quote(segment, safe="") for segment in [name, *rel.split("/")])
-
-
-def mime_type(rel: str, is_text: bool) -> str:
-    """A MIME type from the file name; ``.md`` is ``text/markdown`` on every platform."""
-    if rel.lower().endswith((".md", ".markdown")):
-        return "text/markdown"
-    guessed, _ = mimetypes.guess_type(rel, strict=False)
-    if guessed:
-        return guessed
-    return "text/plain" if is_text else "application/octet-stream"
 
 
 def is_utf8(data: bytes) -> bool:
@@ -248,22 +237,23 @@ def _check_collisions(rels: Sequence[str]) -> None:
         seen[key] = rel
 
 
-def _publish(skills: AgentSkills, name: str) -> ServedSkill:
+def _publish(skills: AgentSkills, name: str) -> PublishedSkill:
     """Hash one skill's files and build its extension entry.
 
     Raises:
         Unpublishable: when hosts could not accept the skill (SPEC §17), naming the reason.
     """
-    content = skills.load_skill(name)
-    if content is None:
+    served = skills.served(name)  # one snapshot for every answer below
+    if served is None or served.withheld:
         raise Unpublishable("the skill disappeared")
+    content = served.content()
     if not all(_is_utf8_name(t) for t in (str(content.dir), *(r.rel for r in content.resources))):
         # SPEC §20.8: skill:// URIs and hosts need UTF-8 names
         raise Unpublishable("non_utf8_path: a file or directory name is not valid UTF-8")
-    outside = skills.registry.pin(name).manifest
+    outside = served.manifest_outside
     if outside is not None:  # SPEC §20.3: a manifest link leading out of the skill (case C5)
         raise Unpublishable(
-            f"manifest_outside: {content.path.name} is a link to {outside[0]}, outside the skill"
+            f"manifest_outside: {content.path.name} is a link to {outside}, outside the skill"
         )
     if content.path.name != MANIFEST_NAME:
         raise Unpublishable(f"its manifest is named {content.path.name!r}, not {MANIFEST_NAME!r}")
@@ -275,12 +265,12 @@ def _publish(skills: AgentSkills, name: str) -> ServedSkill:
     if sum(resource.size for resource in content.resources) > MAX_SKILL_BYTES:
         raise Unpublishable(f"its files total more than {MAX_SKILL_BYTES} bytes")
     _check_collisions(rels)
-    files: list[ServedFile] = []
+    files: list[PublishedFile] = []
     frontmatter: dict[str, Any] = {}
     budget = MAX_SKILL_BYTES
     for rel in rels:
         try:
-            data = skills.read_resource(name, rel, max_bytes=budget)
+            data = served.read(rel, max_bytes=budget)
         except SkillError as err:
             if err.code == ErrorCode.TOO_LARGE:
                 raise Unpublishable(f"its files total more than {MAX_SKILL_BYTES} bytes") from None
@@ -290,12 +280,12 @@ def _publish(skills: AgentSkills, name: str) -> ServedSkill:
             frontmatter = strict_frontmatter(data)
             check_published_frontmatter(frontmatter)
         files.append(
-            ServedFile(
+            PublishedFile(
                 uri=file_uri(name, rel),
                 rel=rel,
                 size=len(data),
                 digest=file_digest(data),
-                mime_type=mime_type(rel, is_utf8(data)),
+                mime_type=media_type(rel, is_utf8(data)),
             )
         )
     uri = files[0].uri
@@ -304,12 +294,12 @@ def _publish(skills: AgentSkills, name: str) -> ServedSkill:
         "frontmatter": frontmatter,
         "resources": [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in files],
     }
-    return ServedSkill(name, uri, frontmatter["description"], tuple(files), entry)
+    return PublishedSkill(name, uri, frontmatter["description"], tuple(files), entry)
 
 
 def build_catalog(skills: AgentSkills) -> Catalog:
     """Publish every skill hosts can accept; a ``not_published`` warning names each other one."""
-    served: list[ServedSkill] = []
+    served: list[PublishedSkill] = []
     diagnostics: list[Diagnostic] = []
     for info in skills.list_skills():
         try:

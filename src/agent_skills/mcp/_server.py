@@ -59,25 +59,23 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from .._archive import member_rel
 from .._args import coerce_str
 from .._core import AgentSkills
 from .._diagnostics import Diagnostic, get_logger
 from .._digest import file_digest
 from .._errors import ErrorCode, SkillError, StartupError
-from .._registry import unknown_skill
-from .._version import __version__
-from ..agent import (
+from .._tools import (
     ACTIVATE_TOOL_NAME,
     DEFAULT_MAX_READ_BYTES,
     READ_TOOL_NAME,
-    SkillSession,
-    current_body,
-    render_skill,
+    FileRead,
+    read_skill_resource,
     tool_definition,
 )
+from .._version import __version__
+from ..agent import SkillSession, render_skill
 from ._http import MAX_SESSIONS, SESSION_IDLE_TIMEOUT, http_app
-from ._publish import SCHEME, build_catalog, file_uri, is_utf8, mime_type
+from ._publish import SCHEME, build_catalog, file_uri, is_utf8
 from ._stdio import serve_stdio
 
 if TYPE_CHECKING:
@@ -218,54 +216,21 @@ def _tool_error(code: str, message: str) -> types.CallToolResult:
     )
 
 
-def _string_argument(arguments: dict[str, Any], key: str) -> str:
-    return coerce_str(arguments.get(key), f"argument '{key}'")
-
-
-def _read_listed_file(skills: AgentSkills, name: str, path: str) -> tuple[str, bytes]:
-    """Read ``SKILL.md`` or a listed resource of any skill (SPEC §17 ``read_skill_resource``).
-
-    Returns:
-        ``(rel, data)``: the POSIX path relative to the skill directory and the file's bytes.
-
-    Raises:
-        SkillError: ``not_found`` for an unknown skill or a file that is not one of the skill's
-            files (hidden, ignored or absent), ``invalid_input``/``path_escape`` for a bad path
-            (SPEC §10), ``too_large`` above :data:`MAX_TOOL_READ_BYTES`, ``io_error``.
-    """
-    if skills.registry.archived(name) is not None:
-        rel = member_rel(path)  # SPEC §25.1: archived files have no path; the rules are lexical
-        content = skills.load_skill(name)
-    else:
-        target = skills.resource_path(name, path)
-        content = skills.load_skill(name)
-        rel = target.relative_to(content.dir).as_posix() if content is not None else path
-    if content is None:
-        raise unknown_skill(name, [info.name for info in skills.list_skills()])
-    listed = {content.path.name, *(resource.rel for resource in content.resources)}
-    if rel not in listed:
-        raise SkillError(
-            ErrorCode.NOT_FOUND,
-            f"'{path}' is not one of the files of skill '{name}'",
-            {"name": name, "rel": path},
-        )
-    return rel, skills.read_resource(name, rel, max_bytes=MAX_TOOL_READ_BYTES)
-
-
-def _file_content(name: str, rel: str, data: bytes) -> types.ContentBlock:
+def _file_content(read: FileRead) -> types.ContentBlock:
     """One tool result block for a file (SPEC §24.3).
 
     ``image/*`` files are ``ImageContent``, other strict UTF-8 files text, anything else an
     embedded resource holding a base64 blob.
     """
-    is_text = is_utf8(data)
-    media = mime_type(rel, is_text)
+    media, text = read.media_type, read.text
     if media.startswith("image/"):
-        return types.ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=media)
-    if is_text:
-        return types.TextContent(text=data.decode("utf-8"))
+        return types.ImageContent(data=base64.b64encode(read.data).decode("ascii"), mime_type=media)
+    if text is not None:
+        return types.TextContent(text=text)
     blob = types.BlobResourceContents(
-        uri=file_uri(name, rel), mime_type=media, blob=base64.b64encode(data).decode("ascii")
+        uri=file_uri(read.name, read.rel),
+        mime_type=media,
+        blob=base64.b64encode(read.data).decode("ascii"),
     )
     return types.EmbeddedResource(resource=blob)
 
@@ -603,20 +568,24 @@ class SkillServer:
             raise _invalid_params(f"unknown tool {params.name!r}")
         skills = self._skills
         try:
-            name = _string_argument(arguments, "name")
+            name = coerce_str(arguments.get("name"), "argument 'name'")
             if params.name == ACTIVATE_TOOL_NAME:
                 # A fresh session each call: a server cannot tell conversations apart, so every
                 # activation returns the full content.
                 text = await _in_thread(lambda: SkillSession(skills).activate(name).content)
                 return types.CallToolResult(content=[types.TextContent(text=text)])
-            path = _string_argument(arguments, "path")
-            rel, data = await _in_thread(lambda: _read_listed_file(skills, name, path))
+            path = coerce_str(arguments.get("path"), "argument 'path'")
+            read = await _in_thread(
+                lambda: read_skill_resource(
+                    skills, name, path, max_bytes=MAX_TOOL_READ_BYTES, active=None
+                )
+            )
         except SkillError as err:
             return _tool_error(err.code.value, err.message)
         except Exception as exc:  # a fault of ours: this call fails, the server goes on
             logger.exception("tool %s failed", params.name)
             return _tool_error("internal_error", f"{type(exc).__name__}: {exc}")
-        return types.CallToolResult(content=[_file_content(name, rel, data)])
+        return types.CallToolResult(content=[_file_content(read)])
 
     async def _list_prompts(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -644,15 +613,14 @@ class SkillServer:
     ) -> types.GetPromptResult:
         """One user message: the body as it is now, with the prompt's arguments (SPEC §22.4,
         §22.8; the ``claude`` dialect)."""
-        skills = self._skills
-        found = skills.registry.lookup(params.name)
-        if found is None or not found.info.user_invocable:
+        served = self._skills.served(params.name)  # one snapshot for the body and the directory
+        if served is None or served.withheld or not served.info.user_invocable:
             raise _invalid_params(f"unknown prompt {params.name!r}")
-        info = found.info
+        info = served.info
         arguments = (params.arguments or {}).get(PROMPT_ARGUMENT, "")
         try:
-            body = await _in_thread(lambda: current_body(skills, info.name))
-            await _in_thread(lambda: skills.registry.verify_dir(info.name))  # SPEC §20.1
+            body = await _in_thread(served.body_now)
+            await _in_thread(served.verify_dir)  # SPEC §20.1
             text = render_skill(body, arguments, skill_dir=str(info.dir.absolute()))
         except SkillError as err:
             raise MCPError(
