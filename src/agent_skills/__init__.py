@@ -32,7 +32,15 @@ from ._diagnostics import (
 )
 from ._errors import ErrorCode, SkillError, StartupError, fs_error
 from ._manifest import ParsedSkill, parse_skill
-from ._model import ResolvedSkill, ShadowedSkill, SkillContent, SkillInfo, SkillResource
+from ._model import (
+    Grant,
+    GrantSet,
+    ResolvedSkill,
+    ShadowedSkill,
+    SkillContent,
+    SkillInfo,
+    SkillResource,
+)
 from ._registry import SkillRegistry, discover_skills, merge_skills
 from ._schema import normalize_tools
 
@@ -80,6 +88,8 @@ __all__ = [
     "DiscoveryReport",
     "EntryStatus",
     "ErrorCode",
+    "Grant",
+    "GrantSet",
     "ParsedSkill",
     "ReportEntry",
     "ResolvedSkill",
