@@ -22,7 +22,7 @@ import os
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape as _html_escape
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -33,7 +33,7 @@ from ._confine import Pin, contains, read_pinned_manifest, real_path, verify_pin
 from ._core import AgentSkills
 from ._errors import ErrorCode, SkillError
 from ._manifest import parse_skill
-from ._model import SkillInfo
+from ._model import Grant, GrantSet, SkillInfo
 from ._placeholders import Dialect, render_skill
 from ._registry import unknown_skill
 from ._scan import MANIFEST_NAME
@@ -174,12 +174,19 @@ class Activation:
         skill_dir: The absolute skill directory named in ``content`` (the link path for a linked
             skill; its real directory is what the session allowlists).
         already_active: True when the skill had been activated earlier in this session.
+        grants: The read grant this activation added (SPEC §28.5): one
+            :class:`~agent_skills.Grant` for a first activation of a skill with a directory,
+            ``()`` for a later one and for an archived skill. With ``SkillSession(host=...)``
+            it was written into the host's settings before the activation returned.
     """
 
     name: str
     content: str
     skill_dir: Path
     already_active: bool
+    # Derived from the skill's pin (compared through ``skill_dir``): not part of equality, so
+    # an activation compares as it did before grants existed.
+    grants: tuple[Grant, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,12 +405,18 @@ class SkillSession:
             every model-invocable skill within it, the session also offers ``search_skills``
             (decided now, once).
         max_listed_resources: Files an activation lists at most (SPEC §22.3; default 100).
+        host: ``None``, or a host with a workspace settings file (``claude``, ``gemini``,
+            ``opencode``; SPEC §28.3, §28.5): each activation that adds a directory merges its
+            grant into that host's settings in the project root (the configured workspace
+            without one) with :func:`agent_skills.grants.write_grants`, so a host that re-reads
+            its settings can read the skill's files at once.
 
     Raises:
         SkillError: ``invalid_input`` when ``skills`` is not an ``AgentSkills``, ``project_root``
             is not a non-empty ``str``/``PathLike`` without NUL, or ``max_read_bytes``,
             ``catalog_budget`` or ``max_listed_resources`` is not a non-negative ``int``
-            (``catalog_budget`` may be ``None``).
+            (``catalog_budget`` may be ``None``); ``invalid_input`` ``{host}`` for a ``host``
+            without a workspace settings file (``{host, hosts}`` for an unknown one).
     """
 
     def __init__(
@@ -414,6 +427,7 @@ class SkillSession:
         max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
         catalog_budget: int | None = None,
         max_listed_resources: int = DEFAULT_MAX_LISTED_RESOURCES,
+        host: str | None = None,
     ) -> None:
         if not isinstance(skills, AgentSkills):
             raise _invalid(
@@ -440,6 +454,11 @@ class SkillSession:
         self._offers_search = False
         if catalog_budget is not None:
             self._offers_search = bool(self._fit("xml", search=False).omitted)
+        self._host: str | None = None
+        if host is not None:
+            from .grants import settings_host
+
+            self._host = settings_host(host)
 
     def __repr__(self) -> str:
         with self._lock:
@@ -475,6 +494,11 @@ class SkillSession:
     def offers_search(self) -> bool:
         """Whether the session offers ``search_skills`` (SPEC §22.2; decided when built)."""
         return self._offers_search
+
+    @property
+    def host(self) -> str | None:
+        """The host whose settings each activation writes its grant into, or ``None``."""
+        return self._host
 
     @property
     def dropped(self) -> tuple[str, ...]:
@@ -737,7 +761,9 @@ class SkillSession:
                 ``invalid_skill`` ``{name, path}`` when the manifest no longer parses (the
                 catalog keeps the skill until a refresh); the read's errors (``not_found`` when
                 the manifest was deleted, ``io_error``, ``too_large``, ``access_denied``) as
-                :func:`current_body`.
+                :func:`current_body`; with a ``host``, :func:`agent_skills.grants.write_grants`'s
+                errors (such as ``invalid_input`` for a settings file that is not a JSON object,
+                left untouched), and the skill is then not active.
         """
         coerce_str(name, "skill name")
         registry = self._skills.registry
@@ -751,10 +777,15 @@ class SkillSession:
         with self._lock:
             # After a refresh the name may lead to another directory: that is a new activation.
             already = self._active.get(name) == real_dir
+        grants: tuple[Grant, ...] = ()
         if not already:
             body = current_body(self._skills, name)
             content = self._skills.load_skill(name)
             rels = [r.rel for r in content.resources] if content is not None else []
+            if registry.archived(name) is None:  # SPEC §25.1: no directory to grant
+                grants = (Grant(name, skill_dir, Path(real_dir.real_dir)),)
+            if grants and self._host is not None:
+                self._write_grants(grants)  # SPEC §28.5: before the skill counts as active
             with self._lock:
                 already = self._active.get(name) == real_dir  # a concurrent activation won
                 if not already:
@@ -768,7 +799,17 @@ class SkillSession:
             )
             return Activation(name, notice, skill_dir, True)
         text = _skill_content(name, body, skill_dir, rels, self._max_listed)
-        return Activation(name, text, skill_dir, False)
+        return Activation(name, text, skill_dir, False, grants)
+
+    def _write_grants(self, grants: tuple[Grant, ...]) -> None:
+        """Merge ``grants`` into the session host's settings (SPEC §28.3, §28.5)."""
+        from .grants import write_grants
+
+        assert self._host is not None
+        root = self._project_root
+        workspace = root if root is not None else self._skills.config.workspace_dir
+        roots = tuple(r.path for r in self._skills.config.roots)
+        write_grants(GrantSet(grants, (), roots), self._host, workspace=workspace)
 
     # -- tier 3: files -------------------------------------------------------------------------
 
@@ -917,6 +958,36 @@ class SkillSession:
         sandbox mounts.
         """
         return [Path(root) for root in self._roots()]
+
+    def grants(self) -> GrantSet:
+        """Return the read grants of the skills activated in this session, in activation order
+        (SPEC §28.1, §28.5).
+
+        One :class:`~agent_skills.Grant` per active skill: ``path`` the directory shown to the
+        model (the link path of a linked skill), ``real_path`` its pinned real directory. As in
+        :meth:`allowed_read_roots`, each pin is verified when called: a skill whose directory was
+        replaced since discovery is left out (``stale_skill``), so are a gated skill whose files
+        no longer match its approval (``untrusted``) and an archived skill (``archived_skill``).
+        ``roots`` are the configured roots.
+        """
+        from ._grant import ARCHIVED, STALE, UNTRUSTED
+
+        registry = self._skills.registry
+        with self._lock:
+            active = [(name, pin, self._shown[name]) for name, pin in self._active.items()]
+        grants: list[Grant] = []
+        left_out: list[tuple[str, str]] = []
+        for name, pin, shown in active:
+            if registry.archived(name) is not None:
+                left_out.append((name, ARCHIVED))
+            elif not _fresh(pin, name):
+                left_out.append((name, STALE))
+            elif not self._granted(name, pin):
+                left_out.append((name, UNTRUSTED))
+            else:
+                grants.append(Grant(name, shown, Path(pin.real_dir)))
+        roots = tuple(r.path for r in self._skills.config.roots)
+        return GrantSet(tuple(grants), tuple(left_out), roots)
 
     # -- one dispatcher ------------------------------------------------------------------------
 

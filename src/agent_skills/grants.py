@@ -59,6 +59,7 @@ __all__ = [
     "render_grants",
     "restrict_current_process",
     "sandbox_rules",
+    "settings_host",
     "write_grants",
 ]
 
@@ -169,6 +170,23 @@ def _host(host: object) -> str:
             {"host": text, "hosts": list(HOSTS)},
         )
     return text
+
+
+def settings_host(host: object) -> str:
+    """``host`` when it is a host with a workspace settings file (:data:`SETTINGS_FILES`).
+
+    Raises:
+        SkillError: ``invalid_input`` ``{host}`` ("print and paste: HOST has no workspace
+            settings file") for another known host, ``{host, hosts}`` for an unknown one.
+    """
+    name = _host(host)
+    if name not in SETTINGS_FILES:
+        raise SkillError(
+            ErrorCode.INVALID_INPUT,
+            f"print and paste: {name} has no workspace settings file",
+            {"host": name},
+        )
+    return name
 
 
 def _grant_list(grants: object) -> list[Grant]:
@@ -677,13 +695,7 @@ def write_grants(
             ``too_large`` ``{path, max_bytes}`` over :data:`MAX_SETTINGS_BYTES`; ``not_found``
             ``{path}`` for a missing workspace; ``io_error`` ``{path}`` for other OS errors.
     """
-    name = _host(host)
-    if name not in SETTINGS_FILES:
-        raise SkillError(
-            ErrorCode.INVALID_INPUT,
-            f"print and paste: {name} has no workspace settings file",
-            {"host": name},
-        )
+    name = settings_host(host)
     coerce_bool(prune, "prune")
     ws = os.path.abspath(coerce_path(workspace, "workspace", usable=True))
     items = _grant_list(grants)
