@@ -361,6 +361,8 @@ def test_openai_agents_entries_are_sandbox_path_grants(tree: dict[str, Path]) ->
         (str(tree["root"] / "pdf"), str(tree["store"] / "pdf"), True),
     ]
     assert [g.model_dump(exclude_none=True) for g in made] == entries
+    manifest = sandbox.Manifest(extra_path_grants=tuple(made))  # where the SDK takes them
+    assert manifest.extra_path_grants == tuple(made)
 
 
 def test_no_grants_render_empty_shapes() -> None:

@@ -1946,7 +1946,7 @@ def grants_command(
       agent-skills grants --for claude --write
       agent-skills grants --for codex >> ~/.codex/config.toml
       agent-skills grants --for gemini --args
-      bwrap $(agent-skills grants --for bwrap) --dev /dev --proc /proc -- agent
+      eval "docker run $(agent-skills grants --for docker) -it my-agent-image"
     """
     from .grants import render_grants, write_grants
 
