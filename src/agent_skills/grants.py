@@ -919,9 +919,11 @@ def landlock_abi() -> tuple[int, str | None]:
     try:
         import landlockpy
     except ImportError:
+        python = os.path.basename(sys.executable) or "python"
         return 0, (
-            "the 'sandbox' extra is not installed "
-            "(pip install 'clarvis-agent-skills[sandbox]', which adds landlockpy)"
+            "the 'sandbox' extra is not installed; install its one dependency with: "
+            f"{python} -m pip install 'landlockpy>=0.2' (or, from a checkout: pip install "
+            "'.[sandbox]')"
         )
     try:
         abi = landlockpy.abi_version()
