@@ -477,9 +477,7 @@ def test_seed_scenario_claude_reads_a_linked_skill_references(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     settings = ws / ".claude" / "settings.local.json"
-    assert (
-        done.stdout.splitlines()[0] == f"{settings}: updated: 2 added, 0 removed, 0 already there"
-    )
+    assert done.stdout.splitlines()[0] == f"{settings}: 2 added, 0 removed, 0 kept"
     rules = json.loads(settings.read_text())["permissions"]["allow"]
     assert rules == [
         f"Read(/{store}/pdf-tools/**)",
@@ -500,6 +498,4 @@ def test_seed_scenario_claude_reads_a_linked_skill_references(tmp_path: Path) ->
         env=env,
         timeout=120,
     )
-    assert again.stdout.splitlines() == [
-        f"{settings}: up to date: 0 added, 0 removed, 2 already there"
-    ]
+    assert again.stdout.splitlines() == [f"{settings}: unchanged (2 kept)"]

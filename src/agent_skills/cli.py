@@ -1963,13 +1963,13 @@ def grants_command(
             click.echo(text)
         return
     result = write_grants(grants, host, workspace=skills.config.workspace_dir, prune=prune)
-    state = "updated" if result.changed else "up to date"
-    click.echo(
-        _safe(
-            f"{result.path}: {state}: {len(result.added)} added, {len(result.removed)} removed, "
-            f"{len(result.kept)} already there"
+    if result.changed:
+        counts = (
+            f"{len(result.added)} added, {len(result.removed)} removed, {len(result.kept)} kept"
         )
-    )
+    else:
+        counts = f"unchanged ({len(result.kept)} kept)"
+    click.echo(_safe(f"{result.path}: {counts}"))
     for entry in result.added:
         click.echo(_safe(f"  + {entry}"))
     for entry in result.removed:
