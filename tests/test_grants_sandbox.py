@@ -56,6 +56,7 @@ report = {
     "link": attempt(lambda: read(link + "/references/guide.md")),
     "real": attempt(lambda: read(real + "/references/guide.md")),
     "listing": attempt(lambda: sorted(os.listdir(link))),
+    "link_out_of_skill": attempt(lambda: read(real + "/references/key")),
     "left_out_skill": attempt(lambda: read(other + "/SKILL.md")),
     "ssh_key": attempt(lambda: read(home + "/.ssh/id_rsa")),
     "home_listing": attempt(lambda: os.listdir(home)),
@@ -108,6 +109,7 @@ def world(tmp_path: Path) -> dict[str, Path]:
     (home / ".ssh" / "id_rsa").write_text("-----BEGIN FAKE KEY-----\n")
     store = tmp_path / "store"
     make_skill(store, "pdf", files={"references/guide.md": "Read me.\n"})
+    symlink(store / "pdf" / "references" / "key", home / ".ssh" / "id_rsa")
     root = home / ".agents" / "skills"
     symlink(root / "pdf", store / "pdf")
     make_skill(root, "secret-notes", files={"references/x.md": "x\n"})
@@ -151,6 +153,7 @@ def test_the_sandbox_for_real(world: dict[str, Path]) -> None:
         "link": "Read me.\n",
         "real": "Read me.\n",
         "listing": ["SKILL.md", "references"],
+        "link_out_of_skill": "PermissionError",  # a link inside the skill to ~/.ssh
         "left_out_skill": "PermissionError",
         "ssh_key": "PermissionError",
         "home_listing": "PermissionError",
@@ -361,6 +364,35 @@ def test_sandbox_unavailable_runs_nothing(world: dict[str, Path]) -> None:
             "'landlockpy>=0.2' (or, from a checkout: pip install '.[sandbox]')\n"
         )
     assert not marker.exists()
+
+
+@needs_landlock
+def test_a_folder_swapped_for_a_link_after_the_rules_grants_nothing(
+    world: dict[str, Path],
+) -> None:
+    # The store's folder becomes a link to ~/.ssh between the rule set and its application: the
+    # rules are refused whole, nothing is applied, and the process stays as it was.
+    code = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from agent_skills import Grant, SkillError\n"
+        "from agent_skills.grants import restrict_current_process, sandbox_rules\n"
+        "store, project, ssh = sys.argv[1:4]\n"
+        "real = Path(store) / 'pdf'\n"
+        "rules = sandbox_rules([Grant('pdf', real, real)], project=project)\n"
+        "os.rename(real, store + '/pdf-moved')\n"
+        "os.symlink(ssh, real)\n"
+        "try:\n"
+        "    restrict_current_process(rules)\n"
+        "except SkillError as err:\n"
+        "    print(err.code.value, err.fields['path'] == str(real))\n"
+        "print(open(ssh + '/id_rsa').read().strip())\n"
+    )
+    args = [str(world["store"]), str(world["project"]), str(world["home"] / ".ssh")]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.splitlines() == ["not_found True", "-----BEGIN FAKE KEY-----"], done.stderr
 
 
 def test_restrict_current_process_refuses_without_landlock(

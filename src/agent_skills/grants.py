@@ -545,6 +545,7 @@ def _dump(doc: dict[str, Any], indent: str | int, path: str) -> bytes:
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
@@ -977,8 +978,11 @@ def restrict_current_process(rules: SandboxRules) -> int:
     Raises:
         SkillError: ``sandbox_unavailable`` ``{reason}`` when Landlock cannot be applied (not
             Linux, a kernel without it, the ``sandbox`` extra missing, the kernel refusing the
-            rule set): the process is then not restricted at all; ``fs_error``'s codes for a
-            rule's path that vanished (nothing applied either).
+            rule set): the process is then not restricted at all; ``not_found`` ``{path}`` for a
+            rule's path that is missing now or has a symbolic link on its way (each is reached
+            from ``/`` without following a link, so a folder swapped for a link to another since
+            the rules were made grants nothing), ``fs_error``'s codes for other OS errors:
+            nothing is applied either.
     """
     if not isinstance(rules, SandboxRules):
         raise SkillError(
@@ -1005,9 +1009,16 @@ def restrict_current_process(rules: SandboxRules) -> int:
             for rule in rules.rules:
                 path = str(rule.path)
                 rights = _landlock_rights(rule.access) & handled
-                if not os.path.isdir(path):
-                    rights &= file_rights  # a rule on a file takes only the rights of files
-                ruleset.allow_path(path, rights)
+                fd = _open_rule_path(path)
+                try:
+                    if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                        rights &= file_rights  # a rule on a file takes only the rights of files
+                    # The rule goes on what was reached without a link on the way: a path
+                    # swapped for a link since the rules were made grants nothing it points at.
+                    proc = f"/proc/self/fd/{fd}"
+                    ruleset.allow_path(proc if os.path.exists(proc) else path, rights)
+                finally:
+                    os.close(fd)
             ruleset.restrict(RestrictFlag.TSYNC)
     except LandlockError as exc:
         detail = exc.strerror or str(exc)
@@ -1015,3 +1026,35 @@ def restrict_current_process(rules: SandboxRules) -> int:
     except OSError as exc:
         raise fs_error(exc, path) from None
     return abi
+
+
+def _open_rule_path(path: str) -> int:
+    """``path`` (a real path) opened without following a symbolic link anywhere on it.
+
+    Raises:
+        SkillError: ``not_found`` ``{path}`` when it is missing now or a link is on the way.
+        OSError: For other errors.
+    """
+    from ._confine import open_real_dir
+
+    fd = open_real_dir(path)
+    if fd is not None:
+        return fd
+    parent, name = os.path.split(path)
+    parent_fd = open_real_dir(parent) if name else None
+    if parent_fd is not None:
+        try:
+            fd = os.open(name, _O_PATH | _NOFOLLOW | _CLOEXEC, dir_fd=parent_fd)
+        except FileNotFoundError:
+            fd = None
+        finally:
+            os.close(parent_fd)
+        if fd is not None:
+            if not stat.S_ISLNK(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+    raise SkillError(
+        ErrorCode.NOT_FOUND,
+        f"{path} is missing, or a symbolic link is on its way, since the rules were made",
+        {"path": path},
+    )
