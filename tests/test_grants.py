@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_skills import (
     DiagnosticKind,
@@ -547,3 +549,64 @@ def test_unknown_host_and_bad_arguments() -> None:
     with pytest.raises(SkillError) as err:
         render_grants([], None)  # type: ignore[arg-type]
     assert err.value.code == "invalid_input"
+
+
+# -- no path can forge or break a rule (property) -------------------------------------------------
+
+_NAME_CHARS = st.characters(
+    blacklist_categories=("Cs",), blacklist_characters="/\x00"
+) | st.sampled_from([*"\"\\\n\t,*?[]() '$`;#", "\udce9", "\udcff", "\x7f", "\x85"])
+
+
+def _expected_paths(host: str, texts: list[str]) -> list[str]:
+    """The paths a format carries (SPEC §28.2, written out): none with a control character or a
+    byte that is not UTF-8, and for Claude Code's and opencode's rules none with one of their
+    pattern characters."""
+    never = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]} | {
+        chr(c) for c in range(0xDC80, 0xDD00)
+    }
+    patterns = {"claude": set("*?[]\\()"), "opencode": set("*?")}.get(host, set())
+    return [t for t in texts if not (set(t) & (never | patterns))]
+
+
+def _read_back(host: str, text: str) -> list[str]:
+    """The granted paths, read back from a rendering by the host's own parser."""
+    if host == "json":
+        return [g["real_path"] for g in json.loads(text)]
+    if host == "openai-agents":
+        return [g["host_path"] for g in json.loads(text)]
+    if host == "claude":
+        rules = json.loads(text)["permissions"]["allow"]
+        assert all(r.startswith("Read(//") and r.endswith("/**)") for r in rules)
+        return [r[len("Read(/") : -len("/**)")] for r in rules]
+    if host == "codex":
+        return list(tomllib.loads(text)["permissions"]["agent-skills"]["filesystem"])
+    if host == "gemini":
+        return list(json.loads(text)["context"]["includeDirectories"])
+    if host == "opencode":
+        patterns = json.loads(text)["permission"]["external_directory"]
+        return [p[: -len("/**")] for p in patterns]
+    if host == "seatbelt":
+        return _seatbelt_paths(text)
+    if host == "bwrap":
+        return [real for real, _ in _bwrap_binds(text)]
+    return [m["source"] for m in _docker_mounts(text)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(st.text(_NAME_CHARS, min_size=1, max_size=12), min_size=1, max_size=4))
+def test_any_name_is_carried_exactly_or_left_out(names: list[str]) -> None:
+    texts = list(dict.fromkeys(f"/skills/{name}" for name in names if name not in (".", "..")))
+    grants = [Grant(f"s{i}", Path(t), Path(t)) for i, t in enumerate(texts)]
+    seen: list[Diagnostic] = []
+    set_diagnostic_sink(seen.append)
+    try:
+        for host in HOSTS:
+            seen.clear()
+            text = render_grants(grants, host)
+            carried = _expected_paths(host, texts)
+            assert _read_back(host, text) == carried, host
+            assert len(seen) == len(texts) - len(carried), host
+            assert all("\n" not in d.message for d in seen)
+    finally:
+        set_diagnostic_sink(None)

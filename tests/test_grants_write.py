@@ -614,3 +614,42 @@ def test_grants_command_warns_about_skills_left_out(tree: dict[str, Path]) -> No
         "an archived skill has no directory to grant\n" in result.stderr
     )
     assert [g["skill"] for g in json.loads(result.stdout)] == ["notes", "pdf"]
+
+
+def test_a_writer_killed_mid_write_leaves_the_file_whole(tree: dict[str, Path]) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    target = _settings(tree, "claude")
+    _write_file(target, '{"keep": true}\n')
+    # The writer stops for good just before its rename (the temporary file written and synced),
+    # and is killed there.
+    code = (
+        "import os, sys, time\n"
+        "from agent_skills import Grant\n"
+        "from agent_skills.grants import write_grants\n"
+        "def stuck(*a, **k):\n"
+        "    print('renaming', flush=True)\n"
+        "    time.sleep(600)\n"
+        "os.rename = stuck\n"
+        "g = Grant('s', sys.argv[2], sys.argv[2])\n"
+        "write_grants([g], 'claude', workspace=sys.argv[1])\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(tree["ws"]), str(tree["root"] / "notes")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "renaming\n"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert target.read_text() == '{"keep": true}\n'
+    leftovers = sorted(p.name for p in target.parent.iterdir())
+    assert leftovers[-1] == "settings.local.json" and len(leftovers) == 2
+    assert leftovers[0].startswith(".settings.local.json.") and leftovers[0].endswith(".tmp")
+    # The next run is not disturbed by the leftover.
+    assert write_grants(_grants(tree), "claude", workspace=tree["ws"]).added == tuple(_rules(tree))
