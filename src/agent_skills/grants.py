@@ -655,9 +655,10 @@ def write_grants(
 ) -> GrantWrite:
     """Merge grants into the workspace settings file of a host that reads one (SPEC §28.3).
 
-    ``claude`` writes ``<workspace>/.claude/settings.local.json`` (personal settings, not
-    committed): a ``Read(//<abs>/**)`` rule per path in ``permissions.allow``; ``gemini`` writes
-    ``<workspace>/.gemini/settings.json``: each path in ``context.includeDirectories``;
+    ``claude`` writes ``<workspace>/.claude/settings.local.json`` (personal settings, meant to
+    stay out of git): a ``Read(//<abs>/**)`` rule per path in ``permissions.allow``;
+    ``gemini`` writes ``<workspace>/.gemini/settings.json``: each path in
+    ``context.includeDirectories``;
     ``opencode`` writes ``<workspace>/opencode.json``: ``"<abs>/**": "allow"`` in
     ``permission.external_directory`` (a ``permission`` or ``external_directory`` that is one
     action for everything, such as ``"ask"``, becomes ``{"*": "ask"}`` first, which opencode reads
