@@ -309,6 +309,9 @@ def test_sandbox_rules_exactly(world: dict[str, Path], tmp_path: Path) -> None:
     }
     missing = sandbox_rules(project=world["project"], command="no-such-command-here")
     assert missing.command is None
+    # A command given as a path is taken as it is, not searched on PATH.
+    assert sandbox_rules(project=world["project"], command=str(exe)).command == exe
+    assert sandbox_rules(project=world["project"], command=str(prefix)).command is None
     with pytest.raises(SkillError) as err:
         sandbox_rules(project=world["project"], write=[tmp_path / "nope"])
     assert (err.value.code, err.value.fields) == ("not_found", {"path": str(tmp_path / "nope")})
@@ -531,3 +534,25 @@ def test_seed_scenario_claude_reads_a_linked_skill_references(tmp_path: Path) ->
         timeout=120,
     )
     assert again.stdout.splitlines() == [f"{settings}: unchanged (2 kept)"]
+
+
+def test_a_rule_holding_the_home_folder_is_a_warning(world: dict[str, Path]) -> None:
+    home = world["home"]
+    args = [sys.executable, "-m", "agent_skills", "sandbox", "--preset", "none", "--root"]
+    args += [str(world["root"]), "--project", str(home.parent), "--read", str(home)]
+    done = subprocess.run(
+        [*args, "--dry-run", "--", "true"],
+        capture_output=True,
+        text=True,
+        env=_env(world),
+        timeout=120,
+    )
+    assert done.returncode == 0
+    assert done.stderr.splitlines() == [
+        f"warning: rule_holds_home: {home.parent} (project) holds your home folder: all of it "
+        "is readable and writable in the sandbox",
+        f"warning: rule_holds_home: {home} (read) holds your home folder: all of it is "
+        "readable in the sandbox",
+    ]
+    quiet = _sandbox(world, "--dry-run", child=["true"])
+    assert quiet.stderr == ""

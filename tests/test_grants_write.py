@@ -653,3 +653,19 @@ def test_a_writer_killed_mid_write_leaves_the_file_whole(tree: dict[str, Path]) 
     assert leftovers[0].startswith(".settings.local.json.") and leftovers[0].endswith(".tmp")
     # The next run is not disturbed by the leftover.
     assert write_grants(_grants(tree), "claude", workspace=tree["ws"]).added == tuple(_rules(tree))
+
+
+def test_prune_touches_only_the_exact_written_form(tree: dict[str, Path]) -> None:
+    target = _settings(tree, "gemini")
+    gone = str(tree["tmp"] / "gone")
+    user = ["../shared", "~/notes", "/", f"{gone}/", f"{tree['tmp']}/./gone", 5, None, gone]
+    _write_file(target, json.dumps({"context": {"includeDirectories": user}}))
+    result = write_grants([], "gemini", workspace=tree["ws"], prune=True)
+    # Only the absolute, normalised path of a folder that is gone is of the written form.
+    assert result.removed == (gone,)
+    assert json.loads(target.read_text())["context"]["includeDirectories"] == user[:-1]
+    assert result.to_dict() == {"path": str(target), "added": [], "removed": [gone], "kept": []}
+    opencode = _settings(tree, "opencode")
+    rules = {f"{gone}/**": "deny", f"{gone}/*": "allow", "/tmp/**": "allow", f"{gone}/**x": "allow"}
+    _write_file(opencode, json.dumps({"permission": {"external_directory": rules}}))
+    assert write_grants([], "opencode", workspace=tree["ws"], prune=True).removed == ()

@@ -2045,12 +2045,6 @@ def sandbox_command(
         _fail(CliErrorCode.USAGE_ERROR, "--no-skills and --skill exclude each other", 2)
     grants = () if no_skills else _skill_grants(skills, names)
     where = os.fspath(project) if project is not None else os.fspath(skills.config.workspace_dir)
-    home = os.path.realpath(os.path.expanduser("~"))
-    if contains(os.path.realpath(where), home):
-        _warn(
-            "project_holds_home",
-            f"the project {where} holds your home folder: all of it is readable and writable",
-        )
     rules = sandbox_rules(
         grants,
         project=_expand_user(Path(where)),
@@ -2058,6 +2052,15 @@ def sandbox_command(
         write=[_expand_user(p) for p in write_paths],
         command=command[0],
     )
+    home = os.path.realpath(os.path.expanduser("~"))
+    for rule in rules.rules:
+        if contains(os.fspath(rule.path), home):  # a project, PATH entry or --read holding ~
+            how = "readable and writable" if "write" in rule.access else "readable"
+            _warn(
+                "rule_holds_home",
+                f"{rule.path} ({', '.join(rule.reasons)}) holds your home folder: all of it is "
+                f"{how} in the sandbox",
+            )
     if dry_run:
         abi, reason = landlock_abi()
         shown = rules.to_dict()
