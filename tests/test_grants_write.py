@@ -669,3 +669,24 @@ def test_prune_touches_only_the_exact_written_form(tree: dict[str, Path]) -> Non
     rules = {f"{gone}/**": "deny", f"{gone}/*": "allow", "/tmp/**": "allow", f"{gone}/**x": "allow"}
     _write_file(opencode, json.dumps({"permission": {"external_directory": rules}}))
     assert write_grants([], "opencode", workspace=tree["ws"], prune=True).removed == ()
+
+
+def test_a_workspace_that_cannot_be_written_is_an_io_error(
+    tree: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "mkdir", refused)  # as a folder the user cannot write into does
+    with pytest.raises(SkillError) as err:
+        write_grants(_grants(tree), "gemini", workspace=tree["ws"])
+    assert (err.value.code, err.value.fields) == ("io_error", {"path": str(tree["ws"] / ".gemini")})
+    assert err.value.message.startswith("EACCES: Permission denied")
+
+
+def test_a_settings_folder_that_is_a_file_is_refused(tree: dict[str, Path]) -> None:
+    (tree["ws"] / ".claude").write_text("not a folder")
+    with pytest.raises(SkillError) as err:
+        write_grants(_grants(tree), "claude", workspace=tree["ws"])
+    assert err.value.code == "not_a_file"
+    assert (tree["ws"] / ".claude").read_text() == "not a folder"

@@ -580,8 +580,12 @@ def _folder(workspace: str, folder: str | None) -> Iterator[int]:
             fd = ws_fd
         else:
             name = os.path.basename(folder)
-            with contextlib.suppress(FileExistsError):
+            try:
                 os.mkdir(name, 0o777, dir_fd=ws_fd)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                raise fs_error(exc, folder) from None
             try:
                 fd = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=ws_fd)
             except OSError as exc:
