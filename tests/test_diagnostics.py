@@ -40,6 +40,7 @@ KINDS = [
     "manifest_outside",
     "not_a_file",
     "too_large",
+    "path_left_out",  # SPEC §28.2: a granted path a host's format cannot carry
 ]
 
 

@@ -23,6 +23,7 @@ CODES = [
     "access_denied",
     "stale_skill",
     "invalid_archive",
+    "sandbox_unavailable",  # SPEC §28.4: Landlock cannot be applied here
 ]
 
 

@@ -58,6 +58,7 @@ ORDER = (
     # build and hold
     "_registry",
     "_discover",
+    "_grant",
     "_watch",
     "_core",
     # consumers
@@ -66,6 +67,7 @@ ORDER = (
     "_placeholders",
     "_access",
     "_tools",
+    "grants",
     "agent",
     # wings
     "packages._sources",
@@ -83,6 +85,7 @@ ORDER = (
     "cli.discover",
     "cli.validate",
     "cli.trust",
+    "cli.grants",
     "cli.packages",
     "cli",
     # the MCP server run as a program hands over to the command line, whose serve command hands

@@ -187,8 +187,8 @@ def test_commands_are_built_on_first_use_and_help_lists_every_one() -> None:
     from agent_skills.cli import cli
 
     expected = [
-        "add", "catalog", "list", "lock", "pack", "path", "read", "remove", "report",
-        "resources", "serve", "show", "trust", "update", "validate", "verify",
+        "add", "catalog", "grants", "list", "lock", "pack", "path", "read", "remove", "report",
+        "resources", "sandbox", "serve", "show", "trust", "update", "validate", "verify",
     ]  # fmt: skip
     code = (
         "from agent_skills.cli import main\n"

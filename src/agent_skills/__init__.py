@@ -33,7 +33,15 @@ from ._diagnostics import (
 from ._discover import discover_skills, merge_skills
 from ._errors import ErrorCode, SkillError, StartupError, fs_error
 from ._manifest import ParsedSkill, parse_skill
-from ._model import ResolvedSkill, ShadowedSkill, SkillContent, SkillInfo, SkillResource
+from ._model import (
+    Grant,
+    GrantSet,
+    ResolvedSkill,
+    ShadowedSkill,
+    SkillContent,
+    SkillInfo,
+    SkillResource,
+)
 from ._registry import SkillRegistry
 from ._schema import normalize_tools
 from ._version import __version__
@@ -80,6 +88,8 @@ __all__ = [
     "DiscoveryReport",
     "EntryStatus",
     "ErrorCode",
+    "Grant",
+    "GrantSet",
     "ParsedSkill",
     "ReportEntry",
     "ResolvedSkill",

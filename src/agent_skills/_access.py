@@ -18,8 +18,10 @@ from ._args import coerce_path
 from ._confine import Pin, contains, real_path, verify_pin
 from ._core import AgentSkills, ServedSkill
 from ._errors import ErrorCode, SkillError
+from ._grant import ARCHIVED, STALE, UNTRUSTED
+from ._model import Grant, GrantSet
 
-__all__ = ["check_read", "granted", "readable_roots"]
+__all__ = ["check_read", "granted", "readable_roots", "session_grants"]
 
 
 def check_read(
@@ -102,6 +104,30 @@ def readable_roots(
         if pin.real_dir not in roots and _fresh(pin, name) and granted(skill, pin):
             roots.append(pin.real_dir)
     return roots
+
+
+def session_grants(skills: AgentSkills, active: Sequence[tuple[str, Pin, Path]]) -> GrantSet:
+    """The read grants of a session's activated skills, in activation order (SPEC §28.1,
+    §28.5): see :meth:`~agent_skills.agent.SkillSession.grants`.
+
+    Args:
+        skills: The skills served.
+        active: The activated skills: name, the directory activated in, the directory shown.
+    """
+    grants: list[Grant] = []
+    left_out: list[tuple[str, str]] = []
+    for name, pin, shown in active:
+        skill = skills.served(name)
+        if skill is not None and skill.archived:
+            left_out.append((name, ARCHIVED))
+        elif not _fresh(pin, name):
+            left_out.append((name, STALE))
+        elif not granted(skill, pin):
+            left_out.append((name, UNTRUSTED))
+        else:
+            grants.append(Grant(name, shown, Path(pin.real_dir)))
+    roots = tuple(root.path for root in skills.config.roots)
+    return GrantSet(tuple(grants), tuple(left_out), roots)
 
 
 def granted(skill: ServedSkill | None, pin: Pin) -> bool:

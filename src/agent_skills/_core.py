@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -34,7 +34,7 @@ from ._discover import discover_skills
 from ._errors import ErrorCode, SkillError, fs_error
 from ._fs import read_capped
 from ._manifest import parse_skill
-from ._model import MANIFEST_NAME, SkillContent, SkillInfo
+from ._model import MANIFEST_NAME, GrantSet, SkillContent, SkillInfo
 from ._registry import SkillRegistry, unknown_skill
 
 if TYPE_CHECKING:
@@ -577,6 +577,32 @@ class AgentSkills:
         """
         served = self.served(name)
         return served is None or served.still_approved()
+
+    def grants(self, names: Iterable[str] | None = None) -> GrantSet:
+        """Return read grants for the merged skills' directories (SPEC §28.1).
+
+        For hosts that enforce file access themselves: render them with
+        :func:`agent_skills.grants.render_grants` or merge them into a host's settings with
+        :func:`agent_skills.grants.write_grants`. Each pin is verified when called, and the
+        discovered path must still lead to it.
+
+        Args:
+            names: Skill names, or ``None`` for every merged skill; grants come sorted as SPEC §8.
+
+        Returns:
+            A :class:`~agent_skills.GrantSet`: a :class:`~agent_skills.Grant` (``skill``, ``path``
+            as discovered, ``real_path`` pinned) per skill granted; ``left_out`` the
+            ``(skill, reason)`` pairs of stale (``stale_skill``), archived (``archived_skill``)
+            and gated skills changed since approval (``untrusted``); ``roots`` the configured
+            roots. Untrusted and disabled skills are not merged, so never granted.
+
+        Raises:
+            SkillError: ``invalid_input`` for a name that is not a ``str``; ``not_found``
+                ``{name}`` (with suggestions) for a name no merged skill has.
+        """
+        from ._grant import grants_of
+
+        return grants_of(self._registry, names, self.still_approved)
 
     def allowed_read_roots(self) -> list[Path]:
         """Return the pinned real directory of every merged skill, ordered as :meth:`list_skills`

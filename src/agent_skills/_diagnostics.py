@@ -98,6 +98,8 @@ class DiagnosticKind(StrEnum):
     MANIFEST_OUTSIDE = "manifest_outside"
     NOT_A_FILE = "not_a_file"
     TOO_LARGE = "too_large"
+    #: A granted path a host's format cannot carry, left out of that rendering (SPEC §28.2).
+    PATH_LEFT_OUT = "path_left_out"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,9 @@ Codes (what raises them; their ``fields``):
   (the pinned ``real_dir``).
 - ``invalid_archive``: an archive root or source breaking a rule of SPEC §25.1; ``path``,
   ``reason``.
+- ``sandbox_unavailable``: ``agent_skills.grants.restrict_current_process`` (and the CLI's
+  ``sandbox``) where Landlock cannot be applied: not Linux, a kernel without it, the ``sandbox``
+  extra not installed, the kernel refusing the rule set (SPEC §28.4); ``reason``.
 
 ``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``; the errnos
 that mean "there is nothing to reach there" for a resource (:func:`unreachable`,
@@ -75,6 +78,7 @@ class ErrorCode(StrEnum):
     ACCESS_DENIED = "access_denied"
     STALE_SKILL = "stale_skill"
     INVALID_ARCHIVE = "invalid_archive"
+    SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 
 
 class ErrorFields(dict[str, Any]):

@@ -11,10 +11,10 @@ constructors are ``_frozen``'s; finding a manifest on disk is ``_scan``'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, overload
 
 from ._config import Scope
 from ._diagnostics import Diagnostic
@@ -27,6 +27,8 @@ __all__ = [
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
     "SKIPPED_DIRS",
+    "Grant",
+    "GrantSet",
     "ResolvedSkill",
     "ResourceKind",
     "ShadowedSkill",
@@ -310,3 +312,83 @@ def make_resolved(info: SkillInfo, body: str | memoryview, pin: Pin | None) -> R
     if type(body) is str:
         return _resolved_text(info, body, pin)
     return _resolved_bytes(info, body, pin)
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """Read access to one skill's directory, for a host's own sandbox or permissions (SPEC §28.1).
+
+    Read-only by construction: nothing grants write access to a skill.
+
+    Attributes:
+        skill: The skill's name.
+        path: The skill's directory as discovered, under its root, absolute: a directory that is
+            a symlink into a shared store stays the link path (what the model is shown).
+        real_path: The pinned real directory (SPEC §20.1): no symlink in it.
+    """
+
+    __module__ = "agent_skills"
+
+    skill: str
+    path: Path
+    real_path: Path
+
+    def paths(self) -> tuple[Path, ...]:
+        """``(real_path,)``, then ``path`` when it differs: every spelling a host must grant,
+        since hosts match either the path the model names or the resolved one (SPEC §28.2)."""
+        return (self.real_path,) if self.path == self.real_path else (self.real_path, self.path)
+
+    def to_dict(self) -> dict[str, str]:
+        """Return ``{"skill", "path", "real_path"}`` (paths as strings): the ``json`` format."""
+        return {"skill": self.skill, "path": str(self.path), "real_path": str(self.real_path)}
+
+
+@dataclass(frozen=True, slots=True)
+class GrantSet(Sequence[Grant]):
+    """The grants of a snapshot: a sequence of :class:`Grant` with what was left out (SPEC §28.1).
+
+    Iterates, indexes and measures as its ``grants`` tuple does (``len``, ``[i]``, ``in``).
+
+    Attributes:
+        grants: The grants, sorted as SPEC §8 (every merged skill, or the named ones).
+        left_out: ``(skill, reason)`` pairs, in the same order, for the skills that could not be
+            granted: ``reason`` is ``"stale_skill"`` (the pinned directory or the link path no
+            longer leads to the directory discovered), ``"archived_skill"`` (an archived skill
+            has no directory, SPEC §25.1) or ``"untrusted"`` (a skill gated by the trust store
+            whose files no longer match its approval, SPEC §23.3). Untrusted and disabled skills
+            are never merged, so they are never granted nor listed here.
+        roots: The configured skill roots (lowest precedence first), as paths: the pruning of
+            settings files uses them (SPEC §28.3).
+    """
+
+    __module__ = "agent_skills"
+
+    grants: tuple[Grant, ...] = ()
+    left_out: tuple[tuple[str, str], ...] = ()
+    roots: tuple[Path, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.grants)
+
+    @overload
+    def __getitem__(self, index: int) -> Grant: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Grant, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Grant | tuple[Grant, ...]:
+        return self.grants[index]
+
+    def __iter__(self) -> Iterator[Grant]:
+        return iter(self.grants)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.grants
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"grants": [...], "left_out": [{"skill", "reason"}], "roots": [...]}``."""
+        return {
+            "grants": [g.to_dict() for g in self.grants],
+            "left_out": [{"skill": s, "reason": r} for s, r in self.left_out],
+            "roots": [str(r) for r in self.roots],
+        }

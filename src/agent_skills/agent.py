@@ -21,7 +21,7 @@ import os
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape as _html_escape
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +31,7 @@ from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
 from ._confine import Pin, real_path
 from ._core import AgentSkills
 from ._errors import SkillError, invalid_input
-from ._model import MANIFEST_NAME, SkillInfo
+from ._model import MANIFEST_NAME, Grant, GrantSet, SkillInfo
 from ._placeholders import Dialect, render_skill
 from ._registry import unknown_skill
 from ._search import SkillSearchIndex, query_terms
@@ -143,12 +143,19 @@ class Activation:
         skill_dir: The absolute skill directory named in ``content`` (the link path for a linked
             skill; its real directory is what the session allowlists).
         already_active: True when the skill had been activated earlier in this session.
+        grants: The read grant this activation added (SPEC §28.5): one
+            :class:`~agent_skills.Grant` for a first activation of a skill with a directory,
+            ``()`` for a later one and for an archived skill. With ``SkillSession(host=...)``
+            it was written into the host's settings before the activation returned.
     """
 
     name: str
     content: str
     skill_dir: Path
     already_active: bool
+    # Derived from the skill's pin (compared through ``skill_dir``): not part of equality, so
+    # an activation compares as it did before grants existed.
+    grants: tuple[Grant, ...] = field(default=(), compare=False)
 
 
 class SkillSession:
@@ -169,12 +176,18 @@ class SkillSession:
             every model-invocable skill within it, the session also offers ``search_skills``
             (decided now, once).
         max_listed_resources: Files an activation lists at most (SPEC §22.3; default 100).
+        host: ``None``, or a host with a workspace settings file (``claude``, ``gemini``,
+            ``opencode``; SPEC §28.3, §28.5): each activation that adds a directory merges its
+            grant into that host's settings in the project root (the configured workspace
+            without one) with :func:`agent_skills.grants.write_grants`, so a host that re-reads
+            its settings can read the skill's files at once.
 
     Raises:
         SkillError: ``invalid_input`` when ``skills`` is not an ``AgentSkills``, ``project_root``
             is not a non-empty ``str``/``PathLike`` without NUL, or ``max_read_bytes``,
             ``catalog_budget`` or ``max_listed_resources`` is not a non-negative ``int``
-            (``catalog_budget`` may be ``None``).
+            (``catalog_budget`` may be ``None``); ``invalid_input`` ``{host}`` for a ``host``
+            without a workspace settings file (``{host, hosts}`` for an unknown one).
     """
 
     def __init__(
@@ -185,6 +198,7 @@ class SkillSession:
         max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
         catalog_budget: int | None = None,
         max_listed_resources: int = DEFAULT_MAX_LISTED_RESOURCES,
+        host: str | None = None,
     ) -> None:
         if not isinstance(skills, AgentSkills):
             raise invalid_input(
@@ -211,6 +225,11 @@ class SkillSession:
         self._offers_search = False
         if catalog_budget is not None:
             self._offers_search = bool(self._fit("xml", search=False).omitted)
+        self._host: str | None = None
+        if host is not None:
+            from .grants import settings_host
+
+            self._host = settings_host(host)
 
     def __repr__(self) -> str:
         with self._lock:
@@ -246,6 +265,11 @@ class SkillSession:
     def offers_search(self) -> bool:
         """Whether the session offers ``search_skills`` (SPEC §22.2; decided when built)."""
         return self._offers_search
+
+    @property
+    def host(self) -> str | None:
+        """The host whose settings each activation writes its grant into, or ``None``."""
+        return self._host
 
     @property
     def dropped(self) -> tuple[str, ...]:
@@ -508,7 +532,9 @@ class SkillSession:
                 ``invalid_skill`` ``{name, path}`` when the manifest no longer parses (the
                 catalog keeps the skill until a refresh); the read's errors (``not_found`` when
                 the manifest was deleted, ``io_error``, ``too_large``, ``access_denied``) as
-                :func:`current_body`.
+                :func:`current_body`; with a ``host``, :func:`agent_skills.grants.write_grants`'s
+                errors (such as ``invalid_input`` for a settings file that is not a JSON object,
+                left untouched), and the skill is then not active.
         """
         coerce_str(name, "skill name")
         # One snapshot for the whole activation: the directory, the body and the files listed
@@ -523,9 +549,14 @@ class SkillSession:
         with self._lock:
             # After a refresh the name may lead to another directory: that is a new activation.
             already = self._active.get(name) == real_dir
+        grants: tuple[Grant, ...] = ()
         if not already:
             view = served.activation()
             body, rels = view.body, view.resources
+            if not view.archived:  # SPEC §25.1: no directory to grant
+                grants = (Grant(name, skill_dir, Path(view.pin.real_dir)),)
+            if grants and self._host is not None:
+                self._write_grants(grants)  # SPEC §28.5: before the skill counts as active
             with self._lock:
                 already = self._active.get(name) == view.pin  # a concurrent activation won
                 if not already:
@@ -539,7 +570,17 @@ class SkillSession:
             )
             return Activation(name, notice, skill_dir, True)
         text = _skill_content(name, body, skill_dir, rels, self._max_listed)
-        return Activation(name, text, skill_dir, False)
+        return Activation(name, text, skill_dir, False, grants)
+
+    def _write_grants(self, grants: tuple[Grant, ...]) -> None:
+        """Merge ``grants`` into the session host's settings (SPEC §28.3, §28.5)."""
+        from .grants import write_grants
+
+        assert self._host is not None
+        root = self._project_root
+        workspace = root if root is not None else self._skills.config.workspace_dir
+        roots = tuple(r.path for r in self._skills.config.roots)
+        write_grants(GrantSet(grants, (), roots), self._host, workspace=workspace)
 
     # -- tier 3: files -------------------------------------------------------------------------
 
@@ -617,6 +658,21 @@ class SkillSession:
         return [
             Path(root) for root in _access.readable_roots(self._skills, self._project_root, active)
         ]
+
+    def grants(self) -> GrantSet:
+        """Return the read grants of the skills activated in this session, in activation order
+        (SPEC §28.1, §28.5).
+
+        One :class:`~agent_skills.Grant` per active skill: ``path`` the directory shown to the
+        model (the link path of a linked skill), ``real_path`` its pinned real directory. As in
+        :meth:`allowed_read_roots`, each pin is verified when called: a skill whose directory was
+        replaced since discovery is left out (``stale_skill``), so are a gated skill whose files
+        no longer match its approval (``untrusted``) and an archived skill (``archived_skill``).
+        ``roots`` are the configured roots.
+        """
+        with self._lock:
+            active = [(name, pin, self._shown[name]) for name, pin in self._active.items()]
+        return _access.session_grants(self._skills, active)
 
     # -- one dispatcher ------------------------------------------------------------------------
 

@@ -2,9 +2,10 @@
 
 Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read NAME REL``,
 ``catalog``, ``report`` (:mod:`.discover`), ``validate PATH...`` (:mod:`.validate`), ``serve``
-(:mod:`.serve`), ``trust`` (:mod:`.trust`), ``pack``, ``lock``, ``verify``, ``add``, ``update``
-and ``remove`` (:mod:`.packages`). Options come after the command. Each command's module is
-imported only when it runs (:class:`~._app.SkillsGroup`).
+(:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and ``sandbox`` (:mod:`.grants`),
+``pack``, ``lock``, ``verify``, ``add``, ``update`` and ``remove`` (:mod:`.packages`). Options
+come after the command. Each command's module is imported only when it runs
+(:class:`~._app.SkillsGroup`).
 
 Roots (every command but ``validate``): ``--preset CLIENT`` (one of ``client_skill_roots``'s
 clients, SPEC §21.1; default ``auto``: every client's folders, user then project; ``none``: no
@@ -51,6 +52,8 @@ COMMANDS = {
     "validate": "agent_skills.cli.validate.validate_command",
     "serve": "agent_skills.cli.serve.serve_command",
     "trust": "agent_skills.cli.trust.trust_command",
+    "grants": "agent_skills.cli.grants.grants_command",
+    "sandbox": "agent_skills.cli.grants.sandbox_command",
     "pack": "agent_skills.cli.packages.pack_command",
     "lock": "agent_skills.cli.packages.lock_command",
     "verify": "agent_skills.cli.packages.verify_command",
