@@ -89,8 +89,9 @@ _profile_option = click.option(
     type=click.Choice(PROFILES),
     default="spec",
     show_default=True,
-    help="spec: the specification; portable: also ASCII names for MCP hosts (warnings); "
-    "anthropic: also the upload rules.",
+    help="spec: the specification; portable: also what MCP hosts accept, as the MCP server "
+    "publishes (exactly SKILL.md, no BOM, the YAML the TypeScript client reads, UTF-8 paths "
+    "that do not collide; ASCII names as warnings); anthropic: also the upload rules.",
 )
 
 
