@@ -542,8 +542,8 @@ def cached_tree(
     if not fresh and marker.is_file():
         fields = marker.read_text().split()
         if len(fields) == 6 and int(fields[0]) == version and int(fields[1]) == n:
-            nums = [int(x) for x in fields[2:]]
-            return _with_fm_lines(TreeInfo(dest / "skills", n, *nums, kind=kind))
+            mb, bb, res, links = (int(x) for x in fields[2:])
+            return _with_fm_lines(TreeInfo(dest / "skills", n, mb, bb, res, links, kind=kind))
     part = dest.with_name(f"{dest.name}.part-{os.getpid()}")
     if part.exists():
         shutil.rmtree(part)
