@@ -83,11 +83,13 @@ def cache_dir() -> Path:
     return Path.home() / ".cache" / "agent-skills-bench" / "original"
 
 
-def _run(cmd: list[str], cwd: Path) -> str | None:
+def _run(cmd: list[str], cwd: Path, timeout: float = _TIMEOUT) -> str | None:
     """Run a build step; return None on success, else a one-line reason."""
+    # Never wait for a password: a repository that asks for one is not the public one.
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0")
     try:
         proc = subprocess.run(
-            cmd, cwd=cwd, capture_output=True, text=True, timeout=_TIMEOUT, check=False
+            cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{' '.join(cmd[:3])}: {exc}"
@@ -168,7 +170,9 @@ def locate(*, allow_build: bool = True, allow_clone: bool = True) -> Original | 
             if home.exists() and any(home.iterdir()):
                 return f"{home} holds no package.json: not a copy of the original"
             home.parent.mkdir(parents=True, exist_ok=True)
-            reason = _run([git, "clone", "--depth", "1", REPOSITORY, str(home)], home.parent)
+            reason = _run(
+                [git, "clone", "--depth", "1", REPOSITORY, str(home)], home.parent, timeout=180
+            )
             if reason is not None:
                 return f"no copy in {home}, and {reason}"
         if not allow_build:

@@ -1045,6 +1045,13 @@ def main(argv: list[str] | None = None) -> int:
         f"(digest {corpus_shape.digest(shapes)})",
         flush=True,
     )
+    committed = json.loads(corpus_shape.SUMMARY.read_text(encoding="utf-8"))["skills"]
+    if corpus_shape.digest(committed) != corpus_shape.digest(shapes):
+        print(
+            f"{corpus_shape.SUMMARY.name} differs from the corpus: "
+            "python benchmarks/corpus_shape.py --write refreshes it",
+            flush=True,
+        )
     rows: list[Row] = []
     trees: list[TreeInfo] = []
     # Memory first: on Linux a child starts with its parent's peak RSS (ru_maxrss survives fork and
