@@ -23,8 +23,10 @@ Run ``python benchmarks/skilltree.py N DEST [synthetic|realistic]`` to write a t
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 import shutil
 import statistics
 import sys
@@ -393,13 +395,21 @@ def _scalar(rng: random.Random, node: list[Any], indent: int, name: str | None) 
     return [f" {quote}{parts[0]}", *(pad + p for p in parts[1:-1]), f"{pad}{parts[-1]}{quote}"]
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+
+
+def _key(key: str) -> str:
+    """A mapping key as written: plain when it is a simple name, else double-quoted."""
+    return key if _PLAIN_KEY.match(key) and key.lower() not in _RESERVED else json.dumps(key)
+
+
 def _flow(rng: random.Random, node: list[Any]) -> str:
     """A node written on one line in flow style."""
     if node[0] == "s":
         return _scalar(rng, node, 0, None)[0].strip() or '""'
     if node[0] == "q":
         return "[" + ", ".join(_flow(rng, item) for item in node[2]) + "]"
-    return "{" + ", ".join(f"{k}: {_flow(rng, v)}" for k, v in node[2]) + "}"
+    return "{" + ", ".join(f"{_key(k)}: {_flow(rng, v)}" for k, v in node[2]) + "}"
 
 
 def _block(rng: random.Random, node: list[Any], indent: int, name: str | None) -> list[str]:
@@ -413,7 +423,7 @@ def _block(rng: random.Random, node: list[Any], indent: int, name: str | None) -
     if node[0] == "m":
         for key, value in node[2]:
             first, *rest = _block(rng, value, indent + 2, None)
-            out.append(f"{pad}{key}:{first}")
+            out.append(f"{pad}{_key(key)}:{first}")
             out.extend(rest)
         return out
     for item in node[2]:
@@ -440,7 +450,7 @@ def realistic_frontmatter(shape: dict[str, Any], name: str, seed: str) -> str:
     lines = ["---"]
     for key, value in shape["fm"][2]:
         first, *rest = _block(rng, value, 0, name if key == "name" else None)
-        lines.append(f"{key}:{first}")
+        lines.append(f"{_key(key)}:{first}")
         lines.extend(rest)
     # Blank and comment lines of the real one, as blank lines.
     lines.extend("" for _ in range(shape["fm_lines"] + 1 - len(lines)))

@@ -238,3 +238,28 @@ def test_shape_kept_without_the_corpus(
     shapes, source = corpus_shape.load()
     assert source == "corpus_shape.json"
     assert shapes == committed
+
+
+def test_realistic_frontmatter_quotes_keys_that_need_it() -> None:
+    scalar = ["s", "", "str", 12, 1]
+    shape: corpus_shape.Shape = {
+        "fm": [
+            "m",
+            False,
+            [
+                ["name", ["s", "", "str", 5, 1]],
+                ["description", scalar],
+                ["a key: with colon", scalar],
+                ["on", ["s", "", "bool", 4, 1]],
+                ["meta", ["m", True, [["#x", scalar], ["ok", scalar]]]],
+            ],
+        ],
+        "fm_lines": 5,
+    }
+    text = skilltree.realistic_frontmatter(shape, "a-skill", "seed")
+    inner = text[4 : -len("---\n")]
+    data = yaml.safe_load(inner)
+    assert list(data) == ["name", "description", "a key: with colon", "on", "meta"]
+    assert list(data["meta"]) == ["#x", "ok"]
+    assert isinstance(data["on"], bool)
+    assert inner.count("\n") == 5
