@@ -45,7 +45,7 @@ from ._config import (
     archive_kind,
     is_archive_root,
 )
-from ._confine import has_drive, lexical_rel
+from ._confine import has_drive, lexical_rel, real_path
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._digest import FileDigest, digest_stream
 from ._errors import ErrorCode, SkillError, fs_error
@@ -373,7 +373,10 @@ def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
         raise invalid_archive(text, "not a .zip, .skill, .tar.gz or .tgz file")
     try:
         fh, st = _open_file(text)
-        real = os.path.realpath(text)
+        real = real_path(text)
+        if real is None:  # its links changed since the open (SPEC §30.6)
+            fh.close()
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
     except OSError as exc:
         raise fs_error(exc, text) from None
     with fh:

@@ -188,6 +188,22 @@ def digest_skill_dir(
     )
 
 
+def _real_dir(skill_dir: object) -> str:
+    """The real directory an approval is keyed by (a link resolved, SPEC §23.3).
+
+    Raises:
+        SkillError: ``invalid_input`` ``{type}`` or ``{path}`` for an unusable argument;
+            ``not_found`` ``{path}`` when its links cannot be resolved within 40 hops (SPEC §30.6).
+    """
+    text = os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True))
+    real = real_path(text)
+    if real is None:
+        raise SkillError(
+            ErrorCode.NOT_FOUND, f"skill directory cannot be resolved: {text}", {"path": text}
+        )
+    return real
+
+
 class TrustStore:
     """Approvals of workspace-scope skills, kept in a JSON file (SPEC §23.3).
 
@@ -313,9 +329,11 @@ class TrustStore:
         Raises:
             SkillError: As :func:`digest_skill_dir`; ``invalid_input`` ``{type}`` when
                 ``skill_dir`` is not a ``str`` or ``os.PathLike[str]``; the store errors of
-                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written.
+                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written;
+                ``not_found`` ``{path}`` when the links of ``skill_dir`` cannot be resolved
+                within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         digest, files = digest_skill_dir(
             real, follow_symlinks=follow_symlinks, max_resources=max_resources
         )
@@ -337,9 +355,10 @@ class TrustStore:
 
         Raises:
             SkillError: ``invalid_input`` ``{type}`` when ``skill_dir`` is not a ``str`` or
-                ``os.PathLike[str]``; the store errors of :meth:`approved`.
+                ``os.PathLike[str]``; the store errors of :meth:`approved`; ``not_found``
+                ``{path}`` when the links of ``skill_dir`` cannot be resolved within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         with self._lock:
             approvals = dict(self._load())
             if approvals.pop(real, None) is None:
