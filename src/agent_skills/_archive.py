@@ -45,7 +45,7 @@ from ._config import (
     archive_kind,
     is_archive_root,
 )
-from ._confine import has_drive, lexical_rel, real_path
+from ._confine import has_drive, lexical_rel, read_capped, real_path
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._digest import FileDigest, digest_stream
 from ._errors import ErrorCode, SkillError, fs_error
@@ -469,38 +469,42 @@ def _manifest_in(files: dict[str, ArchiveFile], top: str) -> str | None:
 
 
 def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) -> bytes:
-    """Read one file member of the archive ``index`` was built from.
+    """Read one file member of the archive ``index`` was built from, through the one capped
+    read (``_confine.read_capped``): never more than the cap plus one byte (SPEC §30.3).
 
     Args:
         index: From :func:`read_index`.
         name: A key of ``index.files``.
-        max_bytes: Read at most this many bytes plus one (so the caller can tell ``too_large``);
-            ``None`` reads the declared size plus one.
+        max_bytes: The most bytes accepted; ``None``: the member's declared size.
 
     Returns:
-        The bytes read (never more than ``max_bytes + 1``).
+        The bytes.
 
     Raises:
         ArchiveChanged: The file at ``index.real_path`` is not the pinned one any more.
-        SkillError: ``invalid_archive`` when the member cannot be decompressed; ``fs_error`` codes
-            when the archive cannot be opened.
+        SkillError: ``too_large`` ``{path, size, max_bytes}`` (``path`` the member's,
+            ``<archive>/<name>``) past the cap; ``invalid_archive`` when the member cannot be
+            decompressed; ``fs_error`` codes when the archive cannot be opened.
     """
-    cap = (index.files[name].size if max_bytes is None else max_bytes) + 1
-    with open_member(index, name) as src:
-        try:
-            return _read_capped(src, cap)
-        except OSError as exc:
-            raise invalid_archive(index.path, f"member {name!r} cannot be read ({exc})") from None
-
-
-def _read_capped(src: IO[bytes], cap: int) -> bytes:
-    buf = io.BytesIO()
-    while buf.tell() < cap:
-        chunk = src.read(min(_CHUNK, cap - buf.tell()))
-        if not chunk:
-            break
-        buf.write(chunk)
-    return buf.getvalue()
+    member = index.files[name]
+    cap = member.size if max_bytes is None else max_bytes
+    data = None
+    if member.size <= cap:
+        with open_member(index, name) as src:
+            try:
+                data = read_capped(src, member.size, cap)
+            except OSError as exc:
+                raise invalid_archive(
+                    index.path, f"member {name!r} cannot be read ({exc})"
+                ) from None
+    if data is None:
+        where = os.fspath(index.path / name)
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{where} is larger than {cap} bytes",
+            {"path": where, "size": max(member.size, cap + 1), "max_bytes": cap},
+        )
+    return data
 
 
 # ---------------------------------------------------------------------------------------------
@@ -588,10 +592,8 @@ def scan_archive(
             )
         except SkillError as err:
             error = err
-        if data is not None and len(data) > max_manifest_bytes:
-            data, error = (
-                None,
-                SkillError(
+            if err.code == ErrorCode.TOO_LARGE:
+                error = SkillError(
                     ErrorCode.TOO_LARGE,
                     f"{manifest} is larger than {max_manifest_bytes} bytes",
                     {
@@ -599,8 +601,7 @@ def scan_archive(
                         "size": index.files[skill.manifest].size,
                         "max_bytes": max_manifest_bytes,
                     },
-                ),
-            )
+                )
         cands.append(
             Candidate(
                 root,

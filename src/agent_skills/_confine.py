@@ -31,6 +31,7 @@ import posixpath
 import re
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, BinaryIO, NamedTuple
 
@@ -59,7 +60,9 @@ __all__ = [
     "pin_directory",
     "reach",
     "read_capped",
+    "read_file_capped",
     "read_limited",
+    "read_whole",
     "real_path",
     "resolve",
     "resolve_resource_path",
@@ -1303,22 +1306,15 @@ def read_limited(fd: int, cap: int, size: int | None = None) -> bytes | None:
         size = os.fstat(fd).st_size
     if size > cap:
         return None
-    chunks: list[bytes] = []
-    total = 0
-    while total <= cap:
-        chunk = os.read(fd, min(cap + 1 - total, max(size + 1 - total, 65_536)))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    if total > cap:
-        return None
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return _read_upto(lambda n: os.read(fd, n), size, cap)
 
 
 def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:
     """Read the open file ``fh`` (``size`` bytes by ``fstat`` or as declared) whole, never more
-    than ``cap + 1`` bytes, so a sparse or growing file never allocates more (SPEC §20.5).
+    than ``cap + 1`` bytes, so a sparse or growing file never allocates more (SPEC §20.5, §30.3).
+
+    The one capped read of the library, for file objects (archive members, confined opens);
+    :func:`read_limited` is the same read for a bare descriptor.
 
     Returns:
         The bytes, or ``None`` when there are more than ``cap``.
@@ -1328,7 +1324,90 @@ def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:
     """
     if size > cap:
         return None
-    data = fh.read(size + 1)
-    if len(data) > size:  # it grew while being read: go on, up to the cap
-        data += fh.read(cap + 1 - len(data))
-    return None if len(data) > cap else data
+    return _read_upto(fh.read, size, cap)
+
+
+def _read_upto(read: Callable[[int], bytes], size: int, cap: int) -> bytes | None:
+    """Read until the end or one byte past ``cap``: first the ``size`` expected plus one byte
+    (one call for a file that does not change), then chunks of 64 KiB at most, so no call asks
+    for more than what is there or ``cap + 1`` in all."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= cap:
+        chunk = read(min(cap + 1 - total, max(size + 1 - total, 65_536)))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > cap:
+        return None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_whole(fh: IO[bytes], cap: int, where: str | os.PathLike[str]) -> bytes:
+    """The whole of the regular file open as ``fh``, its size taken from ``fstat`` of its
+    descriptor (or, without one, as it reads), never more than ``cap`` bytes (SPEC §30.3).
+
+    Raises:
+        SkillError: ``too_large`` ``{path, size, max_bytes}`` past ``cap``; ``fs_error``'s
+            codes ``{path}`` for an error of the read.
+    """
+    try:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+        except (AttributeError, OSError, ValueError):  # (no descriptor: an in-memory stream)
+            size = 0
+        data = None if size > cap else _read_upto(fh.read, size, cap)
+    except OSError as exc:
+        raise fs_error(exc, where) from None
+    if data is None:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{os.fspath(where)} is larger than {cap} bytes",
+            {"path": os.fspath(where), "size": max(size, cap + 1), "max_bytes": cap},
+        )
+    return data
+
+
+_READ_PATH_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | _NONBLOCK | _NOCTTY | _CLOEXEC
+
+
+def read_file_capped(path: str, cap: int, *, what: str) -> bytes | None:
+    """Read the regular file at ``path`` (a final link followed) whole, at most ``cap`` bytes:
+    opened without blocking (a FIFO or terminal never hangs the caller), a regular file by
+    ``fstat`` before a byte is read, its size taken from that descriptor (SPEC §20.4, §30.3).
+
+    Args:
+        path: The file.
+        cap: Most bytes accepted.
+        what: What the file is, for messages (``"manifest"``, ``"trust store"``).
+
+    Returns:
+        The bytes, or ``None`` when the file holds more than ``cap`` bytes.
+
+    Raises:
+        SkillError: ``not_a_file`` ``{path}`` for a directory, FIFO, socket or device;
+            ``fs_error``'s codes ``{path}`` (``not_found`` for a missing file); ``invalid_input``
+            ``{path, reason}`` for a path holding NUL.
+    """
+    try:
+        fd = os.open(path, _READ_PATH_FLAGS)
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    except ValueError as exc:  # NUL in the path
+        raise SkillError(
+            ErrorCode.INVALID_INPUT,
+            f"{what} path is not usable: {exc}",
+            {"path": path, "reason": str(exc)},
+        ) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SkillError(
+                ErrorCode.NOT_A_FILE, f"{what} {path} is not a regular file", {"path": path}
+            )
+        return read_limited(fd, cap, st.st_size)
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    finally:
+        os.close(fd)

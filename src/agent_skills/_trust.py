@@ -33,7 +33,7 @@ from typing import Any
 from ._archive import ArchivedSkill, archived_digests, locate
 from ._args import coerce_path
 from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
-from ._confine import Pin, absolute, open_in, pin_by_name, real_path
+from ._confine import Pin, absolute, open_in, pin_by_name, read_capped, real_path
 from ._diagnostics import get_logger
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
@@ -80,13 +80,15 @@ class Approval:
 
 
 def _read_capped(pin: Pin, name: str, base: str, rel: str) -> bytes:
-    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap."""
+    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap, its
+    size taken from the open descriptor (SPEC §30.3)."""
     with open_in(pin, name, base, rel) as fh:
         try:
-            data = fh.read(_MAX_FILE_BYTES + 1)
+            size = os.fstat(fh.fileno()).st_size
+            data = read_capped(fh, size, _MAX_FILE_BYTES)
         except OSError as exc:
             raise fs_error(exc, Path(base, rel)) from None
-    if len(data) > _MAX_FILE_BYTES:
+    if data is None:
         raise SkillError(
             ErrorCode.TOO_LARGE,
             f"{rel} in {base} is larger than {_MAX_FILE_BYTES} bytes",

@@ -14,7 +14,11 @@ Errors (the skill is not portable; ``agent-skills validate`` exits 1):
 ``path_not_found``          the path does not exist
 ``not_a_directory``         the path is not a directory
 ``manifest_missing``        no ``SKILL.md`` (in any letter case) in the directory
-``manifest_unreadable``     the manifest could not be read (the message names the OS error)
+``manifest_unreadable``     the manifest could not be read (the message names the OS error, or
+                            says it is not a regular file: a FIFO or device is never opened to
+                            block)
+``manifest_too_large``      the manifest is larger than 1 MiB (``max_manifest_bytes``): discovery
+                            skips it; it is never read past that cap
 ``invalid_encoding``        the manifest is not valid UTF-8 (``line`` of the first bad byte)
 ``frontmatter_missing``     the manifest does not open with a ``---`` line
 ``frontmatter_unterminated`` no closing ``---`` line (``line`` of the opening fence)
@@ -79,7 +83,8 @@ from typing import Any, Literal, TypeAlias
 
 from . import _scan
 from ._args import coerce_choice, coerce_path
-from ._confine import resolve_resource_path
+from ._config import DEFAULT_MAX_MANIFEST_BYTES
+from ._confine import read_file_capped, resolve_resource_path
 from ._errors import ErrorCode, SkillError
 from ._manifest import load_frontmatter_yaml, split_frontmatter, yaml_kind
 from ._scan import MANIFEST_NAME
@@ -132,6 +137,7 @@ class ProblemCode(StrEnum):
     NOT_A_DIRECTORY = "not_a_directory"
     MANIFEST_MISSING = "manifest_missing"
     MANIFEST_UNREADABLE = "manifest_unreadable"
+    MANIFEST_TOO_LARGE = "manifest_too_large"
     INVALID_ENCODING = "invalid_encoding"
     FRONTMATTER_MISSING = "frontmatter_missing"
     FRONTMATTER_UNTERMINATED = "frontmatter_unterminated"
@@ -280,10 +286,18 @@ def validate_skill(path: str | os.PathLike[str], *, profile: Profile = "spec") -
             )
         )
     try:
-        data = manifest.read_bytes()
-    except OSError as exc:
+        data = read_file_capped(os.fspath(manifest), DEFAULT_MAX_MANIFEST_BYTES, what="manifest")
+    except SkillError as err:  # SPEC §30.3: opened without blocking, a regular file, capped
         problems.append(
-            _error(ProblemCode.MANIFEST_UNREADABLE, f"cannot read {manifest}: {exc.strerror}")
+            _error(ProblemCode.MANIFEST_UNREADABLE, f"cannot read {manifest}: {err.message}")
+        )
+        return problems
+    if data is None:
+        problems.append(
+            _error(
+                ProblemCode.MANIFEST_TOO_LARGE,
+                f"manifest is larger than {DEFAULT_MAX_MANIFEST_BYTES} bytes; discovery skips it",
+            )
         )
         return problems
     try:
