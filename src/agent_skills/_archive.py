@@ -357,7 +357,14 @@ def _zip_members(path: str, fh: IO[bytes], size: int) -> Iterator[tuple[str, _Me
         fh.seek(0)
         with zipfile.ZipFile(fh) as zf:
             infos = zf.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        EOFError,
+        ValueError,
+        NotImplementedError,  # ("zip file version 23.5" of a directory record)
+    ) as exc:
         raise invalid_archive(path, f"not a readable zip ({exc})") from None
     if len(infos) > MAX_MEMBERS:
         raise invalid_archive(path, f"more than {MAX_MEMBERS} members")
