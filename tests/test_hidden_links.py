@@ -219,3 +219,14 @@ def test_a_checkout_source_leaves_the_link_to_its_git_config_out(tmp_path: Path)
     files = sorted(str(p.relative_to(installed.dir)) for p in installed.dir.rglob("*"))
     assert files == ["SKILL.md", "references", "references/a.md"]
     assert os.path.exists(skill / "references" / "refs")
+
+
+def test_an_activation_lists_none_of_them(tmp_path: Path) -> None:
+    from agent_skills.agent import SkillSession
+
+    skill = _skill(tmp_path / "skills")
+    session = SkillSession(create_agent_skills([tmp_path / "skills"]))
+    content = session.activate("hello").content
+    listed = [line.strip()[6:-7] for line in content.splitlines() if "<file>" in line]
+    assert listed == LISTED
+    assert str(skill / ".git") not in content
