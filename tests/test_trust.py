@@ -227,6 +227,36 @@ def test_the_cli_path_of_a_gated_skill_follows_the_approval(layout: dict[str, Pa
     assert json.loads(hidden.output)["error"]["code"] == "access_denied"
 
 
+def test_the_mcp_read_tool_of_a_gated_skill_follows_the_approval(layout: dict[str, Path]) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client
+
+    from agent_skills.mcp import build_server
+
+    store = TrustStore(layout["store"])
+    cloned = layout["cloned"]
+    store.approve(cloned)
+    server = build_server(_open(layout, store))
+    (cloned / "late.md").write_text("added after discovery\n")
+
+    async def go() -> list[tuple[bool, str]]:
+        async with Client(server, mode="legacy", cache=None) as client:
+            out = []
+            for path in ("references/a.md", ".hidden", "late.md"):
+                got = await client.call_tool(
+                    "read_skill_resource", {"name": "shared", "path": path}
+                )
+                out.append((got.is_error, got.content[0].text))  # type: ignore[union-attr]
+            return out
+
+    assert anyio.run(go) == [
+        (False, "A\n"),
+        (True, "access_denied: '.hidden' is not one of the approved files of skill 'shared'"),
+        (True, "access_denied: 'late.md' is not one of the approved files of skill 'shared'"),
+    ]
+
+
 def test_the_store_file_is_written_atomically_with_per_file_digests(
     layout: dict[str, Path],
 ) -> None:
