@@ -107,12 +107,22 @@ class AgentSkills:
         Returns:
             The lexical absolute path under the skill's ``dir``.
 
+        A skill served under a trust approval (SPEC §23.3) hands out the path of a file only as
+        its reads do: a file the approval covers, whose bytes, read now through the pin, are
+        the approved ones; anything else (a hidden file asked for by name, a file changed since
+        approval) is refused, and a mismatch marks the skill changed since approval.
+
         Raises:
             SkillError: ``not_found`` ``{name}`` (unknown skill), ``invalid_input`` ``{rel}``,
                 ``path_escape`` ``{rel, name}``, ``not_found`` ``{name, rel}``, ``not_a_file``
-                ``{name, rel}``, ``io_error`` ``{path}``.
+                ``{name, rel}``, ``io_error`` ``{path}``; for a gated skill, as
+                :meth:`read_resource`: ``access_denied`` ``{name, rel}``, ``too_large``.
         """
-        return self._registry.resource(name, rel)
+        registry = self._registry
+        path = registry.resource(name, rel)
+        if registry.approval(name) is not None and self._config.trust is not None:
+            self._read(registry, name, rel, None)  # the one gate of every access (SPEC §23.3)
+        return path
 
     def open_resource(self, name: str, rel: str | os.PathLike[str]) -> IO[bytes]:
         """Open a resource race-free for binary reading (SPEC §10). The caller closes it.

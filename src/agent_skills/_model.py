@@ -35,6 +35,7 @@ __all__ = [
     "freeze",
     "is_hidden",
     "is_skipped",
+    "is_skipped_path",
     "make_resolved",
     "make_skill_info",
     "open_mappings",
@@ -65,6 +66,20 @@ def is_skipped(name: str) -> bool:
     """Whether a path component keeps what is below it out of a skill's files and out of the
     search for skills: a hidden name or one of :data:`SKIPPED_DIRS` (SPEC §9, §21.4)."""
     return is_hidden(name) or name in SKIPPED_DIRS
+
+
+def is_skipped_path(parts: Sequence[str], *, directory: bool) -> bool:
+    """Whether the path ``parts`` (components below a skill's directory) is kept out of the
+    skill's files: a hidden last component, or any directory on the way hidden or one of
+    :data:`SKIPPED_DIRS` (the last too when it is a ``directory``). The rule for a name, applied
+    to a whole path: a link's real target inside the skill is judged by it as well as the link's
+    own name, so ``refs -> ../.git/config`` is no resource (SPEC §9, §30.2)."""
+    if not parts:
+        return False
+    *above, last = parts
+    if any(is_skipped(part) for part in above):
+        return True
+    return is_skipped(last) if directory else is_hidden(last)
 
 
 _MAKE_CHILD = getattr(Path, "_make_child_relpath", None)

@@ -20,7 +20,15 @@ from ._config import DEFAULT_MAX_RESOURCES
 from ._confine import Pin, has_drive, open_below, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, fs_error
-from ._model import RESOURCE_KINDS, SKIPPED_DIRS, ResourceKind, SkillResource, is_hidden, sort_key
+from ._model import (
+    RESOURCE_KINDS,
+    SKIPPED_DIRS,
+    ResourceKind,
+    SkillResource,
+    is_hidden,
+    is_skipped_path,
+    sort_key,
+)
 from ._scan import is_manifest_name
 
 __all__ = [
@@ -77,7 +85,8 @@ def list_resources(
 
     Returns:
         A :class:`ResourceListing`. Left out: the top-level manifest (every case variant), names
-        starting with ``.``, ``__pycache__`` and ``node_modules`` directories, names that cannot be
+        starting with ``.``, ``__pycache__`` and ``node_modules`` directories, links whose target
+        inside the skill is such a name or lies below one (SPEC §30.2), names that cannot be
         addressed as a resource path (holding ``\\``, or a top-level ``X:`` drive form), and
         directories more than :data:`MAX_DIRECTORY_DEPTH` levels down (the listing is then
         truncated).
@@ -162,7 +171,8 @@ def _sort_entries(
 def _resolve_link(
     skill_dir: Path, pin: Pin, name: str, root: int, parts: tuple[str, ...], rel: str
 ) -> _Link:
-    """Resolve a symlink met in the walk as reads resolve it (SPEC §9, §10)."""
+    """Resolve a symlink met in the walk as reads resolve it (SPEC §9, §10); a target whose path
+    inside the skill is hidden or skipped is left out as the name would be (SPEC §30.2)."""
     where = skill_dir / rel
     try:
         hit = reach(pin, name, "/".join(parts), rel, base_fd=root)
@@ -182,9 +192,14 @@ def _resolve_link(
                 )
             )
         return _Link()
+    # SPEC §30.2: the target's own path inside the skill must not be hidden or skipped either.
     if stat.S_ISREG(hit.st.st_mode):
+        if is_skipped_path(hit.parts, directory=False):
+            return _Link()
         return _Link(size=hit.st.st_size)
     if stat.S_ISDIR(hit.st.st_mode):
+        if is_skipped_path(hit.parts, directory=True):
+            return _Link()
         return _Link(dir_parts=hit.parts)
     return _Link()
 

@@ -7,6 +7,7 @@ nothing, and every child entry that is a directory or a symlink yields exactly o
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable
@@ -215,7 +216,10 @@ def find_manifest(
         if dir_fd is None or pin is None:
             dir_fd = os.open(dir_text, _ROOT_FLAGS)
             try:
-                pin = pin_directory(real_path(absolute(dir_text)), dir_fd)
+                real = real_path(absolute(dir_text))
+                if real is None:  # its links changed, or cannot be resolved within the budget
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+                pin = pin_directory(real, dir_fd)
             except OSError:
                 os.close(dir_fd)
                 raise

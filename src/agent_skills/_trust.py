@@ -33,7 +33,7 @@ from typing import Any
 from ._archive import ArchivedSkill, archived_digests, locate
 from ._args import coerce_path
 from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
-from ._confine import Pin, absolute, open_in, pin_by_name, real_path
+from ._confine import Pin, absolute, open_in, pin_by_name, read_capped, real_path
 from ._diagnostics import get_logger
 from ._digest import FileDigest, file_digest, skill_digest
 from ._errors import ErrorCode, SkillError, fs_error
@@ -80,13 +80,15 @@ class Approval:
 
 
 def _read_capped(pin: Pin, name: str, base: str, rel: str) -> bytes:
-    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap."""
+    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap, its
+    size taken from the open descriptor (SPEC §30.3)."""
     with open_in(pin, name, base, rel) as fh:
         try:
-            data = fh.read(_MAX_FILE_BYTES + 1)
+            size = os.fstat(fh.fileno()).st_size
+            data = read_capped(fh, size, _MAX_FILE_BYTES)
         except OSError as exc:
             raise fs_error(exc, Path(base, rel)) from None
-    if len(data) > _MAX_FILE_BYTES:
+    if data is None:
         raise SkillError(
             ErrorCode.TOO_LARGE,
             f"{rel} in {base} is larger than {_MAX_FILE_BYTES} bytes",
@@ -186,6 +188,22 @@ def digest_skill_dir(
         follow_symlinks=follow_symlinks,
         max_resources=max_resources,
     )
+
+
+def _real_dir(skill_dir: object) -> str:
+    """The real directory an approval is keyed by (a link resolved, SPEC §23.3).
+
+    Raises:
+        SkillError: ``invalid_input`` ``{type}`` or ``{path}`` for an unusable argument;
+            ``not_found`` ``{path}`` when its links cannot be resolved within 40 hops (SPEC §30.6).
+    """
+    text = os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True))
+    real = real_path(text)
+    if real is None:
+        raise SkillError(
+            ErrorCode.NOT_FOUND, f"skill directory cannot be resolved: {text}", {"path": text}
+        )
+    return real
 
 
 class TrustStore:
@@ -313,9 +331,11 @@ class TrustStore:
         Raises:
             SkillError: As :func:`digest_skill_dir`; ``invalid_input`` ``{type}`` when
                 ``skill_dir`` is not a ``str`` or ``os.PathLike[str]``; the store errors of
-                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written.
+                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written;
+                ``not_found`` ``{path}`` when the links of ``skill_dir`` cannot be resolved
+                within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         digest, files = digest_skill_dir(
             real, follow_symlinks=follow_symlinks, max_resources=max_resources
         )
@@ -337,9 +357,10 @@ class TrustStore:
 
         Raises:
             SkillError: ``invalid_input`` ``{type}`` when ``skill_dir`` is not a ``str`` or
-                ``os.PathLike[str]``; the store errors of :meth:`approved`.
+                ``os.PathLike[str]``; the store errors of :meth:`approved`; ``not_found``
+                ``{path}`` when the links of ``skill_dir`` cannot be resolved within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         with self._lock:
             approvals = dict(self._load())
             if approvals.pop(real, None) is None:

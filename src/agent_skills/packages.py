@@ -40,8 +40,8 @@ from ._archive import (
     read_member,
 )
 from ._args import coerce_path, shown_text
-from ._config import Scope, SkillRoot
-from ._confine import open_confined, resolve_resource_path
+from ._config import DEFAULT_MAX_MANIFEST_BYTES, Scope, SkillRoot
+from ._confine import open_confined, read_whole, resolve_resource_path
 from ._core import AgentSkills
 from ._diagnostics import Diagnostic
 from ._digest import FileDigest, digest_stream, skill_digest
@@ -137,7 +137,7 @@ def _dir_skill(skill_dir: Path) -> _SourceSkill:
             ErrorCode.INVALID_SKILL, f"no SKILL.md in {skill_dir}", {"path": str(skill_dir)}
         )
     with open_confined(skill_dir, manifest.name) as fh:
-        data = fh.read()
+        data = read_whole(fh, DEFAULT_MAX_MANIFEST_BYTES, skill_dir / manifest.name)
     name = _name_of(data, manifest)
     # A skill is packed or copied whole or not at all: a listing cut at a cap would drop files.
     listing = list_resources(skill_dir, max_resources=MAX_MEMBERS)
