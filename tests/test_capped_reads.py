@@ -26,6 +26,7 @@ from agent_skills import SkillError, SkillRoot, TrustStore, create_agent_skills
 from agent_skills import packages as pkg
 from agent_skills._confine import read_file_capped, read_whole
 from agent_skills._fs import read_capped, read_limited
+from agent_skills._scan import ManifestLookup
 from agent_skills.cli import cli
 from agent_skills.validate import validate_skill
 from conftest import make_skill
@@ -286,7 +287,8 @@ def test_validate_and_pack_never_block_on_a_fifo_manifest(
     assert info.value.code == "invalid_skill"
     assert [p["code"] for p in info.value.fields["problems"]] == ["manifest_missing"]
     # Swapped in after the lookup: the read opens without blocking and refuses it.
-    monkeypatch.setattr(validate_mod, "find_manifest", lambda d: Path(d) / "SKILL.md")
+    found = ManifestLookup("SKILL.md", str(skill / "SKILL.md"))
+    monkeypatch.setattr(validate_mod._scan, "find_manifest", lambda d, **_: found)
     problems = _bounded(lambda: validate_skill(skill))
     assert [(p.code.value, p.message) for p in problems] == [
         (
