@@ -51,6 +51,7 @@ ORDER = (
     "_index",
     "_scan",
     "_walk",
+    "_members",
     "_archive",
     # rules
     "validate",
