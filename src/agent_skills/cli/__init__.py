@@ -70,7 +70,7 @@ def cli() -> None:
 
     Options come after the command. Every command but `validate` reads the skill folders of a
     preset (default: auto, every client's: Claude Code, Codex, Gemini CLI, Copilot, Cursor,
-    opencode, goose and .agents) plus any --root.
+    opencode, goose, Antigravity, Windsurf and .agents) plus any --root.
 
     \b
     Examples:
