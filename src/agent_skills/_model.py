@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
+    "COMPILED_SUFFIXES",
     "SKIPPED_DIRS",
     "Grant",
     "GrantSet",
@@ -36,6 +37,7 @@ __all__ = [
     "SkillInfo",
     "SkillResource",
     "choose_manifest",
+    "is_compiled",
     "is_hidden",
     "is_manifest_name",
     "is_skipped",
@@ -60,10 +62,21 @@ def is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
+#: Suffixes of compiled Python files, never a skill's files (SPEC §29.6).
+COMPILED_SUFFIXES: tuple[str, ...] = (".pyc", ".pyo")
+
+
+def is_compiled(name: str) -> bool:
+    """Whether a file name is a compiled Python file (``*.pyc``, ``*.pyo``, any letter case):
+    not listed as a resource, published, hashed, packed or watched (SPEC §29.6)."""
+    return name.lower().endswith(COMPILED_SUFFIXES)
+
+
 def is_skipped(name: str) -> bool:
     """Whether a path component keeps what is below it out of a skill's files and out of the
-    search for skills: a hidden name or one of :data:`SKIPPED_DIRS` (SPEC §9, §21.4)."""
-    return is_hidden(name) or name in SKIPPED_DIRS
+    search for skills: a hidden name, one of :data:`SKIPPED_DIRS` or a compiled Python file's
+    name (SPEC §9, §21.4, §29.6)."""
+    return is_hidden(name) or name in SKIPPED_DIRS or is_compiled(name)
 
 
 #: The manifest's name (Agent Skills specification); letter-case variants are found too (SPEC §4).
