@@ -309,8 +309,18 @@ def _disabled_entries(disabled: object, workspace_dir: str, home: str) -> tuple[
     return tuple(dict.fromkeys(out))
 
 
+def _root_sequence(roots: object) -> list[object]:
+    try:
+        items: list[object] = list(roots)  # type: ignore[call-overload]
+        return items
+    except TypeError:
+        raise StartupError(
+            f"roots must be a sequence of roots, got {type(roots).__name__}"
+        ) from None
+
+
 def resolve_config(
-    roots: Sequence[RootInput],
+    roots: RootInput | Sequence[RootInput],
     *,
     workspace: str | os.PathLike[str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -330,7 +340,8 @@ def resolve_config(
     Args:
         roots: Ordered roots, lowest precedence first: each a path (scope ``workspace``, source
             ``""``), a :class:`SkillRoot`, or a mapping with ``path`` and optional ``scope`` and
-            ``source``. Roots are never checked on disk.
+            ``source``; one such root alone stands for a sequence of it (SPEC §29.6). Roots are
+            never checked on disk.
         workspace: When given, resolved against ``cwd`` and required to be an existing directory
             (symlinks followed). When ``None``, the workspace is ``cwd``, unchecked.
         cwd: Defaults to the process working directory.
@@ -370,14 +381,11 @@ def resolve_config(
         if not os.path.isdir(workspace_dir):
             raise StartupError(f"Workspace is not a directory: {workspace_dir}")
     if isinstance(roots, (str, bytes, os.PathLike, Mapping, SkillRoot)):
-        raise StartupError("roots must be a sequence of roots, not a single root")
-    try:
-        root_list = list(roots)
-    except TypeError:
-        raise StartupError(
-            f"roots must be a sequence of roots, got {type(roots).__name__}"
-        ) from None
+        root_list: list[object] = [roots]  # one root (SPEC §29.6)
+    else:
+        root_list = _root_sequence(roots)
     if not root_list:
+
         raise StartupError("create_agent_skills requires at least one root in roots")
     coerce_bool(strict, "strict", startup=True)
     coerce_bool(follow_symlinks, "follow_symlinks", startup=True)

@@ -637,7 +637,7 @@ def _opened_size(fh: IO[bytes]) -> int:
 
 
 def create_agent_skills(
-    roots: Sequence[RootInput],
+    roots: RootInput | Sequence[RootInput],
     *,
     workspace: str | os.PathLike[str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -655,7 +655,8 @@ def create_agent_skills(
     """Resolve the configuration and scan the roots once (SPEC §1-§2).
 
     Args:
-        roots: Ordered roots, lowest precedence first (see ``resolve_config``).
+        roots: Ordered roots, lowest precedence first, or one root alone (see
+            ``resolve_config``; SPEC §29.6).
         workspace, cwd, home, strict, follow_symlinks, max_resources, max_manifest_bytes,
             max_resource_bytes: See ``resolve_config``.
         trust: A :class:`~agent_skills.TrustStore` gating workspace-scope skills (SPEC §23.3);
