@@ -385,7 +385,6 @@ def resolve_config(
     else:
         root_list = _root_sequence(roots)
     if not root_list:
-
         raise StartupError("create_agent_skills requires at least one root in roots")
     coerce_bool(strict, "strict", startup=True)
     coerce_bool(follow_symlinks, "follow_symlinks", startup=True)

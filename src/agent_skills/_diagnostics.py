@@ -100,6 +100,10 @@ class DiagnosticKind(StrEnum):
     TOO_LARGE = "too_large"
     #: A granted path a host's format cannot carry, left out of that rendering (SPEC §28.2).
     PATH_LEFT_OUT = "path_left_out"
+    #: A description over 1 024 characters, loaded whole (SPEC §29.6).
+    DESCRIPTION_TOO_LONG = "description_too_long"
+    #: A name in ``only`` or ``disabled`` that matches no skill (SPEC §29.6).
+    UNKNOWN_NAME = "unknown_name"
 
 
 @dataclass(frozen=True, slots=True)

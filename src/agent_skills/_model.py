@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from ._confine import Pin
 
 __all__ = [
+    "COMPILED_SUFFIXES",
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
-    "COMPILED_SUFFIXES",
     "SKIPPED_DIRS",
     "Grant",
     "GrantSet",

@@ -107,7 +107,7 @@ from ._confine import resolve_resource_path
 from ._errors import ErrorCode, SkillError
 from ._manifest import load_frontmatter_yaml, plain_scalar_tag, split_frontmatter, yaml_kind
 from ._model import MANIFEST_NAME
-from ._schema import name_key
+from ._schema import MAX_DESCRIPTION_LENGTH, name_key
 
 __all__ = [
     "MAX_BODY_LINES",
@@ -133,8 +133,6 @@ __all__ = [
 
 #: Longest ``name``, in characters after NFKC (Agent Skills spec: name).
 MAX_NAME_LENGTH = 64
-#: Longest ``description``, in characters after trimming (Agent Skills spec: description).
-MAX_DESCRIPTION_LENGTH = 1024
 #: Longest ``compatibility``, in characters after trimming (Agent Skills spec: compatibility).
 MAX_COMPATIBILITY_LENGTH = 500
 #: Longest body, in lines (Agent Skills spec: "keep SKILL.md under 500 lines").

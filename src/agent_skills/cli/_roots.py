@@ -61,8 +61,8 @@ def root_options(fn: _F) -> _F:
             default=AUTO,
             show_default=True,
             help="Whose skill folders to read: a client's layout (agents, claude, codex, gemini, "
-            "copilot, cursor, opencode, goose, antigravity, windsurf, clarvis), auto = all of them (user folders, then "
-            "project folders), none = only --root. See docs/clients.md.",
+            "copilot, cursor, opencode, goose, antigravity, windsurf, clarvis), auto = all of "
+            "them (user folders, then project folders), none = only --root. See docs/clients.md.",
         ),
         click.option(
             "--workspace",
