@@ -32,6 +32,7 @@ INFO_KEYS = [
     "model_invocable",
     "shadowed",
     "category",
+    "version",
 ]
 
 
@@ -146,6 +147,54 @@ def test_list_table(run: Any, tree: dict[str, Path]) -> None:
     assert "Alpha skill with spaces." in lines[1]
     assert lines[3].split()[:5] == ["shared", "workspace", "-", "model", "1"]
     assert all(line == line.rstrip() for line in lines)
+
+
+def test_list_shows_versions_when_any_skill_has_one(run: Any, tmp_path: Path) -> None:
+    """SPEC §29.7: the top-level ``version``, else ``metadata.version`` (strings); a VERSION
+    column after the name in the table when any skill has one, ``version`` in ``--json``."""
+    root = tmp_path / "versions"
+    make_skill(root, "top", frontmatter={"name": "top", "description": "T.", "version": "2.1.0"})
+    make_skill(
+        root,
+        "nested",
+        frontmatter={"name": "nested", "description": "N.", "metadata": {"version": "0.3"}},
+    )
+    make_skill(
+        root,
+        "both",
+        frontmatter={
+            "name": "both",
+            "description": "B.",
+            "version": "1.0",
+            "metadata": {"version": "9.9"},
+        },
+    )
+    make_skill(
+        root, "numeric", raw="---\nname: numeric\ndescription: X.\nmetadata:\n  version: 1.5\n---\n"
+    )
+    make_skill(root, "plain", frontmatter={"name": "plain", "description": "P."})
+    args = ["--preset", "none", "--root", str(root)]
+    data = json.loads(run("list", "--json", *args).stdout)
+    assert [(d["name"], d["version"]) for d in data] == [
+        ("both", "1.0"),
+        ("nested", "0.3"),
+        ("numeric", None),
+        ("plain", None),
+        ("top", "2.1.0"),
+    ]
+    lines = run("list", *args).stdout.splitlines()
+    assert lines[0].split()[:3] == ["NAME", "VERSION", "SCOPE"]
+    assert [line.split()[:2] for line in lines[1:]] == [
+        ["both", "1.0"],
+        ["nested", "0.3"],
+        ["numeric", "-"],
+        ["plain", "-"],
+        ["top", "2.1.0"],
+    ]
+    unversioned = tmp_path / "plain-only"
+    make_skill(unversioned, "plain")
+    header = run("list", "--preset", "none", "--root", str(unversioned)).stdout.splitlines()[0]
+    assert "VERSION" not in header
 
 
 def test_list_empty(run: Any, tmp_path: Path) -> None:

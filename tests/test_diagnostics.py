@@ -41,6 +41,8 @@ KINDS = [
     "not_a_file",
     "too_large",
     "path_left_out",  # SPEC §28.2: a granted path a host's format cannot carry
+    "description_too_long",  # SPEC §29.6
+    "unknown_name",  # SPEC §29.6: a name in only or disabled that matches no skill
 ]
 
 

@@ -43,7 +43,7 @@ from ._model import (
 )
 from ._registry import SkillRegistry
 from ._scan import Candidate
-from ._schema import name_key, normalize_tools, tools_key
+from ._schema import name_key, normalize_tools, skill_version, tools_key
 from ._walk import walk_root
 
 if TYPE_CHECKING:
@@ -162,6 +162,7 @@ def _skill_info(
         (),
         cand.category,
         real_dir,
+        skill_version(metadata),
     )
 
 

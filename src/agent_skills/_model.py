@@ -191,6 +191,8 @@ class SkillInfo:
             for a skill directly in its root, ``"ios"`` for ``<root>/ios/swiftui`` (SPEC §21.4).
         real_dir: The skill directory's real path, pinned at discovery with its identity: every
             later access works from it (SPEC §20.1). ``None`` only for an info built by hand.
+        version: The top-level ``version``, else ``metadata.version``, when a string; else
+            ``None`` (SPEC §29.7).
     """
 
     name: str
@@ -207,9 +209,10 @@ class SkillInfo:
     shadowed: tuple[ShadowedSkill, ...] = ()
     category: str = ""
     real_dir: Path | None = None
+    version: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON shape used by the CLI (SPEC §16, §21.4): paths as strings."""
+        """Return the JSON shape used by the CLI (SPEC §16, §21.4, §29.7): paths as strings."""
         return {
             "name": self.name,
             "description": self.description,
@@ -223,6 +226,7 @@ class SkillInfo:
             "model_invocable": self.model_invocable,
             "shadowed": [s.to_dict() for s in self.shadowed],
             "category": self.category,
+            "version": self.version,
         }
 
 

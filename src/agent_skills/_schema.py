@@ -27,6 +27,7 @@ __all__ = [
     "name_key",
     "name_problem",
     "normalize_tools",
+    "skill_version",
     "tools_key",
     "yaml_kind",
 ]
@@ -311,6 +312,26 @@ def _flag_message(key: str, value: object) -> str:
         f"expected a boolean (true/false, yes/no, on/off, 1/0), got {yaml_kind(value)}; "
         f"the skill is treated as {effect}"
     )
+
+
+def skill_version(frontmatter: Mapping[str, Any]) -> str | None:
+    """A skill's version (SPEC §29.7): the top-level ``version`` when it is a string, else
+    ``metadata.version`` when that is a string; ``None`` otherwise (a number is not a version:
+    quote it in YAML). Returned as written. Pure.
+
+    Args:
+        frontmatter: The validated frontmatter (``version`` already dropped when it was not a
+            string, in lenient mode).
+    """
+    version = frontmatter.get("version")
+    if isinstance(version, str):
+        return version
+    metadata = frontmatter.get("metadata")
+    if isinstance(metadata, Mapping):
+        nested = metadata.get("version")
+        if isinstance(nested, str):
+            return nested
+    return None
 
 
 def tools_key(keys: Mapping[str, Any]) -> str:

@@ -42,7 +42,8 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
     """List the active skills, sorted by name.
 
     A skill that overrides copies in lower-precedence roots shows how many it shadows (see
-    `report` for the whole story).
+    `report` for the whole story). A VERSION column appears when any skill declares a version
+    (`version`, or `metadata.version`).
 
     \b
     Examples:
@@ -60,14 +61,18 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
             f"No skills found in {count} root{'s' if count != 1 else ''} (see `{PROG} report`)."
         )
         return
+    # SPEC §29.7: a VERSION column after the name when any skill has a version.
+    versioned = any(info.version is not None for info in infos)
     rows = []
     for info in infos:
         who = [
             w for w, on in (("user", info.user_invocable), ("model", info.model_invocable)) if on
         ]
+        version = [info.version or "-"] if versioned else []
         rows.append(
             [
                 info.name,
+                *version,
                 info.scope,
                 info.source or "-",
                 ", ".join(who) or "none",
@@ -75,8 +80,9 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
                 " ".join(info.description.split()),
             ]
         )
-    headers = ["NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS", "DESCRIPTION"]
-    print_out(*columns(headers, rows, width=terminal_width(), movable=3))
+    headers = ["NAME", *(["VERSION"] if versioned else []), "SCOPE", "SOURCE", "INVOCATION"]
+    headers += ["SHADOWS", "DESCRIPTION"]
+    print_out(*columns(headers, rows, width=terminal_width(), movable=4 if versioned else 3))
 
 
 @click.command("show")
