@@ -166,6 +166,8 @@ class SkillConfig:
             diagnostic (strict: raised). SPEC §20.5.
         max_resource_bytes: Cap of ``read_resource`` when ``max_bytes`` is ``None`` and of every
             MCP read (SPEC §20.5).
+        only: When not ``None``, the names of the only skills served; every other skill is
+            discovered and reported ``disabled`` (SPEC §29.6).
     """
 
     home: Path
@@ -180,6 +182,7 @@ class SkillConfig:
     disabled: tuple[str, ...] = ()
     max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES
     max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES
+    only: tuple[str, ...] | None = None
 
 
 def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> str:
@@ -309,6 +312,26 @@ def _disabled_entries(disabled: object, workspace_dir: str, home: str) -> tuple[
     return tuple(dict.fromkeys(out))
 
 
+def _only_names(only: object) -> tuple[str, ...] | None:
+    """``only`` as a tuple of distinct trimmed names (SPEC §29.6), or ``None``."""
+    if only is None:
+        return None
+    if isinstance(only, (str, bytes, os.PathLike)):
+        raise StartupError("only must be a sequence of skill names, not a single one")
+    try:
+        items = list(only)  # type: ignore[call-overload]
+    except TypeError:
+        raise StartupError(
+            f"only must be a sequence of skill names, got {type(only).__name__}"
+        ) from None
+    names: list[str] = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise StartupError(f"only entries must be non-empty skill names, got {item!r}")
+        names.append(item.strip())
+    return tuple(dict.fromkeys(names))
+
+
 def _root_sequence(roots: object) -> list[object]:
     try:
         items: list[object] = list(roots)  # type: ignore[call-overload]
@@ -334,6 +357,7 @@ def resolve_config(
     disabled: Sequence[str | os.PathLike[str]] = (),
     max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
     max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
+    only: Sequence[str] | None = None,
 ) -> SkillConfig:
     """Validate and normalise a configuration (SPEC §2).
 
@@ -360,6 +384,9 @@ def resolve_config(
             resolves against the workspace, as for roots. Anything else is a name.
         max_manifest_bytes: Positive cap on a manifest's size, in bytes (SPEC §20.5).
         max_resource_bytes: Positive cap on one resource read, in bytes (SPEC §20.5).
+        only: Skill names: when given, only these skills are served and every other one is
+            reported ``disabled`` (SPEC §29.6). ``None`` (the default) serves every skill; an
+            empty sequence serves none.
 
     Returns:
         The immutable :class:`SkillConfig`.
@@ -398,6 +425,7 @@ def resolve_config(
     ):
         raise StartupError(f"max_depth must be an int from 1 to {MAX_DEPTH}, got {max_depth!r}")
     disabled_t = _disabled_entries(disabled, workspace_dir, home_s)
+    only_t = _only_names(only)
     coerce_int(max_manifest_bytes, "max_manifest_bytes", minimum=1, startup=True)
     coerce_int(max_resource_bytes, "max_resource_bytes", minimum=1, startup=True)
     resolved = tuple(_root_from_input(item, workspace_dir, home_s) for item in root_list)
@@ -416,4 +444,5 @@ def resolve_config(
         disabled=disabled_t,
         max_manifest_bytes=max_manifest_bytes,
         max_resource_bytes=max_resource_bytes,
+        only=only_t,
     )

@@ -651,6 +651,7 @@ def create_agent_skills(
     disabled: Sequence[str | os.PathLike[str]] = (),
     max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
     max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
+    only: Sequence[str] | None = None,
 ) -> AgentSkills:
     """Resolve the configuration and scan the roots once (SPEC §1-§2).
 
@@ -668,6 +669,9 @@ def create_agent_skills(
         disabled: Names or skill directory paths that are discovered, reported as ``disabled``
             and never listed, loaded or served; they take no part in precedence, so a copy in a
             lower root wins (SPEC §21.9).
+        only: Skill names to serve alone; every other skill is reported ``disabled`` (SPEC
+            §29.6). A name in ``only`` or ``disabled`` that matches no skill found gives an
+            ``unknown_name`` warning.
 
     Returns:
         An :class:`AgentSkills`.
@@ -690,5 +694,6 @@ def create_agent_skills(
         disabled=disabled,
         max_manifest_bytes=max_manifest_bytes,
         max_resource_bytes=max_resource_bytes,
+        only=only,
     )
     return AgentSkills(config)

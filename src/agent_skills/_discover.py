@@ -41,7 +41,7 @@ from ._model import (
     make_skill_info,
     sort_key,
 )
-from ._registry import SkillRegistry
+from ._registry import SkillRegistry, suggest_names
 from ._scan import Candidate
 from ._schema import name_key, normalize_tools, skill_version, tools_key
 from ._walk import walk_root
@@ -316,6 +316,9 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
         diags = [*root_diags, *(d for results in per_root for r in results for d in r.diagnostics)]
         diags.extend(shadow_notes)
         diags.extend(index_notes)
+        if gate.asks_names:
+            named = {r.name for results in per_root for r in results if r.name is not None}
+            diags.extend(gate.unknown_names(named))
         report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
     archived_by_name = (
@@ -354,10 +357,35 @@ class _Gate:
         self._names = frozenset(e for e in config.disabled if not is_path_entry(e))
         paths = [e for e in config.disabled if is_path_entry(e)]
         self._paths = frozenset((*paths, *(_real(e) for e in paths)))
+        # SPEC §29.6: with ``only``, every skill it does not name is disabled.
+        only = getattr(config, "only", None)
+        self._only = None if only is None else frozenset(only)
+
+    @property
+    def asks_names(self) -> bool:
+        """Whether ``disabled`` or ``only`` names skills (then each is checked, SPEC §29.6)."""
+        return bool(self._names) or self._only is not None
+
+    def unknown_names(self, found: set[str]) -> list[Diagnostic]:
+        """An ``unknown_name`` warning for each name of ``disabled`` and ``only`` that no
+        candidate of the scan was called (SPEC §29.6), with the closest names found."""
+        out: list[Diagnostic] = []
+        asked = [("disabled", n) for n in sorted(self._names, key=sort_key)]
+        asked += [("only", n) for n in sorted(self._only or (), key=sort_key)]
+        for option, name in asked:
+            if name in found:
+                continue
+            close = suggest_names(name, sorted(found, key=sort_key))
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            message = f"'{name}' in {option} matches no skill found{hint}"
+            out.append(Diagnostic(DiagnosticKind.UNKNOWN_NAME, message))
+        return out
 
     def __call__(self, cand: Candidate, info: SkillInfo) -> tuple[EntryStatus, str] | None:
         if info.name in self._names:
             return EntryStatus.DISABLED, f"disabled by name '{info.name}'"
+        if self._only is not None and info.name not in self._only:
+            return EntryStatus.DISABLED, "not named in only"
         if self._paths:
             lexical = os.path.normpath(os.fspath(info.dir))
             if lexical in self._paths or _real_dir(info, info.dir) in self._paths:

@@ -12,6 +12,7 @@ clients, SPEC §21.1; default ``auto``: every client's folders, user then projec
 preset roots), ``--workspace DIR`` (default: the nearest directory above holding ``.git``, else
 the current one, SPEC §21.2), then each ``--root PATH`` in ascending precedence (``~`` expands; a
 relative ``--root`` is taken against the current directory), ``--max-depth N``, ``--disable NAME``,
+``--only NAME``,
 ``--strict`` (also: a missing ``--root`` is exit 2) and ``--no-follow-symlinks``.
 
 Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillError`, validation
