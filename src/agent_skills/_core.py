@@ -34,7 +34,7 @@ from ._discover import discover_skills
 from ._errors import ErrorCode, SkillError, fs_error
 from ._fs import read_capped
 from ._manifest import parse_skill
-from ._model import MANIFEST_NAME, GrantSet, SkillContent, SkillInfo
+from ._model import GrantSet, SkillContent, SkillInfo
 from ._registry import SkillRegistry, unknown_skill
 
 if TYPE_CHECKING:
@@ -278,12 +278,13 @@ class ServedSkill:
             raise SkillError(
                 ErrorCode.TOO_LARGE,
                 f"The manifest of skill '{self.name}' is larger than {limit} bytes",
-                {"name": self.name, "rel": MANIFEST_NAME, "max_bytes": limit},
+                {"name": self.name, "rel": self.info.path.name, "max_bytes": limit},
             )
         approval = self._registry.approval(self.name)
         trust = self._config.trust
         if approval is not None and trust is not None:
-            trust.check_read(approval, self.name, MANIFEST_NAME, data)
+            # The manifest's name as approved: its case variant, or a single file's own name.
+            trust.check_read(approval, self.name, self.info.path.name, data)
         return data
 
     def still_approved(self) -> bool:
@@ -606,7 +607,7 @@ class AgentSkills:
 
     def allowed_read_roots(self) -> list[Path]:
         """Return the pinned real directory of every merged skill, ordered as :meth:`list_skills`
-        (SPEC §14, §20.1).
+        (SPEC §14, §20.1); archived and single-file skills have none (SPEC §25.1, §29.2).
 
         Each pin is verified when called: a skill whose directory was replaced, renamed away or
         turned into a link since discovery is left out, and so is a gated skill whose files no
@@ -617,8 +618,8 @@ class AgentSkills:
         roots: list[Path] = []
         for info in registry.list():
             served = ServedSkill(registry, self._config, info)
-            if served.archived:
-                continue  # SPEC §25.1: an archived skill has no directory to grant
+            if served.archived or info.single_file:
+                continue  # SPEC §25.1, §29.2: no directory to grant
             try:
                 pin = served.verify()
             except SkillError:

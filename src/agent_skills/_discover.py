@@ -39,6 +39,7 @@ from ._model import (
     SkillInfo,
     make_resolved,
     make_skill_info,
+    single_file_id,
     sort_key,
 )
 from ._registry import SkillRegistry, suggest_names
@@ -502,7 +503,10 @@ def load_candidate(
         hit.result = (cand, done)
         return done
     assert cand.data is not None
-    result = parse_manifest(cand.data, strict=strict, path=cand.location)
+    # A single-file skill (SPEC §29.2): its id, the file's name without ".md", stands for the
+    # directory's name.
+    single = single_file_id(cand.entry_name) if cand.manifest is cand.dir else None
+    result = parse_manifest(cand.data, strict=strict, path=cand.location, skill_id=single)
     found.extend(result.diagnostics)
     parsed = result.parsed
     info = _build_info(cand, parsed, pool) if parsed is not None else None
@@ -545,12 +549,15 @@ def _loaded(
 ) -> CandidateResult:
     """The ``loaded`` result of a parsed skill, with a ``name_mismatch`` note when due; a
     ``memoryview`` body is the on-disk index's UTF-8 bytes (see :func:`make_resolved`)."""
-    if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
+    entry_id = cand.entry_name
+    what = "directory"
+    if cand.manifest is cand.dir:  # a single-file skill: its id is the file's name (SPEC §29.2)
+        entry_id, what = single_file_id(entry_id) or entry_id, "file"
+    if info.name != entry_id and name_key(info.name) != name_key(entry_id):
         found.append(
             Diagnostic(
                 DiagnosticKind.NAME_MISMATCH,
-                f"skill name '{info.name}' does not match directory '{cand.entry_name}' "
-                f"({cand.manifest})",
+                f"skill name '{info.name}' does not match {what} '{entry_id}' ({cand.manifest})",
                 cand.manifest,
             )
         )

@@ -748,7 +748,11 @@ def parse_skill(
 
 
 def parse_manifest(
-    text: str | bytes, *, strict: bool = False, path: str | Path | None = None
+    text: str | bytes,
+    *,
+    strict: bool = False,
+    path: str | Path | None = None,
+    skill_id: str | None = None,
 ) -> ManifestResult:
     """Parse a ``SKILL.md`` as :func:`parse_skill` does, returning the failure instead of raising.
 
@@ -759,6 +763,8 @@ def parse_manifest(
         text: The manifest (``str`` or ``bytes``), as for :func:`parse_skill`.
         strict: As for :func:`parse_skill`.
         path: The manifest's path, added to the error's ``fields`` (when absent) and diagnostics.
+        skill_id: What stands in for a missing ``name`` in lenient mode (SPEC §21.6), when not
+            the name of ``path``'s directory: a single-file skill's id (SPEC §29.2).
 
     Returns:
         A :class:`ManifestResult`; its ``error`` carries the codes :func:`parse_skill` documents,
@@ -813,8 +819,11 @@ def parse_manifest(
             )
         # The directory's name stands in only for a missing name (SPEC §21.6).
         dir_name = None
-        if where and "name" not in data:
-            dir_name = os.path.basename(os.path.dirname(where))
+        if "name" not in data:
+            if skill_id is not None:
+                dir_name = skill_id
+            elif where:
+                dir_name = os.path.basename(os.path.dirname(where))
         values, notes = check_frontmatter_values(data, strict=strict, dir_name=dir_name or None)
         for note in notes:
             diags.append(

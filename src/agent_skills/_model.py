@@ -27,6 +27,7 @@ __all__ = [
     "COMPILED_SUFFIXES",
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
+    "SINGLE_FILE_FOLDERS",
     "SKIPPED_DIRS",
     "Grant",
     "GrantSet",
@@ -36,6 +37,7 @@ __all__ = [
     "SkillContent",
     "SkillInfo",
     "SkillResource",
+    "accepts_single_files",
     "choose_manifest",
     "is_compiled",
     "is_hidden",
@@ -43,6 +45,7 @@ __all__ = [
     "is_skipped",
     "make_resolved",
     "make_skill_info",
+    "single_file_id",
     "sort_key",
     "sort_text",
 ]
@@ -104,6 +107,34 @@ def choose_manifest(names: Iterable[str]) -> str | None:
     if MANIFEST_NAME in usable:
         return MANIFEST_NAME  # the module's one string: each skill's path keeps it
     return min(usable, key=sort_key) if usable else None
+
+
+#: The folders whose root-level ``*.md`` files are single-file skills (opencode's own skill
+#: folders, SPEC §29.2): a root whose path ends with one of these.
+SINGLE_FILE_FOLDERS: tuple[tuple[str, ...], ...] = (
+    (".opencode", "skills"),
+    (".config", "opencode", "skills"),
+)
+
+
+def accepts_single_files(root: Path) -> bool:
+    """Whether ``*.md`` files directly in ``root`` are single-file skills (SPEC §29.2): the root
+    is one of opencode's own folders (:data:`SINGLE_FILE_FOLDERS`). The folders opencode shares
+    with other clients (``.claude/skills``, ``.agents/skills``) do not: no other client reading
+    them loads a single file. Pure (the path's last components)."""
+    parts = root.parts
+    return any(parts[-len(tail) :] == tail for tail in SINGLE_FILE_FOLDERS)
+
+
+def single_file_id(name: str) -> str | None:
+    """The id of a single-file skill named ``name`` in a root that accepts them (SPEC §29.2):
+    the name without its ``.md`` suffix (any letter case); ``None`` for any other name (not
+    Markdown, hidden, a case variant of ``SKILL.md``, or nothing before the suffix)."""
+    if len(name) <= 3 or not name.lower().endswith(".md"):
+        return None
+    if is_hidden(name) or is_manifest_name(name):
+        return None
+    return name[:-3]
 
 
 def sort_key(name: str) -> tuple[str, str]:
@@ -193,6 +224,9 @@ class SkillInfo:
             later access works from it (SPEC §20.1). ``None`` only for an info built by hand.
         version: The top-level ``version``, else ``metadata.version``, when a string; else
             ``None`` (SPEC §29.7).
+
+    A single-file skill (``<root>/<id>.md``, SPEC §29.2) has ``dir`` equal to ``path`` (the file)
+    and ``real_dir`` the file's real path: it has no directory and no resources.
     """
 
     name: str
@@ -210,6 +244,11 @@ class SkillInfo:
     category: str = ""
     real_dir: Path | None = None
     version: str | None = None
+
+    @property
+    def single_file(self) -> bool:
+        """Whether this is a single-file skill (SPEC §29.2): its ``dir`` is its ``path``."""
+        return self.dir is self.path or self.dir == self.path
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON shape used by the CLI (SPEC §16, §21.4, §29.7): paths as strings."""
@@ -371,7 +410,8 @@ class GrantSet(Sequence[Grant]):
         left_out: ``(skill, reason)`` pairs, in the same order, for the skills that could not be
             granted: ``reason`` is ``"stale_skill"`` (the pinned directory or the link path no
             longer leads to the directory discovered), ``"archived_skill"`` (an archived skill
-            has no directory, SPEC §25.1) or ``"untrusted"`` (a skill gated by the trust store
+            has no directory, SPEC §25.1), ``"single_file_skill"`` (nor has a single-file
+            skill, SPEC §29.2) or ``"untrusted"`` (a skill gated by the trust store
             whose files no longer match its approval, SPEC §23.3). Untrusted and disabled skills
             are never merged, so they are never granted nor listed here.
         roots: The configured skill roots (lowest precedence first), as paths: the pruning of
