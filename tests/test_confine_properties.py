@@ -34,6 +34,9 @@ import agent_skills
 from agent_skills import SkillError, _confine, _fs, create_agent_skills, resolve_resource_path
 from conftest import make_skill
 
+# Hypothesis properties over trees of links: many examples each.
+pytestmark = [pytest.mark.slow]
+
 NAMES = ("a", "b", "c")
 SECRET = b"SECRET-outside-the-skill"
 SEGMENTS = st.sampled_from(

@@ -36,6 +36,9 @@ needs_landlock = pytest.mark.skipif(ABI == 0, reason=f"Landlock is not available
 CHILD = r"""
 import json, os, subprocess, sys, tempfile
 
+# The Landlock sandbox for real, in subprocesses.
+pytestmark = [pytest.mark.slow]
+
 def attempt(fn):
     try:
         result = fn()

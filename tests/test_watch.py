@@ -25,6 +25,9 @@ from agent_skills import (
 from agent_skills._watch import _ignored
 from conftest import make_skill
 
+# Watchers wait for real file system events.
+pytestmark = [pytest.mark.slow]
+
 WAIT = 15.0  # seconds: the most any test waits for one event (the machine is shared and noisy)
 
 

@@ -42,8 +42,6 @@ MAX_SKILL_FILES = 512
 MAX_SKILL_BYTES = 16 * 1024 * 1024
 #: The scheme of every published URI.
 SCHEME = "skill://"
-# The reference TypeScript client refuses frontmatter nested deeper than this.
-_MAX_DEPTH = 32
 
 
 class Unpublishable(Exception):

@@ -15,12 +15,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-
-from agent_skills.cli import cli
-from conftest import make_skill
 from test_cli_clients import run_in_terminal
 
-REPO = Path(__file__).resolve().parent.parent
+from agent_skills.cli import cli
+from conftest import REPO, make_skill
 
 # The package is installed from a checkout or from git (README "Install"): a bare distribution
 # name, which pip would look up on an index where it is not published, is never suggested.

@@ -22,7 +22,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_skills.cli import cli
-from conftest import make_skill
+from conftest import REPO, make_skill
 
 # Where each client keeps skills (SPEC §21.1): home folders, then project folders.
 HOME_FOLDERS = {
@@ -479,7 +479,7 @@ def test_piped_output_is_never_cut(machine: dict[str, Path], terminal_env: dict[
 
 # --- the host configuration snippets of docs/mcp.md work as written -------------------------------
 
-MCP_DOC = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
+MCP_DOC = REPO / "docs" / "mcp.md"
 
 
 def _snippet_args() -> list[list[str]]:

@@ -24,13 +24,13 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
 from pydantic import TypeAdapter
 
 import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import EXTENSION_ID, PAGE_SIZE, build_server
-from conftest import CORPUS, make_skill, symlink
+from conftest import CORPUS, REPO, make_skill, symlink
+from mcp import Client, StdioServerParameters
 from mcp_support import (
     GetParams,
     GetSkill,
@@ -38,8 +38,10 @@ from mcp_support import (
     add_invocation_skills,
 )
 
+# The server on the wire: subprocesses, the CLI, the MCP Inspector.
+pytestmark = [pytest.mark.slow, pytest.mark.live]
+
 SRC = Path(agent_skills.__file__).resolve().parents[1]
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "skills"
 INSPECTOR_VERSION = "2.12.0"
 INSPECTOR_JS = (

@@ -26,7 +26,6 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
 from pydantic import BaseModel, ConfigDict
 
 import agent_skills
@@ -45,6 +44,7 @@ from agent_skills.mcp._publish import Unpublishable as _Unpublishable
 from agent_skills.mcp._publish import _refuse
 from agent_skills.validate import check_manifest
 from conftest import make_skill, symlink
+from mcp import Client, StdioServerParameters
 from mcp_support import (
     GetParams,
     GetSkill,
@@ -60,7 +60,8 @@ LEGACY, MODERN = "legacy", "auto"
 ERAS = [LEGACY, MODERN]
 # The shared suite runs over both transports: the SDK's in-memory streams and a stdio subprocess
 # (``python -m agent_skills.mcp``), so what one asserts holds for the other.
-TRANSPORTS = ["inprocess", "stdio"]
+# The stdio transport starts the server as a process for each test.
+TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 CACHE_FIELDS = {"ttlMs": 0, "cacheScope": "private"}
 
