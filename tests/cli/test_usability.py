@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from test_cli_clients import run_in_terminal
+from cli.test_clients import run_in_terminal
 
 from agent_skills.cli import cli
 from conftest import REPO, make_skill
