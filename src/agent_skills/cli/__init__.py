@@ -1,8 +1,8 @@
 """The ``agent-skills`` command line (SPEC §16).
 
 Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read NAME REL``,
-``catalog``, ``report`` (:mod:`.discover`), ``validate PATH...`` (:mod:`.validate`), ``serve``
-(:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and ``sandbox`` (:mod:`.grants`),
+``catalog``, ``report`` (:mod:`.discover`), ``where`` (:mod:`.where`), ``validate PATH...``
+(:mod:`.validate`), ``serve`` (:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and ``sandbox`` (:mod:`.grants`),
 ``pack``, ``lock``, ``verify``, ``add``, ``update`` and ``remove`` (:mod:`.packages`). Options
 come after the command. Each command's module is imported only when it runs
 (:class:`~._app.SkillsGroup`).
@@ -50,6 +50,7 @@ COMMANDS = {
     "read": "agent_skills.cli.discover.read_command",
     "catalog": "agent_skills.cli.discover.catalog_command",
     "report": "agent_skills.cli.discover.report_command",
+    "where": "agent_skills.cli.where.where_command",
     "validate": "agent_skills.cli.validate.validate_command",
     "serve": "agent_skills.cli.serve.serve_command",
     "trust": "agent_skills.cli.trust.trust_command",
@@ -79,6 +80,7 @@ def cli() -> None:
       agent-skills list --preset none --root ./skills --json
       agent-skills show pdf-processing
       agent-skills report
+      agent-skills where
       agent-skills validate skills/
       agent-skills serve --http --port 8000
 
