@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from cli.test_clients import run_in_terminal
 
 from agent_skills.cli import cli
+from cli.test_clients import run_in_terminal
 from conftest import REPO, make_skill
 
 # The package is installed from a checkout or from git (README "Install"): a bare distribution
