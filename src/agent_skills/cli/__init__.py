@@ -4,8 +4,8 @@ Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read
 ``catalog``, ``report`` (:mod:`.discover`), ``where`` (:mod:`.where`), ``validate PATH...``
 (:mod:`.validate`), ``serve`` (:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and
 ``sandbox`` (:mod:`.grants`), ``pack``, ``lock``, ``verify``, ``add``, ``update`` and
-``remove`` (:mod:`.packages`). Options come after the command. Each command's module is imported only when it runs
-(:class:`~._app.SkillsGroup`).
+``remove`` (:mod:`.packages`). Options come after the command. Each command's module is
+imported only when it runs (:class:`~._app.SkillsGroup`).
 
 Roots (every command but ``validate``): ``--preset CLIENT`` (one of ``client_skill_roots``'s
 clients, SPEC §21.1; default ``auto``: every client's folders, user then project; ``none``: no
