@@ -58,6 +58,8 @@ class CliErrorCode(StrEnum):
     STARTUP_ERROR = "startup_error"
     INTERNAL_ERROR = "internal_error"
     ABORTED = "aborted"
+    #: A command that asks before it acts ran without a terminal to ask on and without --yes.
+    CONFIRMATION_REQUIRED = "confirmation_required"
 
 
 def fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
