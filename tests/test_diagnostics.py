@@ -190,3 +190,34 @@ def test_severity_and_root_status_are_enums_and_accept_their_words(tmp_path: Pat
     (note,) = skills.report().roots
     assert note.status is RootStatus.MISSING
     assert note.to_dict()["status"] == "missing"
+
+
+def test_a_library_user_gets_log_records_never_bare_stderr_lines(tmp_path: Path) -> None:
+    """Issue friction: without logging configured nothing reaches stderr; with it, every
+    warning is a record of the ``agent_skills`` logger (SPEC §7.6)."""
+    import subprocess
+    import sys
+
+    from conftest import make_skill
+
+    make_skill(tmp_path / "r", "broken", raw="---\nname: broken\n---\n")
+    make_skill(tmp_path / "r", "ok")
+    code = (
+        "import sys, agent_skills\n"
+        "if sys.argv[1] == 'logging':\n"
+        "    import logging; logging.basicConfig(format='%(levelname)s %(name)s: %(message)s')\n"
+        "s = agent_skills.create_agent_skills([sys.argv[2]])\n"
+        "print(len(s))\n"
+    )
+    root = str(tmp_path / "r")
+    plain = subprocess.run(
+        [sys.executable, "-c", code, "plain", root], capture_output=True, text=True, timeout=60
+    )
+    assert (plain.returncode, plain.stdout, plain.stderr) == (0, "1\n", "")
+    logged = subprocess.run(
+        [sys.executable, "-c", code, "logging", root], capture_output=True, text=True, timeout=60
+    )
+    assert logged.stderr == (
+        f"WARNING agent_skills: skipping {tmp_path / 'r' / 'broken' / 'SKILL.md'}: invalid "
+        "frontmatter 'description': required key is missing\n"
+    )

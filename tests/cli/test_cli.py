@@ -744,3 +744,41 @@ def test_import_stays_light(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert proc.stdout.strip() == "[]"
+
+
+def test_list_says_how_many_skills_were_held_back(run: Any, tree: dict[str, Path]) -> None:
+    """Issue friction: a trust store, --disable or --only never shortens the list silently."""
+    from agent_skills import TrustStore
+
+    store = tree["low"].parent / "trust.json"
+    TrustStore(store)  # an empty store: every workspace skill is unapproved
+    gated = run("list", "--json", "--trust-store", str(store), *roots(tree))
+    assert json.loads(gated.stdout) == []
+    held = [w for w in json.loads(gated.stderr)["warnings"] if w["code"] == "held_back"]
+    assert held == [
+        {
+            "code": "held_back",
+            "message": "3 skills not listed: 3 not approved in the trust store (see "
+            "`agent-skills trust`); see `agent-skills report`",
+        }
+    ]
+    disabled = run(
+        "list", "--disable", "alpha", "--only", "alpha", "--only", "shared", *roots(tree)
+    )
+    assert [line.split()[0] for line in disabled.stdout.splitlines()[1:]] == ["shared"]
+    assert disabled.stderr.splitlines()[-1] == (
+        "warning: held_back: 2 skills not listed: 2 disabled (--disable, --only); see "
+        "`agent-skills report`"
+    )
+    plain = run("list", *roots(tree))
+    assert "held_back" not in plain.stderr
+
+
+def test_each_warning_is_shown_once_per_run(run: Any, tree: dict[str, Path]) -> None:
+    """The same root given twice scans the broken skill twice: its warning is printed once."""
+    twice = ["--root", str(tree["high"]), "--root", str(tree["high"])]
+    result = run("list", "--preset", "none", *twice)
+    broken = [line for line in result.stderr.splitlines() if "broken" in line]
+    assert len(broken) == 1 and broken[0].startswith("warning: invalid_skill: skipping ")
+    again = run("list", "--preset", "none", *twice)  # a new run shows it again, once
+    assert [line for line in again.stderr.splitlines() if "broken" in line] == broken
