@@ -31,13 +31,13 @@ from conftest import make_skill, symlink
 ABI, WHY_NOT = landlock_abi()
 needs_landlock = pytest.mark.skipif(ABI == 0, reason=f"Landlock is not available here: {WHY_NOT}")
 
+# The Landlock sandbox for real, in subprocesses.
+pytestmark = [pytest.mark.slow]
+
 # What the sandboxed child tries; each attempt is reported as "ok", the text read, or the name
 # of the exception raised.
 CHILD = r"""
 import json, os, subprocess, sys, tempfile
-
-# The Landlock sandbox for real, in subprocesses.
-pytestmark = [pytest.mark.slow]
 
 def attempt(fn):
     try:

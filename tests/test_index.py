@@ -1348,6 +1348,7 @@ def _mutate(root: Path, spare: Path, kind: str, name: str, other: str) -> None:
             held.rename(o)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=25,
     deadline=None,

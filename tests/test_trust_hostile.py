@@ -220,6 +220,7 @@ def test_a_manifest_swapped_after_parsing_is_not_approved(
     assert [(i.name, i.description) for i in skills.list_skills()] == [("s", "good skill")]
 
 
+@pytest.mark.slow
 def test_racing_manifest_swaps_never_serve_unapproved_text(tmp_path: Path) -> None:
     """A writer renames an evil manifest over the approved one and back while discovery runs:
     within the bounded time, not one snapshot lists, loads or catalogs the evil text."""

@@ -26,6 +26,7 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
+from mcp import Client, StdioServerParameters
 from pydantic import BaseModel, ConfigDict
 
 import agent_skills
@@ -44,7 +45,6 @@ from agent_skills.mcp._publish import Unpublishable as _Unpublishable
 from agent_skills.mcp._publish import _refuse
 from agent_skills.validate import check_manifest
 from conftest import make_skill, symlink
-from mcp import Client, StdioServerParameters
 from mcp_support import (
     GetParams,
     GetSkill,

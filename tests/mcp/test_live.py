@@ -22,13 +22,13 @@ import anyio
 import httpx2 as httpx  # the HTTP client the mcp SDK itself uses
 import mcp_types as types
 import uvicorn
+from mcp import Client, StdioServerParameters
 from pydantic import ConfigDict
 
 import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
 from conftest import make_skill
-from mcp import Client, StdioServerParameters
 from mcp_support import ListSkills, digest
 
 # Real servers over stdio and HTTP, each in its own process.

@@ -13,11 +13,11 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
+from mcp import Client
 
 from agent_skills import create_agent_skills
 from agent_skills.mcp import PROMPT_ARGUMENT, build_server
 from conftest import make_skill
-from mcp import Client
 from mcp_support import error_of
 
 BODY = (

@@ -24,13 +24,13 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
+from mcp import Client, StdioServerParameters
 from pydantic import TypeAdapter
 
 import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import EXTENSION_ID, PAGE_SIZE, build_server
 from conftest import CORPUS, REPO, make_skill, symlink
-from mcp import Client, StdioServerParameters
 from mcp_support import (
     GetParams,
     GetSkill,
