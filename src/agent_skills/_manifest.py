@@ -38,6 +38,7 @@ __all__ = [
     "ParsedSkill",
     "invalid_utf8_diagnostic",
     "load_frontmatter_yaml",
+    "load_repaired_yaml",
     "parse_manifest",
     "parse_skill",
     "plain_scalar_tag",
@@ -685,6 +686,29 @@ def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
             lines[i] = new
             changed.append(i)
     return "\n".join(lines), changed, [p for p in (_REPAIR_QUOTES, _REPAIR_TABS) if p in done]
+
+
+def load_repaired_yaml(yaml_text: str, *, first_line: int = 2) -> tuple[Any, list[int]] | None:
+    """The frontmatter as the lenient loader reads YAML that failed to load (SPEC §5): after
+    the repair :func:`parse_manifest` applies (top-level plain values holding ``: ``, `` #`` or
+    a trailing colon quoted; leading tabs expanded).
+
+    Args:
+        yaml_text: The frontmatter's YAML, as :func:`split_frontmatter` gave it.
+        first_line: Its first line's number in the file.
+
+    Returns:
+        ``(data, lines)``: the loaded value and the 1-based file lines the repair changed;
+        ``None`` when the repair changes nothing or the repaired text does not load either.
+    """
+    repaired, changed, _ = _repair(yaml_text)
+    if not changed:
+        return None
+    try:
+        data = load_frontmatter_yaml(repaired, first_line=first_line)
+    except SkillError:
+        return None
+    return data, [i + first_line for i in changed]
 
 
 class ManifestResult(NamedTuple):

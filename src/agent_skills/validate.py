@@ -105,7 +105,13 @@ from . import _scan
 from ._args import coerce_choice, coerce_path
 from ._confine import resolve_resource_path
 from ._errors import ErrorCode, SkillError
-from ._manifest import load_frontmatter_yaml, plain_scalar_tag, split_frontmatter, yaml_kind
+from ._manifest import (
+    load_frontmatter_yaml,
+    load_repaired_yaml,
+    plain_scalar_tag,
+    split_frontmatter,
+    yaml_kind,
+)
 from ._model import MANIFEST_NAME
 from ._schema import MAX_DESCRIPTION_LENGTH, name_key
 
@@ -454,10 +460,21 @@ def check_manifest(
     try:
         loaded = load_frontmatter_yaml(yaml_text, first_line=first_line)
     except SkillError as err:
-        at = err.fields.get("line")
+        # Every problem in one run: the YAML error with its line and column, then the rest
+        # checked on what the lenient loader reads after its repair, when that loads.
+        at, column = err.fields.get("line"), err.fields.get("column")
+        message = err.message
+        if isinstance(column, int):
+            message += f", at column {column}"  # (the line is the problem's own)
+        repaired = load_repaired_yaml(yaml_text, first_line=first_line)
         problems.append(
-            _error(ProblemCode.YAML_ERROR, err.message, None, at if isinstance(at, int) else None)
+            _error(ProblemCode.YAML_ERROR, message, None, at if isinstance(at, int) else None)
         )
+        if repaired is not None:
+            found = check_frontmatter(
+                {} if repaired[0] is None else repaired[0], profile=profile, dir_name=dir_name
+            )
+            problems.extend(_located(found, yaml_text, first_line))
     else:
         frontmatter = loaded if isinstance(loaded, dict) else None
         if portable and frontmatter is not None:
