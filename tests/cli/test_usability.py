@@ -17,7 +17,6 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agent_skills.cli import cli
-from cli.test_clients import run_in_terminal
 from conftest import REPO, make_skill
 from terminal_support import run_in_terminal
 

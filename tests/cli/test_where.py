@@ -14,8 +14,8 @@ from click.testing import CliRunner, Result
 from agent_skills._presets import CLIENT_LAYOUTS, client_skill_roots
 from agent_skills.cli import cli
 from agent_skills.cli import where as where_module
-from cli.test_clients import run_in_terminal
 from conftest import make_skill
+from terminal_support import run_in_terminal
 
 
 @pytest.fixture
