@@ -374,3 +374,31 @@ def test_the_watcher_reports_a_single_file_added_changed_and_removed(root: Path)
         assert next_change() == SkillChanges(changed=("review",))
         (root / "plan.md").unlink()
         assert next_change() == SkillChanges(removed=("plan",))
+
+
+def test_hostile_entries_named_like_single_files(tmp_path: Path) -> None:
+    """A FIFO is never opened (no hang), a link to a FIFO is refused, a huge file is capped, a
+    link to a directory named ``x.md`` is a directory candidate, an undecodable name is fine."""
+    root = tmp_path / ".opencode" / "skills"
+    root.mkdir(parents=True)
+    os.mkfifo(root / "fifo.md")
+    symlink(root / "to-fifo.md", root / "fifo.md")
+    (root / "huge.md").write_bytes(b"---\nname: huge\ndescription: H.\n---\n" + b"x" * 4096)
+    make_skill(tmp_path / "store", "dirlike", frontmatter={"name": "dirlike", "description": "D."})
+    symlink(root / "dirlike.md", tmp_path / "store" / "dirlike")
+    odd = os.fsdecode(b"\xff-odd.md")
+    (root / odd).write_text("---\ndescription: Odd.\n---\nBody.\n")
+    (root / "ok.md").write_text(REVIEW.replace("review", "ok"))
+    skills = create_agent_skills([root], max_manifest_bytes=1024)
+    assert [s.name for s in skills.list_skills()] == ["dirlike", "ok"]
+    entries = {e.path.name: (e.status.value, e.reason) for e in skills.report().entries}
+    assert entries["to-fifo.md"] == ("skipped", "not a regular file")
+    assert entries["huge.md"][0] == "skipped"
+    assert "larger than 1024 bytes" in entries["huge.md"][1]
+    assert entries["dirlike.md"] == ("loaded", "")
+    assert entries[odd][0] == "invalid"  # the id cannot be a name: the skill is left out
+    assert "fifo.md" not in entries
+    kinds = sorted({d.kind.value for d in skills.diagnostics})
+    assert kinds == ["invalid_skill", "name_mismatch", "not_a_file", "too_large"]
+    content = skills.load_skill("dirlike")
+    assert content is not None and not content.single_file
