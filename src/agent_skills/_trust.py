@@ -91,8 +91,9 @@ class Approval:
 
 
 def _read_pinned(pin: Pin, name: str, base: str, rel: str) -> bytes:
-    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap; of
-    a single-file skill (SPEC §29.2), its one file, checked against its pin."""
+    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap, its
+    size taken from the open descriptor (SPEC §30.3); of a single-file skill (SPEC §29.2), its
+    one file, checked against its pin."""
     if is_file_pin(pin):
         data = read_pinned_manifest(pin, name, _MAX_FILE_BYTES)
         if data is None:
@@ -104,7 +105,8 @@ def _read_pinned(pin: Pin, name: str, base: str, rel: str) -> bytes:
         return data
     with open_in(pin, name, base, rel) as fh:
         try:
-            data = read_capped(fh, os.fstat(fh.fileno()).st_size, _MAX_FILE_BYTES)
+            size = os.fstat(fh.fileno()).st_size
+            data = read_capped(fh, size, _MAX_FILE_BYTES)
         except OSError as exc:
             raise fs_error(exc, Path(base, rel)) from None
     if data is None:
@@ -213,13 +215,29 @@ def digest_skill_dir(
     )
 
 
+def _real_dir(skill_dir: object) -> str:
+    """The real directory an approval is keyed by (a link resolved, SPEC §23.3).
+
+    Raises:
+        SkillError: ``invalid_input`` ``{type}`` or ``{path}`` for an unusable argument;
+            ``not_found`` ``{path}`` when its links cannot be resolved within 40 hops (SPEC §30.6).
+    """
+    text = os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True))
+    real = real_path(text)
+    if real is None:
+        raise SkillError(
+            ErrorCode.NOT_FOUND, f"skill directory cannot be resolved: {text}", {"path": text}
+        )
+    return real
+
+
 def _pin_single_file(path: str) -> Pin:
     """Pin the file at ``path`` (its real path and identity, now) as a single-file skill.
 
     Raises:
         SkillError: ``not_found`` ``{path}`` when it is no longer a regular file.
     """
-    real = real_path(absolute(path))
+    real = _real_dir(path)
     try:
         st = os.stat(real, follow_symlinks=False)
     except OSError as exc:
@@ -354,9 +372,11 @@ class TrustStore:
         Raises:
             SkillError: As :func:`digest_skill_dir`; ``invalid_input`` ``{type}`` when
                 ``skill_dir`` is not a ``str`` or ``os.PathLike[str]``; the store errors of
-                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written.
+                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written;
+                ``not_found`` ``{path}`` when the links of ``skill_dir`` cannot be resolved
+                within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         digest, files = digest_skill_dir(
             real, follow_symlinks=follow_symlinks, max_resources=max_resources
         )
@@ -378,9 +398,10 @@ class TrustStore:
 
         Raises:
             SkillError: ``invalid_input`` ``{type}`` when ``skill_dir`` is not a ``str`` or
-                ``os.PathLike[str]``; the store errors of :meth:`approved`.
+                ``os.PathLike[str]``; the store errors of :meth:`approved`; ``not_found``
+                ``{path}`` when the links of ``skill_dir`` cannot be resolved within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         with self._lock:
             approvals = dict(self._load())
             if approvals.pop(real, None) is None:
