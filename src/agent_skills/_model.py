@@ -91,9 +91,10 @@ _MANIFEST_LOWER = MANIFEST_NAME.lower()
 def is_skipped_path(parts: Sequence[str], *, directory: bool) -> bool:
     """Whether the path ``parts`` (components below a skill's directory) is kept out of the
     skill's files: a hidden or compiled (SPEC §29.6) last component, or any directory on the
-    way hidden or one of :data:`SKIPPED_DIRS` (the last too when it is a ``directory``). The rule for a name, applied
-    to a whole path: a link's real target inside the skill is judged by it as well as the link's
-    own name, so ``refs -> ../.git/config`` is no resource (SPEC §9, §30.2)."""
+    way hidden or one of :data:`SKIPPED_DIRS` (the last too when it is a ``directory``). The
+    rule for a name, applied to a whole path: a link's real target inside the skill is judged by
+    it as well as the link's own name, so ``refs -> ../.git/config`` is no resource (SPEC §9,
+    §30.2)."""
     if not parts:
         return False
     *above, last = parts
