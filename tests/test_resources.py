@@ -330,3 +330,11 @@ def test_compiled_python_files_are_not_resources(tmp_path: Path) -> None:
     before = digest_skill_dir(skill)
     (skill / "scripts" / "more.pyc").write_bytes(b"\x04")
     assert digest_skill_dir(skill) == before  # not hashed either (trust, lock)
+
+
+def test_a_link_to_a_compiled_file_is_not_a_resource(tmp_path: Path) -> None:
+    """SPEC §29.6 with §30.2: the rule applies to a link's target inside the skill too."""
+    skill = make_skill(tmp_path, "linked", files={"build/mod.pyc": b"\x00", "a.txt": "a\n"})
+    symlink(skill / "mod.bin", "build/mod.pyc")
+    _, content = load(tmp_path, "linked")
+    assert rels(content) == ["a.txt"]
