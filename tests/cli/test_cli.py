@@ -319,6 +319,7 @@ def test_show_human(run: Any, tree: dict[str, Path]) -> None:
     lines = out.splitlines()
     assert lines[0].split() == ["name", "shared"]
     assert lines[1].split() == ["description", "High", "copy."]
+    assert lines[2].split() == ["version", "-"]  # SPEC §29.7: none declared
     assert ["user-invocable", "no"] in [line.split() for line in lines]
     assert ["shadows", str(tree["low"] / "shared")] in [line.split() for line in lines]
     assert "resources: 0" in lines

@@ -132,6 +132,7 @@ def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
     rows: list[tuple[str, object]] = [
         ("name", content.name),
         ("description", " ".join(content.description.split())),
+        ("version", content.version or "-"),
         ("scope", f"{content.scope} ({content.source or '-'})"),
         ("root", content.root),
         ("dir", content.dir),
