@@ -35,6 +35,7 @@ from click.testing import CliRunner
 
 from agent_skills import SkillError, create_agent_skills
 from agent_skills import _archive as arc
+from agent_skills import _members as members
 from agent_skills import packages as pkg
 from agent_skills._archive import MAX_MEMBERS, read_index, read_member
 from agent_skills.cli import cli
@@ -360,15 +361,15 @@ def test_every_tgz_member_is_read_from_the_nearest_point(tmp_path: Path, monkeyp
     assert len(index.points) > 10
     assert arc._cache_get((os.fspath(index.real_path), index.pin)) is None  # not kept
     produced: list[int] = []
-    real_inflate = arc._Inflated._inflate
+    real_inflate = members.Inflated._inflate
 
     def counting(self: Any) -> bytes:
         data: bytes = real_inflate(self)
         produced.append(len(data))
         return data
 
-    monkeypatch.setattr(arc._Inflated, "_inflate", counting)
-    slack = arc._POINT_EVERY + 4 * arc._RAW_CHUNK
+    monkeypatch.setattr(members.Inflated, "_inflate", counting)
+    slack = members._POINT_EVERY + 4 * members._RAW_CHUNK
     for name in reversed(list(pieces)):
         produced.clear()
         assert read_member(index, name) == pieces[name]
