@@ -35,26 +35,32 @@ __all__ = [
 ]
 
 LOGGER_NAME = "agent_skills"
-_quiet = False
+_handled = False
 
 
 def get_logger() -> logging.Logger:
     """The ``agent_skills`` logger (SPEC §7.6). ``logging`` loads with the first call, not with
-    the package: a scan that finds nothing to report never imports it (SPEC §26)."""
+    the package: a scan that finds nothing to report never imports it (SPEC §26).
+
+    As a library should, it gets a ``logging.NullHandler`` on first use: a program that
+    configures no logging sees no bare lines on stderr from Python's last-resort handler; one
+    that does (``logging.basicConfig()``, its own handlers) gets every diagnostic as a record,
+    propagated as usual.
+    """
     import logging
 
+    global _handled
     logger = logging.getLogger(LOGGER_NAME)
-    if _quiet and not logger.handlers:
-        logger.addHandler(logging.NullHandler())
+    if not _handled:
+        _handled = True
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
     return logger
 
 
 def quiet_logger() -> None:
-    """Give the ``agent_skills`` logger a ``NullHandler`` when it has no handler, now or when it
-    is first used: for a program that shows the warnings itself through a sink (the CLI), where
-    Python's last-resort handler would print each warning a second time."""
-    global _quiet
-    _quiet = True
+    """Make sure the ``agent_skills`` logger prints nothing by itself (its ``NullHandler``, see
+    :func:`get_logger`): for a program that shows the warnings through a sink (the CLI)."""
     if "logging" in sys.modules:
         get_logger()
 
@@ -100,6 +106,10 @@ class DiagnosticKind(StrEnum):
     TOO_LARGE = "too_large"
     #: A granted path a host's format cannot carry, left out of that rendering (SPEC §28.2).
     PATH_LEFT_OUT = "path_left_out"
+    #: A description over 1 024 characters, loaded whole (SPEC §29.6).
+    DESCRIPTION_TOO_LONG = "description_too_long"
+    #: A name in ``only`` or ``disabled`` that matches no skill (SPEC §29.6).
+    UNKNOWN_NAME = "unknown_name"
 
 
 @dataclass(frozen=True, slots=True)

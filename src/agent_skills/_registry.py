@@ -16,11 +16,20 @@ from typing import IO, TYPE_CHECKING
 
 from ._args import coerce_name
 from ._config import SkillConfig
-from ._confine import Pin, absolute, open_in, pin_by_name, stat_in, verify_link, verify_pin
+from ._confine import (
+    Pin,
+    absolute,
+    lexical_rel,
+    open_in,
+    pin_by_name,
+    stat_in,
+    verify_link,
+    verify_pin,
+)
 from ._diagnostics import Diagnostic, DiscoveryReport, emit
 from ._errors import ErrorCode, SkillError
 from ._fs import lexical_child
-from ._model import ResolvedSkill, SkillContent, SkillInfo, sort_key
+from ._model import ResolvedSkill, SkillContent, SkillInfo, SkillResource, sort_key
 
 if TYPE_CHECKING:
     from ._archive import ArchivedSkill
@@ -165,6 +174,8 @@ class SkillRegistry:
             from ._archive import archived_listing
 
             listing = archived_listing(archived, name, self.config.max_resources)
+        elif skill.info.single_file:
+            return _content(skill, (), False, ())  # SPEC §29.2: a single file has no resources
         else:
             from ._resources import list_resources
 
@@ -178,14 +189,7 @@ class SkillRegistry:
             if skill.pin is not None:  # SkillResource.path is under dir: right when returned
                 verify_link(skill.pin, name, skill.info.dir)
         emit(listing.diagnostics)
-        info = skill.info
-        return SkillContent(
-            **{f: getattr(info, f) for f in SkillInfo.__dataclass_fields__},
-            body=skill.body,
-            resources=listing.resources,
-            resources_truncated=listing.truncated,
-            diagnostics=listing.diagnostics,
-        )
+        return _content(skill, listing.resources, listing.truncated, listing.diagnostics)
 
     def require(self, name: object) -> ResolvedSkill:
         """The merged skill called ``name``, served now.
@@ -217,7 +221,8 @@ class SkillRegistry:
                 ELOOP, ENAMETOOLONG); ``not_a_file`` ``{name, rel}`` for a directory or special
                 file; ``io_error`` ``{path}`` for other OS errors; ``not_a_file``
                 ``{name, rel, archive}`` for every path of an archived skill (SPEC §25.1: there
-                is no path to hand out).
+                is no path to hand out); ``not_found`` ``{name, rel}`` for every path of a
+                single-file skill (SPEC §29.2: it has no resources).
         """
         skill = self.require(name)
         archived = self._archived.get(name)
@@ -225,6 +230,8 @@ class SkillRegistry:
             from ._archive import archived_path_error
 
             raise archived_path_error(archived, name, rel)
+        if skill.info.single_file:
+            raise _no_resource(name, rel)
         pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
         base = absolute(os.fspath(skill.info.dir))
         try:
@@ -285,11 +292,40 @@ class SkillRegistry:
             from ._archive import open_archived
 
             return open_archived(archived, name, rel)
+        if skill.info.single_file:
+            raise _no_resource(name, rel)
         pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
         try:
             return open_in(pin, name, absolute(os.fspath(skill.info.dir)), rel)
         except SkillError as err:
             raise _with_name(err, name) from None
+
+
+def _content(
+    skill: ResolvedSkill,
+    resources: tuple[SkillResource, ...],
+    truncated: bool,
+    diagnostics: tuple[Diagnostic, ...],
+) -> SkillContent:
+    info = skill.info
+    return SkillContent(
+        **{f: getattr(info, f) for f in SkillInfo.__dataclass_fields__},
+        body=skill.body,
+        resources=resources,
+        resources_truncated=truncated,
+        diagnostics=diagnostics,
+    )
+
+
+def _no_resource(name: str, rel: str | os.PathLike[str]) -> SkillError:
+    """``not_found`` for any file of a single-file skill (SPEC §29.2): it has no resources, and
+    nothing next to its file is ever served. A malformed ``rel`` keeps its own error."""
+    _, text = lexical_rel(rel)
+    return SkillError(
+        ErrorCode.NOT_FOUND,
+        f"No such resource '{text}' in skill '{name}' (a single-file skill has no resources)",
+        {"name": name, "rel": text},
+    )
 
 
 def _with_name(err: SkillError, name: str) -> SkillError:

@@ -559,7 +559,7 @@ class SkillSession:
         if not already:
             view = served.activation()
             body, rels = view.body, view.resources
-            if not view.archived:  # SPEC §25.1: no directory to grant
+            if not view.archived and not view.info.single_file:  # §25.1, §29.2: no directory
                 grants = (Grant(name, skill_dir, Path(view.pin.real_dir)),)
             if grants and self._host is not None:
                 self._write_grants(grants)  # SPEC §28.5: before the skill counts as active

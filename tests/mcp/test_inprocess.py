@@ -582,7 +582,7 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
         "when case and Unicode form are ignored",
         "num-compat": "compatibility_type: compatibility must be a string, not a number (line 4)",
         "repaired": "yaml_error: invalid YAML frontmatter: mapping values are not allowed in this "
-        "context (line 3)",
+        "context, at column 17 (line 3)",
         "too-big": f"its files total more than {MAX_SKILL_BYTES} bytes",
         "too-big-listed": f"its files total more than {MAX_SKILL_BYTES} bytes",
     }

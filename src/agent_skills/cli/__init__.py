@@ -1,17 +1,18 @@
 """The ``agent-skills`` command line (SPEC §16).
 
 Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read NAME REL``,
-``catalog``, ``report`` (:mod:`.discover`), ``validate PATH...`` (:mod:`.validate`), ``serve``
-(:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and ``sandbox`` (:mod:`.grants`),
-``pack``, ``lock``, ``verify``, ``add``, ``update`` and ``remove`` (:mod:`.packages`). Options
-come after the command. Each command's module is imported only when it runs
-(:class:`~._app.SkillsGroup`).
+``catalog``, ``report`` (:mod:`.discover`), ``where`` (:mod:`.where`), ``validate PATH...``
+(:mod:`.validate`), ``serve`` (:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and
+``sandbox`` (:mod:`.grants`), ``pack``, ``lock``, ``verify``, ``add``, ``update`` and
+``remove`` (:mod:`.packages`). Options come after the command. Each command's module is
+imported only when it runs (:class:`~._app.SkillsGroup`).
 
 Roots (every command but ``validate``): ``--preset CLIENT`` (one of ``client_skill_roots``'s
 clients, SPEC §21.1; default ``auto``: every client's folders, user then project; ``none``: no
 preset roots), ``--workspace DIR`` (default: the nearest directory above holding ``.git``, else
 the current one, SPEC §21.2), then each ``--root PATH`` in ascending precedence (``~`` expands; a
 relative ``--root`` is taken against the current directory), ``--max-depth N``, ``--disable NAME``,
+``--only NAME``,
 ``--strict`` (also: a missing ``--root`` is exit 2) and ``--no-follow-symlinks``.
 
 Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillError`, validation
@@ -49,6 +50,7 @@ COMMANDS = {
     "read": "agent_skills.cli.discover.read_command",
     "catalog": "agent_skills.cli.discover.catalog_command",
     "report": "agent_skills.cli.discover.report_command",
+    "where": "agent_skills.cli.where.where_command",
     "validate": "agent_skills.cli.validate.validate_command",
     "serve": "agent_skills.cli.serve.serve_command",
     "trust": "agent_skills.cli.trust.trust_command",
@@ -70,7 +72,7 @@ def cli() -> None:
 
     Options come after the command. Every command but `validate` reads the skill folders of a
     preset (default: auto, every client's: Claude Code, Codex, Gemini CLI, Copilot, Cursor,
-    opencode, goose and .agents) plus any --root.
+    opencode, goose, Antigravity, Windsurf and .agents) plus any --root.
 
     \b
     Examples:
@@ -78,6 +80,7 @@ def cli() -> None:
       agent-skills list --preset none --root ./skills --json
       agent-skills show pdf-processing
       agent-skills report
+      agent-skills where
       agent-skills validate skills/
       agent-skills serve --http --port 8000
 

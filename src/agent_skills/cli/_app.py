@@ -12,6 +12,7 @@ import contextvars
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any, NoReturn
@@ -58,6 +59,8 @@ class CliErrorCode(StrEnum):
     STARTUP_ERROR = "startup_error"
     INTERNAL_ERROR = "internal_error"
     ABORTED = "aborted"
+    #: A command that asks before it acts ran without a terminal to ask on and without --yes.
+    CONFIRMATION_REQUIRED = "confirmation_required"
 
 
 def fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
@@ -75,9 +78,20 @@ _JSON_WARNINGS: contextvars.ContextVar[list[dict[str, str]] | None] = contextvar
 )
 
 
+# The warnings already shown by this run of the command line: each is shown once, however often
+# the skills are scanned again (``serve --watch`` refreshing, a command opening them twice).
+_SHOWN: set[tuple[str, str]] = set()
+_SHOWN_LOCK = threading.Lock()
+
+
 def warn(code: str, message: str) -> None:
     """One warning: ``warning: CODE: message`` on stderr, or under ``--json`` kept for the one
-    object stderr holds (see the module docstring)."""
+    object stderr holds (see the module docstring). A warning already shown by this run of the
+    command line is not shown again (once per process for the program)."""
+    with _SHOWN_LOCK:
+        if (code, message) in _SHOWN:
+            return
+        _SHOWN.add((code, message))
     collected = _JSON_WARNINGS.get()
     if collected is not None:
         collected.append({"code": code, "message": message})
@@ -145,6 +159,8 @@ class SkillsGroup(click.Group):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
+        with _SHOWN_LOCK:
+            _SHOWN.clear()  # a new run of the command line (one per process for the program)
         token = _JSON_ERRORS.set(wants_json(argv))
         warnings_token = _JSON_WARNINGS.set([] if _JSON_ERRORS.get() else None)
         try:
