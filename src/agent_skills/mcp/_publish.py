@@ -1,8 +1,9 @@
 """What the MCP server publishes through the Skills extension, and the manifests it publishes
-(SPEC §17, §20.8, §24.2). Imports no part of the MCP SDK: testable without it.
+(SPEC §17, §20.8, §24.2, §29.1). Imports no part of the MCP SDK: testable without it.
 
-Owns the transport's own limits (file count, total size, UTF-8 names, paths that collide) and the
-``skills/list`` entry of a skill (its files, sizes and digests, read through the facade). The
+Owns the transport's own limits (file count, total size, UTF-8 names, paths that collide), the
+``skills/list`` entry of a skill (its files, sizes and digests, read through the facade) and the
+discovery index ``skill://index.json`` that clients of the extension's earlier draft read. The
 Agent Skills frontmatter rules are ``validate``'s; digests are ``_digest``'s.
 """
 
@@ -28,6 +29,9 @@ from .._tools import media_type
 from ..validate import Severity, check_frontmatter
 
 __all__ = [
+    "INDEX_NAME",
+    "INDEX_SCHEMA",
+    "INDEX_URI",
     "MAX_SKILL_BYTES",
     "MAX_SKILL_FILES",
     "SCHEME",
@@ -37,6 +41,7 @@ __all__ = [
     "Unpublishable",
     "build_catalog",
     "check_published_frontmatter",
+    "discovery_index",
     "file_uri",
     "is_utf8",
     "strict_frontmatter",
@@ -48,6 +53,13 @@ MAX_SKILL_FILES = 512
 MAX_SKILL_BYTES = 16 * 1024 * 1024
 #: The scheme of every published URI.
 SCHEME = "skill://"
+#: The discovery index of the published skills (SPEC §29.1). Skill names hold no ``.``, so no
+#: skill's URI can ever be this one.
+INDEX_URI = SCHEME + "index.json"
+#: The index's ``$schema``: the Agent Skills discovery index, v0.2.0.
+INDEX_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+#: The index's name in ``resources/list``.
+INDEX_NAME = "skills-index"
 # The reference TypeScript client refuses frontmatter nested deeper than this.
 _MAX_DEPTH = 32
 
@@ -80,12 +92,14 @@ class PublishedSkill:
 
 @dataclass(frozen=True, slots=True)
 class Catalog:
-    """Every published skill (sorted as ``list_skills``) and an index of file URIs."""
+    """Every published skill (sorted as ``list_skills``), a map of file URIs, and the discovery
+    index of the same skills (:func:`discovery_index`)."""
 
     skills: tuple[PublishedSkill, ...]
     by_skill_uri: dict[str, PublishedSkill]
     by_file_uri: dict[str, tuple[PublishedSkill, PublishedFile]]
     diagnostics: tuple[Diagnostic, ...] = ()
+    index: str = ""
 
 
 def file_uri(name: str, rel: str) -> str:
@@ -297,6 +311,33 @@ def _publish(skills: AgentSkills, name: str) -> PublishedSkill:
     return PublishedSkill(name, uri, frontmatter["description"], tuple(files), entry)
 
 
+def discovery_index(published: Sequence[PublishedSkill]) -> str:
+    """The discovery index of ``published``, as JSON text (SPEC §29.1).
+
+    The Agent Skills discovery index, v0.2.0, as the clients of the MCP Skills extension's
+    earlier draft read it at ``skill://index.json`` (Microsoft Agent Framework's
+    ``MCPSkillsSource``, mcpc)::
+
+        {"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
+         "skills": [{"name": "api-review", "type": "skill-md", "description": "...",
+                     "url": "skill://api-review/SKILL.md", "digest": "sha256:<hex>"}]}
+
+    One entry per skill, in the order given (the order of ``skills/list``); ``description`` is
+    the frontmatter's, ``digest`` the manifest digest of the ``SKILL.md`` bytes served.
+    """
+    entries = [
+        {
+            "name": skill.name,
+            "type": "skill-md",
+            "description": skill.description,
+            "url": skill.uri,
+            "digest": skill.files[0].digest,
+        }
+        for skill in published
+    ]
+    return json.dumps({"$schema": INDEX_SCHEMA, "skills": entries}, ensure_ascii=False)
+
+
 def build_catalog(skills: AgentSkills) -> Catalog:
     """Publish every skill hosts can accept; a ``not_published`` warning names each other one."""
     served: list[PublishedSkill] = []
@@ -317,4 +358,10 @@ def build_catalog(skills: AgentSkills) -> Catalog:
         diagnostics.append(Diagnostic(DiagnosticKind.NOT_PUBLISHED, message, info.path))
     emit(diagnostics)
     by_file_uri = {f.uri: (skill, f) for skill in served for f in skill.files}
-    return Catalog(tuple(served), {s.uri: s for s in served}, by_file_uri, tuple(diagnostics))
+    return Catalog(
+        tuple(served),
+        {s.uri: s for s in served},
+        by_file_uri,
+        tuple(diagnostics),
+        discovery_index(served),
+    )
