@@ -32,7 +32,7 @@ from ._confine import Pin, real_path
 from ._core import AgentSkills
 from ._errors import SkillError, invalid_input
 from ._model import MANIFEST_NAME, Grant, GrantSet, SkillInfo
-from ._placeholders import Dialect, render_skill
+from ._placeholders import Dialect, dialect_of, expand_skill_dir, render_skill
 from ._registry import unknown_skill
 from ._search import SkillSearchIndex, query_terms
 from ._tools import (
@@ -509,15 +509,17 @@ class SkillSession:
 
         with no trailing newline. ``BODY`` is the body of the manifest as it is now (read at
         this moment, confined to the skill, and parsed again: SPEC §22.4), trailing whitespace
-        removed; the name, the directory and each ``rel`` are XML-escaped (the name as an
-        attribute). The files are those of SPEC §9, listed, never read: at most
-        ``max_listed_resources`` of them, then ``<truncated total="N"/>`` with the number of
-        files found (an empty list keeps the two tags); every file stays readable by
-        :meth:`read_resource`. The skill's real directory joins the session's read allowlist.
-        A later activation in the same session returns ``already_active=True`` and a one-line
-        notice instead, unless a refresh has since moved the name to another directory: then
-        the new directory replaces the old one in the allowlist and the full content is
-        returned again.
+        removed, with ``${SKILL_DIR}`` and, in a Claude-style body, ``${CLAUDE_SKILL_DIR}``
+        replaced by the skill directory shown (SPEC §29.4; see
+        :func:`~agent_skills._placeholders.dialect_of`; ``load_skill().body`` stays as written);
+        the name, the directory and each ``rel`` are XML-escaped (the name as an attribute).
+        The files are those of SPEC §9, listed, never read: at most ``max_listed_resources`` of
+        them, then ``<truncated total="N"/>`` with the number of files found (an empty list
+        keeps the two tags); every file stays readable by :meth:`read_resource`. The skill's
+        real directory joins the session's read allowlist. A later activation in the same
+        session returns ``already_active=True`` and a one-line notice instead, unless a refresh
+        has since moved the name to another directory: then the new directory replaces the old
+        one in the allowlist and the full content is returned again.
 
         Args:
             name: The skill's name.
@@ -552,7 +554,9 @@ class SkillSession:
         grants: tuple[Grant, ...] = ()
         if not already:
             view = served.activation()
-            body, rels = view.body, view.resources
+            # SPEC §29.4: the directory placeholders, as hosts replace them when they load a skill.
+            body = expand_skill_dir(view.body, skill_dir, dialect=dialect_of(view.info))
+            rels = view.resources
             if not view.archived:  # SPEC §25.1: no directory to grant
                 grants = (Grant(name, skill_dir, Path(view.pin.real_dir)),)
             if grants and self._host is not None:
