@@ -91,7 +91,7 @@ def test_transcript_api_review(tmp_path: Path, session: SkillSession) -> None:
         "readable roots",
         'assistant -> read_skill_resource {"name": "commit-message", "path": "SKILL.md"}',
         "tool read_skill_resource: REFUSED access_denied: Skill 'commit-message' is not active "
-        "in this conversation; activate it first",
+        "in this conversation; call activate_skill first",
         'assistant -> read_skill_resource {"name": "api-review", "path": "../../secret"}',
         "tool read_skill_resource: REFUSED path_escape: resource path escapes the skill "
         "directory: ../../secret",

@@ -735,7 +735,7 @@ class SkillSession:
             if text is not None:
                 return ToolResult(text)
             return ToolResult(
-                f"'{rel}' in skill '{skill}' is a binary file ({len(read.data)} bytes, "
+                f"'{read.rel}' in skill '{skill}' is a binary file ({len(read.data)} bytes, "
                 f"{read.media_type}); it cannot be shown as text."
             )
         expect(args, name, "query", "limit", optional=("limit",))
