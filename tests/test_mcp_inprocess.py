@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 pytest.importorskip("mcp")
 
@@ -41,18 +42,9 @@ from agent_skills.mcp import (
     build_server,
     main,
 )
-from agent_skills.mcp._publish import (
-    INDEX_SCHEMA,
-)
-from agent_skills.mcp._publish import (
-    Unpublishable as _Unpublishable,
-)
-from agent_skills.mcp._publish import (
-    check_published_frontmatter as _check_frontmatter,
-)
-from agent_skills.mcp._publish import (
-    strict_frontmatter as _strict_frontmatter,
-)
+from agent_skills.mcp._publish import INDEX_SCHEMA, _refuse
+from agent_skills.mcp._publish import Unpublishable as _Unpublishable
+from agent_skills.validate import check_manifest
 from conftest import make_skill, symlink
 from mcp_support import (
     GetParams,
@@ -587,28 +579,30 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
     os.truncate(bigger / "huge.bin", MAX_SKILL_BYTES + 1)
     skills = create_agent_skills([root])
     assert _unpublished(skills, caplog) == {
-        "a" * 65: "name_too_long: name is 65 characters; at most 64 are allowed",
-        "a--b": "name_double_hyphen: name must not contain '--'",
-        "blank-compat": "compatibility_empty: compatibility must not be empty",
-        "bom": "SKILL.md does not start with a '---' frontmatter line",
-        "case-clash": "file paths 'r/A.md' and 'r/a.md' collide when case and Unicode form "
-        "are ignored",
-        "deep": "frontmatter nests deeper than 32 levels",
+        "a" * 65: "name_too_long: name is 65 characters; at most 64 are allowed (line 2)",
+        "a--b": "name_double_hyphen: name must not contain '--' (line 2)",
+        "blank-compat": "compatibility_empty: compatibility must not be empty (line 4)",
+        "bom": "manifest_bom: manifest starts with a byte order mark; some hosts reject it",
+        "case-clash": "path_collision: file paths 'r/A.md' and 'r/a.md' collide when case and "
+        "Unicode form are ignored",
+        "deep": "frontmatter_too_deep: frontmatter nests deeper than 32 levels",
         "files-513": "it has 513 files, more than 512",
-        "indented": "SKILL.md does not start with a '---' frontmatter line",
-        "inf": "frontmatter holds a value JSON cannot carry (.inf or .nan)",
-        "latin1": "SKILL.md is not valid UTF-8",
+        "indented": "frontmatter_not_first: manifest must open with '---' on its first line; "
+        "hosts read no blank line before it (line 1)",
+        "inf": "value_not_json: frontmatter holds a value JSON cannot carry (.inf or .nan)",
+        "latin1": "invalid_encoding: manifest is not valid UTF-8 (byte 33) (line 3)",
         "long-compat": "compatibility_too_long: compatibility is 501 characters; "
-        "at most 500 are allowed",
+        "at most 500 are allowed (line 4)",
         "long-desc": "description_too_long: description is 1025 characters; "
-        "at most 1024 are allowed",
-        "lower": "its manifest is named 'skill.md', not 'SKILL.md'",
-        "nested-meta": "metadata_value_type: metadata value 't' must be a string, not a list",
-        "nfc-clash": "file paths 'cafe\u0301.md' and 'caf\u00e9.md' collide when case and Unicode "
-        "form are ignored",
-        "num-compat": "compatibility_type: compatibility must be a string, not a number",
-        "repaired": "frontmatter does not parse without repair (line 3): "
-        "invalid YAML frontmatter: mapping values are not allowed in this context",
+        "at most 1024 are allowed (line 3)",
+        "lower": "manifest_case: manifest is named skill.md; hosts look for exactly SKILL.md",
+        "nested-meta": "metadata_value_type: metadata value 't' must be a string, not a list "
+        "(line 5)",
+        "nfc-clash": "path_collision: file paths 'cafe\u0301.md' and 'caf\u00e9.md' collide "
+        "when case and Unicode form are ignored",
+        "num-compat": "compatibility_type: compatibility must be a string, not a number (line 4)",
+        "repaired": "yaml_error: invalid YAML frontmatter: mapping values are not allowed in this "
+        "context (line 3)",
         "too-big": f"its files total more than {MAX_SKILL_BYTES} bytes",
         "too-big-listed": f"its files total more than {MAX_SKILL_BYTES} bytes",
     }
@@ -691,14 +685,28 @@ def test_skills_that_fail_while_publishing(
     assert _unpublished(skills, caplog) == {"flaky": reason}
 
 
+def _refusal(data: bytes) -> str | None:
+    """Why the server would not publish a manifest of these bytes: the first error of the
+    ``portable`` profile, as ``code: message (line N)``; ``None`` when it would."""
+    try:
+        _refuse(check_manifest(data, profile="portable").problems)
+    except _Unpublishable as why:
+        return str(why)
+    return None
+
+
 @pytest.mark.parametrize(
     ("frontmatter", "reason"),
     [
         ({"name": "x"}, "description_missing: frontmatter has no 'description'"),
-        ({"name": "x", "description": " \n"}, "description_empty: description must not be empty"),
+        (
+            {"name": "x", "description": " \n"},
+            "description_empty: description must not be empty (line 3)",
+        ),
         (
             {"name": "x", "description": "d", "metadata": "s"},
-            "metadata_type: metadata must be a mapping of strings to strings, not a string",
+            "metadata_type: metadata must be a mapping of strings to strings, not a string "
+            "(line 4)",
         ),
         ({"name": "x", "description": "d", "metadata": {"k": "v"}, "compatibility": "c"}, None),
     ],
@@ -706,31 +714,34 @@ def test_skills_that_fail_while_publishing(
 def test_frontmatter_rules_discovery_never_lets_through(
     frontmatter: dict[str, Any], reason: str | None
 ) -> None:
-    # Discovery already rejects these skills; the extension's own check stays exact.
-    if reason is None:
-        _check_frontmatter(frontmatter)
-        return
-    with pytest.raises(_Unpublishable) as caught:
-        _check_frontmatter(frontmatter)
-    assert str(caught.value) == reason
+    # Discovery already rejects these skills; the publication rule stays exact (validate's).
+    data = ("---\n" + yaml.safe_dump(frontmatter, sort_keys=False) + "---\nB\n").encode()
+    assert _refusal(data) == reason
 
 
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
-        (b"---\n- a\n---\n", "frontmatter is not a mapping"),
-        (b"---\n---\n", "frontmatter is not a mapping"),
-        (b"---\nname: x\n", "frontmatter does not parse without repair (line 1): "),
+        (
+            b"---\n- a\n---\n",
+            "frontmatter_not_mapping: frontmatter must be a mapping of keys to values, "
+            "not a list (line 2)",
+        ),
+        (b"---\n---\n", "name_missing: frontmatter has no 'name'"),
+        (
+            b"---\nname: x\n",
+            "frontmatter_unterminated: frontmatter has no closing '---' line (line 1)",
+        ),
+        (b"\n---\nname: x\ndescription: d\n---\n", "frontmatter_not_first: manifest must open"),
+        (b"\xef\xbb\xbf---\nname: x\ndescription: d\n---\n", "manifest_bom: manifest starts"),
     ],
 )
 def test_strict_frontmatter_refusals(data: bytes, reason: str) -> None:
-    with pytest.raises(_Unpublishable) as caught:
-        _strict_frontmatter(data)
-    assert str(caught.value).startswith(reason)
-    assert _strict_frontmatter(b"---\r\nname: x\r\nlist: []\r\n---\r\n") == {
-        "name": "x",
-        "list": [],
-    }
+    refused = _refusal(data)
+    assert refused is not None and refused.startswith(reason)
+    check = check_manifest(b"---\r\nname: x\r\ndescription: d\r\nlist: []\r\n---\r\n")
+    assert check.frontmatter == {"name": "x", "description": "d", "list": []}
+    assert _refusal(b"---\r\nname: x\r\ndescription: d\r\n---\r\n") is None
 
 
 # -- tools --------------------------------------------------------------------------------------
@@ -1102,5 +1113,5 @@ def test_frontmatter_outside_the_yaml_subset_is_not_published(
 
 def test_the_shared_tree_leaves_out_bad_name(tree: Path, caplog: pytest.LogCaptureFixture) -> None:
     assert _unpublished(create_agent_skills([tree]), caplog) == {
-        "Bad_Name": "name_uppercase: name 'Bad_Name' must be lowercase",
+        "Bad_Name": "name_uppercase: name 'Bad_Name' must be lowercase (line 2)",
     }

@@ -1084,3 +1084,20 @@ def test_add_of_a_misspelt_skill_suggests_the_name(
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.parse_source(str(src)), env["tmp"] / "r", names=["othr"])
     assert info.value.fields["suggestions"] == ["other"]
+
+
+def test_a_source_is_searched_as_discovery_searches_a_root(tmp_path: Path) -> None:
+    # One nested search (SPEC §21.4): what a .gitignore ignores, hidden folders and node_modules
+    # are not searched, a linked folder is not followed, and the depth stops at three levels.
+    src = tmp_path / "repo"
+    make_skill(src / "skills" / "a", "alpha")
+    make_skill(src / "skills" / "deep" / "er" / "still", "too-deep")
+    make_skill(src / "build", "built")
+    make_skill(src / ".hidden", "hidden")
+    make_skill(src / "node_modules", "vendored")
+    (src / ".gitignore").write_text("build/\n")
+    make_skill(tmp_path / "elsewhere", "linked")
+    symlink(src / "skills" / "linked", tmp_path / "elsewhere" / "linked")
+    installed = pkg.install_skills(pkg.Source("directory", str(src)), tmp_path / "root")
+    assert [item.name for item in installed] == ["alpha"]
+    assert sorted(p.name for p in (tmp_path / "root").iterdir()) == ["alpha"]

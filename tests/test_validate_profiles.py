@@ -21,6 +21,7 @@ from agent_skills.validate import (
     ProblemCode,
     Severity,
     check_frontmatter,
+    has_errors,
     validate_skill,
 )
 from conftest import make_skill
@@ -189,8 +190,8 @@ def test_mcp_publishes_what_validate_passes(
     reasons = [r.getMessage() for r in caplog.records if "not published" in r.getMessage()]
     assert reasons == [
         "skill 'tools' is not published through the MCP Skills extension: allowed_tools_type: "
-        "allowed-tools must be a space-separated string, not a number (it stays available "
-        "through the tools)"
+        "allowed-tools must be a space-separated string, not a number (line 4) (it stays "
+        "available through the tools)"
     ]
 
 
@@ -224,3 +225,64 @@ def test_what_validate_accepts_the_loader_loads(
     parsed = parse_skill(text, strict=True)
     assert parsed.frontmatter["name"] == name
     assert parsed.frontmatter["description"] == description.strip()
+
+
+# The portability drift of 0.2: this skill passed `validate --profile portable` and was then not
+# published. The server's rules are the portable profile's now, by the same function.
+ANCHOR_EXAMPLE = (
+    "---\nname: demo\ndescription: &d A demo skill that shows anchors.\nmetadata:\n"
+    "  summary: *d\n---\nBody.\n"
+)
+
+
+def test_the_anchor_example_fails_the_portable_profile_and_is_not_published(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    pytest.importorskip("mcp")
+    from agent_skills.mcp import SkillServer
+
+    skill = make_skill(tmp_path / "skills", "demo", raw=ANCHOR_EXAMPLE)
+    result = CliRunner().invoke(cli, ["validate", "--json", "--profile", "portable", str(skill)])
+    assert result.exit_code == 1
+    (entry,) = json.loads(result.stdout)
+    assert entry["problems"] == [
+        {
+            "severity": "error",
+            "code": "yaml_subset",
+            "message": "anchors and aliases are not accepted",
+            "field": None,
+            "line": 3,
+        }
+    ]
+    assert validate_skill(skill) == []  # the specification itself allows anchors
+    server = SkillServer(create_agent_skills([tmp_path / "skills"]))
+    assert server.published() == []
+    [diag] = server.diagnostics
+    assert diag.message == (
+        "skill 'demo' is not published through the MCP Skills extension: yaml_subset: anchors "
+        "and aliases are not accepted (line 3) (it stays available through the tools)"
+    )
+
+
+def test_the_server_publishes_exactly_what_validate_portable_passes(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    from agent_skills.mcp import SkillServer
+
+    root = tmp_path / "skills"
+    make_skill(root, "plain", files={"references/a.md": "a"})
+    make_skill(root, "café", frontmatter={"name": "café", "description": "A warning only."})
+    make_skill(root, "anchors", raw=ANCHOR_EXAMPLE.replace("demo", "anchors"))
+    make_skill(root, "bom", raw=b"\xef\xbb\xbf---\nname: bom\ndescription: d\n---\n")
+    make_skill(root, "lower", manifest="skill.md")
+    make_skill(root, "other-dir", frontmatter={"name": "renamed", "description": "d"})
+    make_skill(root, "clash", files={"r/A.md": "1", "r/a.md": "2"})
+    make_skill(root, "tabs", raw="---\nname: tabs\ndescription: d\nextra: [{a: b}]\n---\n")
+    make_skill(root, "inf", raw="---\nname: inf\ndescription: d\nweight: .nan\n---\n")
+    passing = {
+        d.name
+        for d in sorted(root.iterdir())
+        if not has_errors(validate_skill(d, profile="portable"))
+    }
+    assert passing == {"plain", "café"}
+    published = SkillServer(create_agent_skills([root])).published()
+    assert sorted(published) == sorted(passing)

@@ -47,7 +47,7 @@ from ._config import (
 )
 from ._confine import has_drive, lexical_rel
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
-from ._digest import FileDigest, digest_stream
+from ._digest import FileDigest, digest_skill
 from ._errors import ErrorCode, SkillError, fs_error, unreachable
 from ._fs import READ_FLAGS, read_upto
 from ._model import (
@@ -60,7 +60,7 @@ from ._model import (
     is_skipped,
     sort_key,
 )
-from ._resources import ResourceListing
+from ._resources import MAX_DIRECTORY_DEPTH, ResourceListing
 from ._scan import Candidate
 
 if TYPE_CHECKING:
@@ -71,7 +71,6 @@ if TYPE_CHECKING:
 # read, not with ``import agent_skills``: most stores hold no archive (SPEC §26, light core).
 
 __all__ = [
-    "MAX_DEPTH",
     "MAX_MEMBERS",
     "MAX_RATIO",
     "MAX_TOTAL_BYTES",
@@ -81,7 +80,7 @@ __all__ = [
     "ArchiveSkill",
     "ArchivedSkill",
     "archive_kind",
-    "archived_digests",
+    "archived_digest",
     "archived_listing",
     "archived_path_error",
     "check_pin",
@@ -99,7 +98,6 @@ __all__ = [
 MAX_MEMBERS = 10_000
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 MAX_RATIO = 200
-MAX_DEPTH = 64
 
 Pin = tuple[int, int, int, int]
 
@@ -209,14 +207,14 @@ class ArchiveIndex:
 
         Left out: the top-level manifest (every case variant), any path with a component that
         starts with ``.``, anything under ``__pycache__`` or ``node_modules``, and paths more than
-        :data:`MAX_DEPTH` directories deep (SPEC §20.6).
+        :data:`MAX_DIRECTORY_DEPTH` directories deep (SPEC §20.6).
         """
         out: list[tuple[str, ArchiveFile]] = []
         for rel, member in self.skill_files(skill):
             parts = rel.split("/")
             if len(parts) == 1 and is_manifest_name(rel):
                 continue
-            if len(parts) > MAX_DEPTH + 1 or any(is_skipped(p) for p in parts):
+            if len(parts) > MAX_DIRECTORY_DEPTH + 1 or any(is_skipped(p) for p in parts):
                 continue
             out.append((rel, member))
         out.sort(key=lambda item: sort_key(item[0]))
@@ -878,21 +876,29 @@ def locate(skill_dir: str | os.PathLike[str]) -> ArchivedSkill | None:
     )
 
 
-def archived_digests(archived: ArchivedSkill, max_resources: int) -> tuple[FileDigest, ...]:
-    """The per-file digests of an archived skill: its manifest and listed resources (SPEC §23.3),
-    sorted by ``rel`` in code-point order, read from the pinned archive."""
+def archived_digest(
+    archived: ArchivedSkill, max_resources: int
+) -> tuple[str, tuple[FileDigest, ...]]:
+    """The skill digest of an archived skill and its per-file digests: its manifest and listed
+    resources (SPEC §23.3), read from the pinned archive (``_digest.digest_skill``).
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}`` when the archive changed since discovery;
+            ``invalid_archive`` when a member cannot be read.
+    """
     skill = archived.skill
     rels = [skill.rel_of(skill.manifest)]
     rels.extend(rel for rel, _ in archived.index.resources(skill)[:max_resources])
-    files: list[FileDigest] = []
-    for rel in rels:
-        try:
-            with open_member(archived.index, skill.member_of(rel)) as fh:
-                size, digest = digest_stream(fh)
-        except ArchiveChanged:
-            raise _stale(archived, archived.dir.name) from None
-        except OSError as exc:
-            raise invalid_archive(archived.index.path, f"{rel} cannot be read ({exc})") from None
-        files.append(FileDigest(rel, size, digest))
-    files.sort(key=lambda f: f.rel)
-    return tuple(files)
+
+    reading = [""]  # the rel being hashed, for the error
+
+    def read(rel: str) -> IO[bytes]:
+        reading[0] = rel
+        return open_member(archived.index, skill.member_of(rel))  # hashed as it streams
+
+    try:
+        return digest_skill(rels, read)
+    except ArchiveChanged:
+        raise _stale(archived, archived.dir.name) from None
+    except OSError as exc:
+        raise invalid_archive(archived.index.path, f"{reading[0]} cannot be read ({exc})") from None

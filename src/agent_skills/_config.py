@@ -23,7 +23,7 @@ __all__ = [
     "DEFAULT_MAX_RESOURCES",
     "DEFAULT_MAX_RESOURCE_BYTES",
     "DEFAULT_STRICT",
-    "MAX_DEPTH",
+    "MAX_SEARCH_DEPTH",
     "ArchiveKind",
     "RootInput",
     "Scope",
@@ -45,7 +45,7 @@ DEFAULT_MAX_RESOURCES = 5000
 #: The default ``max_depth``: the immediate children of each root (SPEC §4, §21.4).
 DEFAULT_MAX_DEPTH = 1
 #: The largest ``max_depth`` (SPEC §21.4).
-MAX_DEPTH = 6
+MAX_SEARCH_DEPTH = 6
 DEFAULT_MAX_MANIFEST_BYTES = 1_048_576
 """Largest ``SKILL.md`` read at discovery, in bytes (1 MiB; SPEC §20.5)."""
 DEFAULT_MAX_RESOURCE_BYTES = 67_108_864
@@ -387,9 +387,11 @@ def resolve_config(
     if (
         not isinstance(max_depth, int)
         or isinstance(max_depth, bool)
-        or not 1 <= max_depth <= MAX_DEPTH
+        or not 1 <= max_depth <= MAX_SEARCH_DEPTH
     ):
-        raise StartupError(f"max_depth must be an int from 1 to {MAX_DEPTH}, got {max_depth!r}")
+        raise StartupError(
+            f"max_depth must be an int from 1 to {MAX_SEARCH_DEPTH}, got {max_depth!r}"
+        )
     disabled_t = _disabled_entries(disabled, workspace_dir, home_s)
     coerce_int(max_manifest_bytes, "max_manifest_bytes", minimum=1, startup=True)
     coerce_int(max_resource_bytes, "max_resource_bytes", minimum=1, startup=True)

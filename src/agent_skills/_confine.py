@@ -779,8 +779,8 @@ def resolve_resource_path(skill_dir: str | os.PathLike[str], rel: str | os.PathL
 class Reached(NamedTuple):
     """What :func:`reach` found: the final object's ``lstat`` and its real path below the pin.
 
-    A named tuple, not a dataclass: an internal record, and a dataclass's generated code costs
-    about a millisecond and a half at import (SPEC §26).
+    A named tuple, not a dataclass: an internal record, and a dataclass's generated code would
+    run at import (SPEC §26).
 
     Attributes:
         st: The ``stat_result`` of the object reached (never a symlink).
@@ -866,8 +866,8 @@ def _stat_plain(pin: Pin, rel: str) -> os.stat_result | None:
     """The common case of :func:`stat_in` for a plain ``rel`` (see :func:`_plain_rel`): the
     pinned directory reached from ``/`` with ``openat2(RESOLVE_NO_SYMLINKS)`` and its identity
     compared, then ``rel`` reached below it with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``: the
-    same six system calls :func:`reach` makes, without its steps for other cases (about a fifth
-    of a call, SPEC §26). ``None`` for anything but a regular file reached so (``openat2``
+    same six system calls :func:`reach` makes, without its steps for other cases (SPEC §26;
+    docs/performance.md). ``None`` for anything but a regular file reached so (``openat2``
     missing, a symlink on the way, a stale pin, any error): :func:`reach` then decides, with its
     exact errors."""
     fast = openat2()

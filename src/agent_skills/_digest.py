@@ -7,8 +7,8 @@ lock agree byte for byte:
 - a **skill digest** is ``sha256:<hex>`` over the UTF-8 lines ``<sha256 hex> <size> <rel>\\n`` of
   ``SKILL.md`` and every listed resource, sorted by ``rel`` in code-point order (§23.3).
 
-Pure: bytes and records in, strings out. Reading the files is the caller's job (through the
-confined readers of ``_confine``), so a digest never reaches past what the skill serves.
+No file is opened here: reading is the caller's job (through the confined readers of
+``_confine`` or an archive's), so a digest never reaches past what the skill serves.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ __all__ = [
     "PREFIX",
     "FileDigest",
     "digest_files",
+    "digest_skill",
     "digest_stream",
     "file_digest",
     "hex_of",
@@ -93,19 +94,43 @@ def skill_digest(files: Iterable[FileDigest]) -> str:
     return PREFIX + hasher.hexdigest()
 
 
-def digest_files(rels: Iterable[str], read: Callable[[str], bytes]) -> tuple[FileDigest, ...]:
-    """Hash the files named by ``rels`` through ``read``, in the given order.
+def digest_files(
+    rels: Iterable[str], read: Callable[[str], bytes | IO[bytes]]
+) -> tuple[FileDigest, ...]:
+    """Hash the files named by ``rels``: the one way a skill's files are hashed (trust, locks,
+    archives; SPEC §23.3, §25.3).
 
     Args:
-        rels: Relative paths to hash (typically ``SKILL.md`` then the listed resources, SPEC §9).
-        read: Returns the bytes of one ``rel`` (a confined reader such as
-            ``AgentSkills.read_resource`` bound to one skill); its ``SkillError``\\ s propagate.
+        rels: Relative paths to hash (``SKILL.md`` and the listed resources, SPEC §9).
+        read: Returns the bytes of one ``rel``, or a binary stream of them that is hashed to its
+            end without being held in memory and then closed (a confined reader: the pinned
+            directory's, an archive's); its errors propagate.
 
     Returns:
-        One :class:`FileDigest` per ``rel``, sizes being the lengths of the bytes read.
+        One :class:`FileDigest` per ``rel``, sorted by ``rel`` in code-point order (the order
+        :func:`skill_digest` hashes them in); sizes are the lengths of the bytes hashed.
     """
     out: list[FileDigest] = []
     for rel in rels:
-        data = read(rel)
-        out.append(FileDigest(rel, len(data), file_digest(data)))
+        got = read(rel)
+        if isinstance(got, bytes):
+            out.append(FileDigest(rel, len(got), file_digest(got)))
+            continue
+        with got as fh:
+            size, digest = digest_stream(fh)
+        out.append(FileDigest(rel, size, digest))
+    out.sort(key=lambda f: f.rel)
     return tuple(out)
+
+
+def digest_skill(
+    rels: Iterable[str], read: Callable[[str], bytes | IO[bytes]]
+) -> tuple[str, tuple[FileDigest, ...]]:
+    """The skill digest of the files named by ``rels`` and their records: :func:`digest_files`,
+    then :func:`skill_digest` (SPEC §23.3).
+
+    Returns:
+        ``(sha256:<hex>, files sorted by rel)``.
+    """
+    files = digest_files(rels, read)
+    return skill_digest(files), files

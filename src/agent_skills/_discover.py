@@ -18,7 +18,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ._collector import collector_paused
 from ._config import SkillConfig, is_archive_root, is_path_entry
 from ._diagnostics import (
     Diagnostic,
@@ -142,7 +141,7 @@ def _skill_info(
     assert cand.manifest is not None
     real_dir = cand.dir
     # The directory's text from the listing's own strings: ``os.fspath(cand.dir)`` would make
-    # the snapshot's Path cache its text, about 100 B per skill (SPEC §26 memory).
+    # the snapshot's Path cache its text, bytes kept for every skill (SPEC §26 memory).
     # ``location`` is the listed directory's text joined with the manifest's name.
     if cand.pin is not None and cand.pin.real_dir != cand.location.rpartition("/")[0]:
         real_dir = Path(cand.pin.real_dir)
@@ -250,72 +249,67 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     notes: list[RootNote] = []
     per_root: list[list[CandidateResult]] = []
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
-    with collector_paused():
-        index = _open_index(config)
-        index_notes: list[Diagnostic] = []
-        root_diags: list[Diagnostic] = []
-        archived: dict[Path, ArchivedSkill] = {}
-        gate = _Gate(config)
-        for root in config.roots:
-            # A gated root is never answered from the index: its trust verdict hashes the very
-            # manifest bytes that are parsed (SPEC §23.3), so they are read every time.
-            gated = config.trust is not None and root.scope == "workspace"
-            root_index = None if gated else index
-            if is_archive_root(root.path):
-                from ._archive import scan_archive
+    index = _open_index(config)
+    index_notes: list[Diagnostic] = []
+    root_diags: list[Diagnostic] = []
+    archived: dict[Path, ArchivedSkill] = {}
+    gate = _Gate(config)
+    for root in config.roots:
+        # A gated root is never answered from the index: its trust verdict hashes the very
+        # manifest bytes that are parsed (SPEC §23.3), so they are read every time.
+        gated = config.trust is not None and root.scope == "workspace"
+        root_index = None if gated else index
+        if is_archive_root(root.path):
+            from ._archive import scan_archive
 
-                note, cands, found_diags, found = scan_archive(
-                    root, max_manifest_bytes=config.max_manifest_bytes
-                )
-                root_diags.extend(found_diags)
-                archived.update(found)
-                gate.archived.update(found)
-                root_index = None  # the archive's pin covers its manifests (SPEC §25.1)
-            else:
-                walked = walk_root(
-                    root,
-                    follow_symlinks=config.follow_symlinks,
-                    max_depth=config.max_depth,
-                    index=root_index,
-                    max_manifest_bytes=config.max_manifest_bytes,
-                )
-                note, cands = walked.note, walked.candidates
-                root_diags.extend(walked.diagnostics)
-            notes.append(note)
-            per_root.append(
-                _resolve_root(cands, strict=config.strict, pool=pool, gate=gate, index=root_index)
+            note, cands, found_diags, found = scan_archive(
+                root, max_manifest_bytes=config.max_manifest_bytes
             )
-        if index is not None:
-            index_notes = [*index.diagnostics, *index.save()]
-        groups = [
-            [r.skill for r in results if r.skill is not None and r.status == EntryStatus.LOADED]
-            for results in per_root
-        ]
-        merged = merge_skills(groups)
-        if archived:  # SPEC §25.1: real_dir is <real archive path>/<top folder>
-            merged = [
-                replace(s, info=replace(s.info, real_dir=archived[s.info.dir].real_dir))
-                if s.info.dir in archived
-                else s
-                for s in merged
-            ]
-        # Guarded: a Path used as a key caches its text and hash, bytes kept for every skill.
-        approvals = (
-            {
-                s.info.name: gate.approvals[s.info.dir]
-                for s in merged
-                if s.info.dir in gate.approvals
-            }
-            if gate.approvals
-            else {}
+            root_diags.extend(found_diags)
+            archived.update(found)
+            gate.archived.update(found)
+            root_index = None  # the archive's pin covers its manifests (SPEC §25.1)
+        else:
+            walked = walk_root(
+                root,
+                follow_symlinks=config.follow_symlinks,
+                max_depth=config.max_depth,
+                index=root_index,
+                max_manifest_bytes=config.max_manifest_bytes,
+            )
+            note, cands = walked.note, walked.candidates
+            root_diags.extend(walked.diagnostics)
+        notes.append(note)
+        per_root.append(
+            _resolve_root(cands, strict=config.strict, pool=pool, gate=gate, index=root_index)
         )
-        by_name = {s.info.name: s for s in merged}
-        winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
-        entries, shadow_notes = _report_entries(per_root, by_name, winning_group)
-        diags = [*root_diags, *(d for results in per_root for r in results for d in r.diagnostics)]
-        diags.extend(shadow_notes)
-        diags.extend(index_notes)
-        report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
+    if index is not None:
+        index_notes = [*index.diagnostics, *index.save()]
+    groups = [
+        [r.skill for r in results if r.skill is not None and r.status == EntryStatus.LOADED]
+        for results in per_root
+    ]
+    merged = merge_skills(groups)
+    if archived:  # SPEC §25.1: real_dir is <real archive path>/<top folder>
+        merged = [
+            replace(s, info=replace(s.info, real_dir=archived[s.info.dir].real_dir))
+            if s.info.dir in archived
+            else s
+            for s in merged
+        ]
+    # Guarded: a Path used as a key caches its text and hash, bytes kept for every skill.
+    approvals = (
+        {s.info.name: gate.approvals[s.info.dir] for s in merged if s.info.dir in gate.approvals}
+        if gate.approvals
+        else {}
+    )
+    by_name = {s.info.name: s for s in merged}
+    winning_group = {s.info.name: gi for gi, group in enumerate(groups) for s in group}
+    entries, shadow_notes = _report_entries(per_root, by_name, winning_group)
+    diags = [*root_diags, *(d for results in per_root for r in results for d in r.diagnostics)]
+    diags.extend(shadow_notes)
+    diags.extend(index_notes)
+    report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
     archived_by_name = (
         {s.info.name: archived[s.info.dir] for s in merged if s.info.dir in archived}
@@ -398,8 +392,8 @@ def _resolve_root(
 
     ``cands`` is consumed: once a candidate is loaded and admitted, its slot (and its result)
     holds it without its manifest bytes, all the report needs. A scan then holds one manifest's
-    bytes at a time instead of every one to its end: the first scan of a process pays for each
-    page of memory it touches first, a few microseconds each (SPEC §26).
+    bytes at a time instead of every one to its end (SPEC §26: a page of memory touched first
+    costs the first scan of a process a fault).
 
     Raises:
         SkillError: Only with ``strict``, as :func:`discover_skills` documents.

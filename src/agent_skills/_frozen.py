@@ -1,8 +1,8 @@
 """Read-only values made fast: the one class-swap constructor and the frozen frontmatter.
 
 Discovery makes several read-only objects per skill. A frozen dataclass (or any class whose
-``__setattr__`` refuses stores) sets each field through ``object.__setattr__``, several times
-the cost of a plain store. :func:`frozen_builder` writes that trick once, as attrs writes it
+``__setattr__`` refuses stores) sets each field through ``object.__setattr__``, which costs
+more than a plain store. :func:`frozen_builder` writes that trick once, as attrs writes it
 inside its class generator: a constructor that fills a writable twin of the class with plain
 stores, then gives the object its read-only class; every field of the class is set, checked when
 the constructor is made. :func:`freeze` makes the read-only copy of frontmatter

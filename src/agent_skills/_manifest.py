@@ -24,7 +24,6 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
-from ._collector import collector_paused
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, invalid_input
 from ._schema import check_frontmatter_values, yaml_kind
@@ -207,7 +206,7 @@ class _Core12Constructor(SafeConstructor):
             if type(container) is dict:
                 for key_node, value_node in node.value:
                     # A plain string key or value is taken here, as _key and _child would take
-                    # it: most nodes are, and a call each costs as much as the rest (SPEC §26).
+                    # it: most nodes are, and a call each would cost most of the walk (SPEC §26).
                     if key_node.__class__ is ScalarNode and key_node.tag == _STR_TAG:
                         key = intern(key_node.value)
                     else:
@@ -571,10 +570,6 @@ def _check_tree(value: object) -> None:
             stack.extend((child, inner) for child in children)
 
 
-#: A frontmatter longer than this (characters) is loaded with the collector paused.
-_PAUSE_FROM = 16_384
-
-
 def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
     """Load YAML text with YAML 1.2 core typing (SPEC §5).
 
@@ -596,13 +591,7 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
     _check_shape(yaml_text)
     loader = _Core12Loader(yaml_text)
     try:
-        if len(yaml_text) > _PAUSE_FROM:
-            # A large tree: the collector's passes over it would cost more per byte the more
-            # the process holds (SPEC §20.7). Discovery's scans are paused already.
-            with collector_paused():
-                value = loader.load_single()
-        else:
-            value = loader.load_single()
+        value = loader.load_single()
         # Without a shared node the tree has no cycle and at most two values per character of
         # text, so a short alias-free document cannot reach the node budget: skip the walk.
         if loader.saw_alias or len(yaml_text) > MAX_FRONTMATTER_NODES // 4:

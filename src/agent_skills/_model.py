@@ -102,8 +102,7 @@ def sort_text(name: str) -> str:
     """:func:`sort_key` as one string, for a name that holds no NUL (every file name): ordering
     by it is ordering by ``sort_key``, since ``"\\0"`` sorts before every other character (a
     case-folded name that begins another still comes first), and one string comparison does
-    the work of a tuple's two (a scan sorts each root's listing by it, about half the time;
-    SPEC §26)."""
+    the work of a tuple's two (a scan sorts each root's listing by it; SPEC §26)."""
     return name.casefold() + "\0" + name
 
 

@@ -59,8 +59,8 @@ NO_MANIFEST = f"no {MANIFEST_NAME} in directory"
 class Candidate(NamedTuple):
     """One directory-or-symlink child of a root and what the scan found in it (read-only).
 
-    A named tuple: the scan makes one per entry, and a frozen dataclass's generated ``__init__``
-    costs several times more (SPEC §26).
+    A named tuple: the scan makes one per entry, and a tuple is the cheapest read-only record
+    to make (SPEC §26; docs/performance.md).
 
     Attributes:
         root: The configured root.

@@ -7,10 +7,9 @@ and ``tools``; diacritics folded) and stemmed by ``porter`` (``reviews`` finds `
 ranking is FTS5's ``bm25()`` with the name weighted above the category and the category above the
 description, ties in SPEC §8 order. No I/O: the index lives in memory and is built from values.
 
-Why FTS5 and not a BM25 package: it ships with Python (no dependency, no import cost of numpy or
-scipy), indexes 10 000 skills in tens of milliseconds and answers a query in about a millisecond;
-``benchmarks/run.py`` measures it against ``bm25s`` when that is installed (see
-``docs/performance.md``).
+Why FTS5 and not a BM25 package: it ships with Python (no dependency, no import of numpy or
+scipy), and ``benchmarks/run.py`` measures it against ``bm25s`` when that is installed (the
+figures are in ``docs/performance.md``).
 """
 
 from __future__ import annotations

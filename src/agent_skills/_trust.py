@@ -30,12 +30,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._archive import ArchivedSkill, archived_digests, locate
+from ._archive import ArchivedSkill, archived_digest, locate
 from ._args import coerce_path
 from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
 from ._confine import Pin, absolute, open_in, pin_by_name, real_path
 from ._diagnostics import get_logger
-from ._digest import FileDigest, file_digest, skill_digest
+from ._digest import FileDigest, digest_skill, file_digest
 from ._errors import ErrorCode, SkillError, fs_error, invalid_input
 from ._fs import read_capped
 from ._jsonfile import read_json_file
@@ -131,13 +131,12 @@ def digest_pinned(
     listing = list_resources(
         Path(base), follow_symlinks=follow_symlinks, max_resources=max_resources, pin=pin, name=name
     )
-    rel, data = manifest
-    files = [FileDigest(rel, len(data), file_digest(data))]
-    for resource in listing.resources:
-        content = _read_pinned(pin, name, base, resource.rel)
-        files.append(FileDigest(resource.rel, len(content), file_digest(content)))
-    files.sort(key=lambda f: f.rel)
-    return skill_digest(files), tuple(files)
+    manifest_rel, data = manifest
+
+    def read(rel: str) -> bytes:
+        return data if rel == manifest_rel else _read_pinned(pin, name, base, rel)
+
+    return digest_skill([manifest_rel, *(r.rel for r in listing.resources)], read)
 
 
 def digest_skill_dir(
@@ -169,8 +168,7 @@ def digest_skill_dir(
     base = os.fspath(skill_dir)
     archived = locate(base)
     if archived is not None:  # a skill of an archive root (SPEC §25.1)
-        digests = archived_digests(archived, max_resources)
-        return skill_digest(digests), digests
+        return archived_digest(archived, max_resources)
     lookup = find_manifest(base, follow_symlinks=follow_symlinks)
     if lookup.name is None:
         raise SkillError(
@@ -413,7 +411,7 @@ class TrustStore:
                 return None, CHANGED
         if archived is not None:
             try:
-                digest = skill_digest(archived_digests(archived, max_resources))
+                digest = archived_digest(archived, max_resources)[0]
             except SkillError:
                 return None, CHANGED
             return (approval, "") if digest == approval.digest else (None, CHANGED)

@@ -23,10 +23,13 @@ from ._scan import NO_MANIFEST, Candidate, dir_like, list_root, scan_entry, scan
 if TYPE_CHECKING:
     from ._index import ManifestIndex
 
-__all__ = ["MAX_SCAN_DIRS", "RootScan", "walk_root"]
+__all__ = ["HELD_DEPTH", "MAX_SCAN_DIRS", "RootScan", "walk_root"]
 
 #: Directories looked at per root by a nested walk (SPEC §21.4).
 MAX_SCAN_DIRS = 2000
+#: How deep a folder that is not a skill is searched for the skills it holds (``skills/x``,
+#: ``examples/skills/x``): ``validate`` of such a folder and a package source (SPEC §25.4).
+HELD_DEPTH = 3
 # Larger .gitignore files are not read: a walk stays bounded whatever a root holds.
 _MAX_GITIGNORE_BYTES = 1 << 20
 
@@ -74,7 +77,7 @@ def walk_root(
     Args:
         root: The root; a root path that is a symlink is followed.
         follow_symlinks: Whether symlinked directories and manifests are used (and searched).
-        max_depth: 1 to ``_config.MAX_DEPTH`` (the caller checks the range).
+        max_depth: 1 to ``_config.MAX_SEARCH_DEPTH`` (the caller checks the range).
         index: The on-disk index (SPEC §26), as for :func:`scan_root`.
 
     Returns:

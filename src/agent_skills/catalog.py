@@ -52,7 +52,7 @@ _NON_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 def _xml_text(text: str) -> str:
     """Escape ``&``, ``<``, ``>`` and replace characters XML cannot carry with U+FFFD."""
     # html.escape, not xml.sax.saxutils.escape (the same three entities): the latter imports
-    # urllib.request and with it http and email, tens of milliseconds (SPEC §26).
+    # urllib.request and with it http and email (SPEC §26).
     return _html_escape(_NON_XML_RE.sub("\ufffd", text), quote=False)
 
 

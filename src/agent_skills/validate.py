@@ -61,27 +61,51 @@ Warnings (the skill loads, but some hosts or readers may stumble):
 ``reference_escape``        a relative file reference in the body climbs out of the skill
 =========================== ====================================================================
 
+Profile ``portable`` (what MCP hosts and the official TypeScript skills client accept, SPEC §17,
+§20.3, §20.8, §24.2; the MCP server publishes exactly the skills it passes): ``manifest_case``
+and ``manifest_bom`` are errors, and these are added (errors but the first):
+
+=========================== ====================================================================
+``name_not_portable``       (warning) ``name`` holds characters outside ASCII ``a-z``, ``0-9``,
+                            ``-``
+``manifest_outside``        the manifest is a link leading outside the skill directory
+``non_utf8_path``           the directory's name or a file's path is not valid UTF-8
+``path_collision``          two file paths are one file when case and Unicode form are ignored
+``frontmatter_not_first``   the manifest does not open with ``---`` on its first line
+``value_not_json``          a frontmatter value JSON cannot carry (``.inf``, ``.nan``)
+``frontmatter_too_deep``    the frontmatter nests deeper than 32 levels
+``yaml_subset``             a YAML construct the TypeScript client does not read: anchors and
+                            aliases, tags, block indentation indicators, a mapping in a flow
+                            collection, a key that is not a string, a quoted scalar over several
+                            lines (``line`` of the first)
+=========================== ====================================================================
+
 Sources: the Agent Skills specification (``SKILL.md`` format, frontmatter fields, "keep
-``SKILL.md`` under 500 lines", file references relative to the skill root) and SPEC §15.
+``SKILL.md`` under 500 lines", file references relative to the skill root), SPEC §15 and, for
+``portable``, SPEC §17 and §24.2.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
+import unicodedata
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+import yaml
+
 from . import _scan
 from ._args import coerce_choice, coerce_path
 from ._confine import resolve_resource_path
 from ._errors import ErrorCode, SkillError
-from ._manifest import load_frontmatter_yaml, split_frontmatter, yaml_kind
+from ._manifest import load_frontmatter_yaml, plain_scalar_tag, split_frontmatter, yaml_kind
 from ._model import MANIFEST_NAME
 from ._schema import name_key
 
@@ -90,14 +114,18 @@ __all__ = [
     "MAX_COMPATIBILITY_LENGTH",
     "MAX_DESCRIPTION_LENGTH",
     "MAX_NAME_LENGTH",
+    "MAX_PORTABLE_DEPTH",
     "PROFILES",
     "RESERVED_NAME_WORDS",
     "SPEC_KEYS",
+    "ManifestCheck",
     "Problem",
     "ProblemCode",
     "Profile",
     "Severity",
     "check_frontmatter",
+    "check_manifest",
+    "check_skill_files",
     "find_manifest",
     "has_errors",
     "validate_skill",
@@ -113,6 +141,8 @@ MAX_COMPATIBILITY_LENGTH = 500
 MAX_BODY_LINES = 500
 #: The top-level frontmatter keys the Agent Skills specification defines.
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+#: Deepest frontmatter nesting the official TypeScript skills client reads (profile ``portable``).
+MAX_PORTABLE_DEPTH = 32
 
 
 class Severity(StrEnum):
@@ -167,6 +197,13 @@ class ProblemCode(StrEnum):
     BODY_TOO_LONG = "body_too_long"
     BROKEN_REFERENCE = "broken_reference"
     REFERENCE_ESCAPE = "reference_escape"
+    MANIFEST_OUTSIDE = "manifest_outside"
+    NON_UTF8_PATH = "non_utf8_path"
+    PATH_COLLISION = "path_collision"
+    FRONTMATTER_NOT_FIRST = "frontmatter_not_first"
+    VALUE_NOT_JSON = "value_not_json"
+    FRONTMATTER_TOO_DEEP = "frontmatter_too_deep"
+    YAML_SUBSET = "yaml_subset"
 
 
 #: The validation profiles, each adding to the one before it (``validate --profile``).
@@ -268,24 +305,96 @@ def validate_skill(path: str | os.PathLike[str], *, profile: Profile = "spec") -
         return [_error(ProblemCode.NOT_A_DIRECTORY, f"{skill_dir} cannot be examined: {exc}")]
     if not stat.S_ISDIR(st.st_mode):
         return [_error(ProblemCode.NOT_A_DIRECTORY, f"{skill_dir} is not a directory")]
-    manifest = find_manifest(skill_dir)
-    if manifest is None:
+    lookup = _scan.find_manifest(skill_dir, follow_symlinks=True)
+    if lookup.name is None:
         return [_error(ProblemCode.MANIFEST_MISSING, f"no {MANIFEST_NAME} in {skill_dir}")]
-    problems: list[Problem] = []
-    if manifest.name != MANIFEST_NAME:
-        problems.append(
-            _warning(
-                ProblemCode.MANIFEST_CASE,
-                f"manifest is named {manifest.name}; hosts look for exactly {MANIFEST_NAME}",
-            )
-        )
+    manifest = skill_dir / lookup.name
     try:
         data = manifest.read_bytes()
     except OSError as exc:
-        problems.append(
+        found = [_manifest_case(lookup.name, profile)] if lookup.name != MANIFEST_NAME else []
+        found.append(
             _error(ProblemCode.MANIFEST_UNREADABLE, f"cannot read {manifest}: {exc.strerror}")
         )
-        return problems
+        return found
+    files: list[str] | None = None
+    if profile != "spec":  # the paths a host is given: the manifest and the files listed (§9)
+        from ._resources import list_resources
+
+        listing = list_resources(skill_dir, follow_symlinks=True)
+        files = [lookup.name, *(resource.rel for resource in listing.resources)]
+    check = check_manifest(
+        data,
+        profile=profile,
+        dir_name=Path(os.path.abspath(skill_dir)).name,  # as given: a link names its skill
+        manifest_name=lookup.name,
+        files=files,
+        manifest_outside=lookup.outside,
+    )
+    problems = list(check.problems)
+    if check.text is not None:
+        problems.extend(_check_body(check.text, check.body_line, skill_dir))
+    return problems
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestCheck:
+    """What :func:`check_manifest` found in a manifest's bytes.
+
+    Attributes:
+        problems: The problems, in the order of :func:`validate_skill` (its body problems
+            aside).
+        frontmatter: The frontmatter as parsed strictly (YAML 1.2, no repair, values not
+            trimmed), or ``None`` when it does not parse to a mapping.
+        text: The manifest's text (BOM dropped, LF line endings) when its body can be checked,
+            else ``None``.
+        body_line: The 1-based file line where the body begins (``0`` without ``text``).
+    """
+
+    problems: tuple[Problem, ...]
+    frontmatter: dict[str, Any] | None = None
+    text: str | None = None
+    body_line: int = 0
+
+
+def check_manifest(
+    data: bytes,
+    *,
+    profile: Profile = "spec",
+    dir_name: str | None = None,
+    manifest_name: str = MANIFEST_NAME,
+    files: Sequence[str] | None = None,
+    manifest_outside: str | None = None,
+) -> ManifestCheck:
+    """Check a manifest's bytes, and with ``portable`` what hosts are given of the skill. Pure
+    (SPEC §15, §17, §24.2): :func:`validate_skill` calls it on the file it reads, the MCP server
+    on the bytes it publishes, so both apply one set of rules.
+
+    Args:
+        data: The manifest's bytes.
+        profile: As :func:`check_frontmatter`; ``"portable"`` and ``"anthropic"`` add the rules
+            of MCP hosts (the ``portable`` table of this module's docstring).
+        dir_name: The skill directory's name; when given, ``name`` must equal it (both NFKC).
+        manifest_name: The manifest's name on disk (another letter case is ``manifest_case``).
+        files: With ``portable``, every path a host is given, relative to the skill directory
+            (the manifest and the listed resources): their UTF-8 and collisions are checked.
+        manifest_outside: The real target of a manifest that is a link leading outside the skill
+            (SPEC §20.3), else ``None``.
+
+    Returns:
+        A :class:`ManifestCheck`.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{profile}`` for an unknown profile.
+    """
+    problems = check_skill_files(
+        profile=profile,
+        dir_name=dir_name,
+        manifest_name=manifest_name,
+        files=files,
+        manifest_outside=manifest_outside,
+    )
+    portable = profile != "spec"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -298,63 +407,235 @@ def validate_skill(path: str | os.PathLike[str], *, profile: Profile = "spec") -
                 line,
             )
         )
-        return problems
+        return ManifestCheck(tuple(problems))
     if text.startswith("\ufeff"):
         problems.append(
-            _warning(
+            Problem(
+                Severity.ERROR if portable else Severity.WARNING,
                 ProblemCode.MANIFEST_BOM,
                 "manifest starts with a byte order mark; some hosts reject it",
             )
         )
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    problems.extend(_check_manifest_text(text, skill_dir, profile))
-    return problems
-
-
-def _check_manifest_text(text: str, skill_dir: Path, profile: Profile) -> list[Problem]:
+    opening = text.split("\n", 1)[0].rstrip(" \t")
+    if portable and opening != "---" and text.lstrip().startswith("---"):
+        problems.append(
+            _error(
+                ProblemCode.FRONTMATTER_NOT_FIRST,
+                "manifest must open with '---' on its first line; hosts read no blank line "
+                "before it",
+                None,
+                1,
+            )
+        )
     try:
         yaml_text, _, first_line = split_frontmatter(text)
     except SkillError as err:
-        line = err.fields.get("line")
-        return [
+        at = err.fields.get("line")
+        problems.append(
             _error(
                 ProblemCode.FRONTMATTER_UNTERMINATED,
                 "frontmatter has no closing '---' line",
                 None,
-                line if isinstance(line, int) else None,
+                at if isinstance(at, int) else None,
             )
-        ]
+        )
+        return ManifestCheck(tuple(problems))
     if yaml_text is None:
-        return [
+        problems.append(
             _error(
                 ProblemCode.FRONTMATTER_MISSING,
                 "manifest must open with YAML frontmatter between '---' lines",
                 None,
                 1,
             )
-        ]
-    problems: list[Problem] = []
-    try:
-        data = load_frontmatter_yaml(yaml_text, first_line=first_line)
-    except SkillError as err:
-        line = err.fields.get("line")
-        problems.append(
-            _error(
-                ProblemCode.YAML_ERROR, err.message, None, line if isinstance(line, int) else None
-            )
         )
-        data = None
-        parsed = False
+        return ManifestCheck(tuple(problems))
+    frontmatter: dict[str, Any] | None = None
+    try:
+        loaded = load_frontmatter_yaml(yaml_text, first_line=first_line)
+    except SkillError as err:
+        at = err.fields.get("line")
+        problems.append(
+            _error(ProblemCode.YAML_ERROR, err.message, None, at if isinstance(at, int) else None)
+        )
     else:
-        parsed = True
-    if parsed:
-        dir_name = Path(os.path.abspath(skill_dir)).name  # as given: a link names its skill
-        found = check_frontmatter({} if data is None else data, profile=profile, dir_name=dir_name)
+        frontmatter = loaded if isinstance(loaded, dict) else None
+        if portable and frontmatter is not None:
+            problems.extend(_check_portable_yaml(frontmatter, yaml_text, first_line))
+        found = check_frontmatter(
+            {} if loaded is None else loaded, profile=profile, dir_name=dir_name
+        )
         problems.extend(_located(found, yaml_text, first_line))
     body_line = first_line + yaml_text.count("\n") + 1
-    problems.extend(_check_body(text, body_line, skill_dir))
+    return ManifestCheck(tuple(problems), frontmatter, text, body_line)
+
+
+def check_skill_files(
+    *,
+    profile: Profile = "spec",
+    dir_name: str | None = None,
+    manifest_name: str = MANIFEST_NAME,
+    files: Sequence[str] | None = None,
+    manifest_outside: str | None = None,
+) -> list[Problem]:
+    """The problems of a skill's files that need none of their bytes (the first ones of
+    :func:`check_manifest`, which takes the same arguments): the manifest's name, and with
+    ``portable`` a manifest leading outside and the paths hosts are given. Pure.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{profile}`` for an unknown profile.
+    """
+    profile = coerce_choice(profile, PROFILES, "profile")
+    problems: list[Problem] = []
+    if manifest_name != MANIFEST_NAME:
+        problems.append(_manifest_case(manifest_name, profile))
+    if profile != "spec":
+        if manifest_outside is not None:
+            problems.append(
+                _error(
+                    ProblemCode.MANIFEST_OUTSIDE,
+                    f"{manifest_name} is a link to {manifest_outside}, outside the skill; "
+                    "hosts are given only the skill's own files",
+                )
+            )
+        problems.extend(_check_paths(dir_name, files or ()))
     return problems
+
+
+def _manifest_case(manifest_name: str, profile: Profile) -> Problem:
+    return Problem(
+        Severity.ERROR if profile != "spec" else Severity.WARNING,
+        ProblemCode.MANIFEST_CASE,
+        f"manifest is named {manifest_name}; hosts look for exactly {MANIFEST_NAME}",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# What MCP hosts accept (profile ``portable``, SPEC §17, §20.8, §24.2)
+
+
+def _is_utf8(text: str) -> bool:
+    """False for a name holding undecodable bytes (lone surrogates from ``surrogateescape``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_paths(dir_name: str | None, files: Sequence[str]) -> list[Problem]:
+    """The paths a host is given: UTF-8 (``skill://`` URIs, SPEC §20.8), and no two of them one
+    file on a case-insensitive or normalising filesystem."""
+    out: list[Problem] = []
+    names = ([] if dir_name is None else [dir_name]) + list(files)
+    if not all(_is_utf8(name) for name in names):
+        out.append(
+            _error(
+                ProblemCode.NON_UTF8_PATH,
+                "a file or directory name is not valid UTF-8; skill:// URIs and hosts need it",
+            )
+        )
+    seen: dict[str, str] = {}
+    for rel in files:
+        key = unicodedata.normalize("NFC", rel).casefold()
+        if key in seen:
+            out.append(
+                _error(
+                    ProblemCode.PATH_COLLISION,
+                    f"file paths {seen[key]!r} and {rel!r} collide when case and Unicode form "
+                    "are ignored",
+                )
+            )
+            break
+        seen[key] = rel
+    return out
+
+
+def _check_portable_yaml(
+    frontmatter: dict[str, Any], yaml_text: str, first_line: int
+) -> list[Problem]:
+    """What the official TypeScript skills client reads of a frontmatter (SPEC §24.2)."""
+    out: list[Problem] = []
+    try:
+        json.dumps(frontmatter, allow_nan=False)
+    except ValueError:
+        out.append(
+            _error(
+                ProblemCode.VALUE_NOT_JSON,
+                "frontmatter holds a value JSON cannot carry (.inf or .nan)",
+            )
+        )
+    if _depth(frontmatter) > MAX_PORTABLE_DEPTH:
+        out.append(
+            _error(
+                ProblemCode.FRONTMATTER_TOO_DEEP,
+                f"frontmatter nests deeper than {MAX_PORTABLE_DEPTH} levels",
+            )
+        )
+    subset = _yaml_subset_problem(yaml_text, first_line)
+    if subset is not None:
+        out.append(subset)
+    return out
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+_EventLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BLOCK_INDICATOR_RE = re.compile(r"[|>](?:[+-]?[1-9]|[1-9][+-]?)")
+
+
+def _yaml_subset_problem(yaml_text: str, first_line: int) -> Problem | None:
+    """The first construct outside the YAML the official TypeScript skills client reads (SPEC
+    §24.2): no anchors or aliases, no tags, no block scalar indentation indicators (``|2``), no
+    mapping inside a flow collection, no multi-line quoted scalars, only string keys."""
+
+    def refused(what: str, mark: Any) -> Problem:
+        line = mark.line + first_line if mark is not None else None
+        return _error(ProblemCode.YAML_SUBSET, what, None, line)
+
+    # For each open collection: [is it a flow collection, is it a mapping, children seen].
+    open_: list[list[Any]] = []
+    for event in yaml.parse(yaml_text, Loader=_EventLoader):
+        mark = event.start_mark
+        if isinstance(event, yaml.CollectionEndEvent):
+            open_.pop()
+            continue
+        is_key = bool(open_) and open_[-1][1] and open_[-1][2] % 2 == 0
+        if open_:
+            open_[-1][2] += 1
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            return refused("anchors and aliases are not accepted", mark)
+        if isinstance(event, yaml.ScalarEvent):
+            if event.tag is not None and not any(event.implicit):
+                return refused("tags are not accepted", mark)
+            plain = not event.style  # ('' from the C parser, None from Python's)
+            if is_key and plain and plain_scalar_tag(event.value) != "tag:yaml.org,2002:str":
+                return refused(f"the key {event.value!r} is not a string", mark)
+            if event.style in ("|", ">"):
+                start = getattr(mark, "index", 0)
+                if _BLOCK_INDICATOR_RE.match(yaml_text, start):
+                    return refused("block scalar indentation indicators are not accepted", mark)
+            end = event.end_mark
+            multi_line = mark is not None and end is not None and mark.line != end.line
+            if event.style in ('"', "'") and multi_line:
+                return refused("quoted scalars over several lines are not accepted", mark)
+        elif isinstance(event, yaml.CollectionStartEvent):
+            if event.tag is not None and not event.implicit:
+                return refused("tags are not accepted", mark)
+            if is_key:
+                return refused("a key that is a collection is not accepted", mark)
+            if isinstance(event, yaml.MappingStartEvent) and open_ and open_[-1][0]:
+                return refused("a mapping inside a flow collection is not accepted", mark)
+            open_.append([bool(event.flow_style), isinstance(event, yaml.MappingStartEvent), 0])
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -543,16 +824,18 @@ def check_frontmatter(
 ) -> list[Problem]:
     """Check parsed frontmatter against the Agent Skills specification. Pure (SPEC §15, §27).
 
-    The one home of the specification's frontmatter rules: ``validate_skill`` calls it for the
-    author-facing check, and the MCP server calls it to decide what it publishes (SPEC §17).
+    The one home of the specification's frontmatter rules: :func:`check_manifest` calls it, for
+    the author-facing check (:func:`validate_skill`) and for what the MCP server publishes
+    (profile ``portable``, SPEC §17).
 
     Args:
         data: The frontmatter as parsed (strict YAML 1.2, values not trimmed): normally a mapping;
             anything else is one ``frontmatter_not_mapping`` problem.
         profile: ``"spec"`` (the specification's rules), ``"portable"`` (also a
             ``name_not_portable`` warning for a name outside ASCII ``[a-z0-9-]``, which MCP hosts
-            and the TypeScript client need) or ``"anthropic"`` (portable, plus the upload rules as
-            errors: ``description_angle_brackets`` for ``<`` or ``>`` in the description and
+            and the TypeScript client need; :func:`check_manifest` adds the rest of what hosts
+            accept) or ``"anthropic"`` (portable, plus the upload rules as errors:
+            ``description_angle_brackets`` for ``<`` or ``>`` in the description and
             ``name_reserved`` for a name holding ``anthropic`` or ``claude``).
         dir_name: The skill directory's name; when given, ``name`` must equal it (both NFKC).
 

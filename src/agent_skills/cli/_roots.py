@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_DEPTH, SkillRoot, expand_home
+from .._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_SEARCH_DEPTH, SkillRoot, expand_home
 from .._core import AgentSkills, create_agent_skills
 from .._diagnostics import Diagnostic, RootStatus, quiet_logger, set_diagnostic_sink
 from .._errors import StartupError
@@ -81,7 +81,7 @@ def root_options(fn: _F) -> _F:
         ),
         click.option(
             "--max-depth",
-            type=click.IntRange(1, MAX_DEPTH),
+            type=click.IntRange(1, MAX_SEARCH_DEPTH),
             default=1,
             show_default=True,
             help="Search each root this deep for skill folders (categories such as "

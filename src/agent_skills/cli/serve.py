@@ -69,9 +69,9 @@ def serve_command(
     if (stateless or host != "127.0.0.1") and not use_http:
         fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
     try:
-        # Imported with the collector still paused: the SDK's import makes several hundred
-        # thousand long-lived objects, and the young-generation passes over them while it runs
-        # cost a tenth of it or more here (SPEC §26, serve start-up).
+        # Imported with the program's collector still paused: the SDK's import makes many
+        # long-lived objects, and no young-generation pass need run over them while it runs
+        # (SPEC §26, serve start-up; docs/performance.md).
         mcp_server = importlib.import_module("agent_skills.mcp")
         run = mcp_server.run_http if use_http else mcp_server.run_stdio  # (loads the SDK)
     except ImportError as exc:

@@ -15,7 +15,7 @@ import click
 
 from .._config import SkillRoot
 from .._model import is_hidden, is_manifest_name
-from .._walk import walk_root
+from .._walk import HELD_DEPTH, walk_root
 from ..validate import (
     PROFILES,
     Problem,
@@ -31,11 +31,6 @@ from ._roots import PATH
 __all__ = ["validate_command"]
 
 
-#: How deep ``validate`` looks for skills in a directory that is not one (``skills/x``,
-#: ``examples/skills/x``); the known client folders are looked at besides.
-_VALIDATE_DEPTH = 3
-
-
 def _project_skill_folders() -> list[str]:
     """The project folders of every client layout (``.agents/skills``, ``.claude/skills``, ...;
     SPEC §21.1), relative to a project directory."""
@@ -47,10 +42,10 @@ def _project_skill_folders() -> list[str]:
 
 def _skills_held(path: Path) -> list[Path]:
     """The skill directories a directory that is not a skill holds: below it down to
-    :data:`_VALIDATE_DEPTH` (the nested-discovery rules of SPEC §21.4: hidden folders,
+    :data:`HELD_DEPTH` (the nested-discovery rules of SPEC §21.4: hidden folders,
     ``node_modules`` and ``.gitignore``d paths are not searched), then in each known client
     folder it has (``.agents/skills``, ``.claude/skills``, ...)."""
-    bases = [(path, _VALIDATE_DEPTH)]
+    bases = [(path, HELD_DEPTH)]
     bases += [(path / rel, 1) for rel in _project_skill_folders() if (path / rel).is_dir()]
     found: list[Path] = []
     for base, depth in bases:
@@ -80,7 +75,7 @@ def _nothing_held(path: Path) -> Problem:
         Severity.ERROR,
         ProblemCode.MANIFEST_MISSING,
         f"no skill found in {path}: it has no SKILL.md, and none below it (down to "
-        f"{_VALIDATE_DEPTH} levels) nor in {folders}",
+        f"{HELD_DEPTH} levels) nor in {folders}",
     )
 
 
@@ -89,8 +84,9 @@ _profile_option = click.option(
     type=click.Choice(PROFILES),
     default="spec",
     show_default=True,
-    help="spec: the specification; portable: also ASCII names for MCP hosts (warnings); "
-    "anthropic: also the upload rules.",
+    help="spec: the specification; portable: also what MCP hosts accept, as the MCP server "
+    "publishes (exactly SKILL.md, no BOM, the YAML the TypeScript client reads, UTF-8 paths "
+    "that do not collide; ASCII names as warnings); anthropic: also the upload rules.",
 )
 
 

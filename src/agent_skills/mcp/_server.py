@@ -381,17 +381,9 @@ class SkillServer:
         max_sessions: int = MAX_SESSIONS,
         session_idle_timeout: float = SESSION_IDLE_TIMEOUT,
     ) -> Starlette:
-        """The streamable HTTP application: ``/mcp`` and ``GET /healthz`` (SPEC §24.4); see
-        ``_http.http_app`` for the sessions and their limits.
-
-        Args:
-            host: The address the server binds; for loopback addresses requests must carry a
-                loopback ``Host`` and ``Origin`` (DNS rebinding protection).
-            stateless: Serve without sessions.
-            watch: Watch the roots while the application runs (SPEC §23.2).
-            debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
-            max_sessions: Most sessions open at once.
-            session_idle_timeout: Seconds a session may stay idle.
+        """The streamable HTTP application of this server: ``/mcp`` and ``GET /healthz`` (SPEC
+        §24.4), as ``_http.http_app`` builds it; the arguments, the sessions and their limits
+        are described there.
 
         Returns:
             A Starlette application (run it with any ASGI server).

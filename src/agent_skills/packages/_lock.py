@@ -15,7 +15,7 @@ from typing import IO, Any, Literal
 from .._args import coerce_path
 from .._config import Scope, SkillRoot
 from .._core import AgentSkills
-from .._digest import FileDigest, digest_stream, skill_digest
+from .._digest import FileDigest, digest_files, skill_digest
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
 from .._jsonfile import read_json_file
 from .._model import sort_key
@@ -89,17 +89,13 @@ def _display_dir(path: Path, workspace: Path) -> str:
 
 
 def _hash_skill(skills: AgentSkills, name: str) -> tuple[FileDigest, ...]:
-    content = skills.load_skill(name)
-    if content is None:
+    """The file digests of the skill ``name`` as served now: its manifest and listed resources,
+    read through the facade from one snapshot (``_digest.digest_files``)."""
+    served = skills.served(name)
+    if served is None or served.withheld:
         raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
-    rels = [content.path.name, *(r.rel for r in content.resources)]
-    files: list[FileDigest] = []
-    for rel in rels:
-        with skills.open_resource(name, rel) as fh:
-            size, digest = digest_stream(fh)
-        files.append(FileDigest(rel, size, digest))
-    files.sort(key=lambda f: f.rel)
-    return tuple(files)
+    content = served.content()
+    return digest_files([content.path.name, *(r.rel for r in content.resources)], served.open)
 
 
 def _entry(
@@ -132,14 +128,8 @@ def _entry(
 def _hash_dir(skill_dir: Path) -> tuple[FileDigest, ...]:
     """The file digests of the skill directory ``skill_dir``: manifest and listed resources,
     read confined (a copy that is not the one discovery serves, e.g. a shadowed one)."""
-    skill = dir_skill(skill_dir)
-    files: list[FileDigest] = []
-    for source in skill.files:
-        with source.open() as fh:
-            size, digest = digest_stream(fh)
-        files.append(FileDigest(source.rel, size, digest))
-    files.sort(key=lambda f: f.rel)
-    return tuple(files)
+    openers = {source.rel: source.open for source in dir_skill(skill_dir).files}
+    return digest_files(openers, lambda rel: openers[rel]())
 
 
 def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], str]:

@@ -30,13 +30,15 @@ from .._archive import (
     read_member,
 )
 from .._args import coerce_path
-from .._confine import open_confined, resolve_resource_path
+from .._config import SkillRoot
+from .._confine import contains, open_confined, resolve_resource_path
 from .._diagnostics import Diagnostic
 from .._errors import ErrorCode, SkillError, invalid_input
 from .._manifest import parse_skill
-from .._model import is_skipped, sort_key
+from .._model import is_skipped
 from .._resources import list_resources
 from .._schema import name_problem
+from .._walk import HELD_DEPTH, walk_root
 from ..validate import find_manifest
 
 __all__ = [
@@ -51,9 +53,6 @@ __all__ = [
     "parse_source",
     "source_skills",
 ]
-
-# Where a repository usually keeps skills; a search below a source stops at this depth.
-_SEARCH_DEPTH = 3
 
 
 _GIT_TIMEOUT_S = 600
@@ -159,8 +158,12 @@ def _archive_skills(index: ArchiveIndex) -> list[SourceSkill]:
         files = tuple(
             SourceFile(rel, opener(skill.member_of(rel)), f.executable) for rel, f in members
         )
-        prefix = f"{index.path}/{skill.top}/" if skill.top else ""
-        diags = tuple(d for d in index.diagnostics if str(d.path).startswith(prefix))
+        top = f"{index.path}/{skill.top}"
+        diags = tuple(
+            d
+            for d in index.diagnostics
+            if not skill.top or (d.path is not None and contains(top, os.fspath(d.path)))
+        )
         out.append(SourceSkill(name, where, files, diags))
     return out
 
@@ -315,35 +318,22 @@ def _clone(source: Source, dest: str) -> str:
 
 
 def _find_skill_dirs(tree: Path) -> list[Path]:
-    """The skill directories in ``tree``: itself, else below it (at most three levels deep).
+    """The skill directories in ``tree``: itself, else those the one nested search finds below
+    it, at most :data:`HELD_DEPTH` levels deep (``_walk.walk_root``, SPEC §21.4).
 
-    Hidden directories, ``node_modules`` and ``__pycache__`` are not searched, links are not
-    followed, and a skill directory is not searched further (its nested manifests are resources).
+    Hidden directories, ``node_modules``, ``__pycache__`` and what a ``.gitignore`` ignores are
+    not searched, links are not followed (a repository's link leads nowhere in it), a skill
+    directory is not searched further (its nested manifests are resources), and the search
+    stops after ``MAX_SCAN_DIRS`` directories.
     """
     if find_manifest(tree) is not None:
         return [tree]
-    found: list[Path] = []
-    level = [tree]
-    for _ in range(_SEARCH_DEPTH):
-        below: list[Path] = []
-        for parent in level:
-            try:
-                with os.scandir(parent) as it:
-                    entries = sorted(it, key=lambda e: sort_key(e.name))
-            except OSError:
-                continue
-            for entry in entries:
-                if is_skipped(entry.name):
-                    continue
-                try:
-                    if not entry.is_dir(follow_symlinks=False):
-                        continue
-                except OSError:
-                    continue
-                path = parent / entry.name
-                (found if find_manifest(path) is not None else below).append(path)
-        level = below
-    return found
+    found = walk_root(SkillRoot(tree), follow_symlinks=False, max_depth=HELD_DEPTH)
+    return [
+        cand.dir
+        for cand in found.candidates
+        if cand.manifest is not None and not is_skipped(cand.entry_name)
+    ]
 
 
 def source_skills(tree: Path) -> tuple[list[SourceSkill], list[str]]:
