@@ -12,14 +12,17 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
 pytest.importorskip("mcp")
 
 import agent_skills
+from agent_skills.cli import main
 from conftest import make_skill
 
 SRC = Path(agent_skills.__file__).resolve().parents[1]
@@ -142,3 +145,21 @@ def test_sigint_ends_serve_over_http_at_once(root: Path) -> None:
     ((elapsed, status, stderr),) = result
     assert (status, stderr) == (130, "\naborted: interrupted\n")
     assert elapsed < GONE_WITHIN
+
+
+@pytest.mark.parametrize(("raised", "status"), [(KeyboardInterrupt(), 130), (click.Abort(), 1)])
+def test_the_command_line_exits_130_on_an_interrupt_only(
+    root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: BaseException,
+    status: int,
+) -> None:
+    def run_stdio(skills: Any, **_: Any) -> None:
+        raise raised
+
+    fake = types.ModuleType("agent_skills.mcp")
+    fake.run_stdio = run_stdio  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agent_skills.mcp", fake)
+    assert main(["serve", "--preset", "none", "--root", str(root)]) == status
+    assert capsys.readouterr().err.endswith("aborted: interrupted\n")
