@@ -589,9 +589,14 @@ class SkillSession:
     # -- tier 3: files -------------------------------------------------------------------------
 
     def read_resource(self, name: str, rel: str | os.PathLike[str]) -> bytes:
-        """Read a file of an activated skill (SPEC §10, §14).
+        """Read a file of an activated skill (SPEC §10, §14, §29.5): what the model's
+        ``read_skill_resource`` asks for.
 
         Goes through :meth:`AgentSkills.read_resource`, so the read is confined and race-free.
+        Names are forgiven as the tool forgives them: a bare file name that is not a file at the
+        top of the skill reads the one listed file of that name (``checklist.md`` for
+        ``references/checklist.md``); a file still not found is ``not_found`` with the closest
+        listed files as ``suggestions``.
 
         Args:
             name: The name of a skill activated in this session.
@@ -601,12 +606,15 @@ class SkillSession:
             The file's bytes.
 
         Raises:
-            SkillError: ``invalid_input`` for a non-``str`` name; ``access_denied``
-                ``{name, rel}`` when the skill is not activated in this session (unknown names
-                included), or when after a refresh the name now belongs to a skill in another
-                directory; then as :meth:`AgentSkills.read_resource`: ``invalid_input``,
-                ``path_escape``, ``not_found``, ``not_a_file``, ``io_error``, and ``too_large``
-                ``{name, rel, size, max_bytes}`` above ``max_read_bytes``.
+            SkillError: ``invalid_input`` for a non-``str`` name; ``not_found``
+                ``{name, suggestions}`` for a skill the model cannot activate (unknown, or not
+                model-invocable); ``access_denied`` ``{name, rel}`` when the skill is not
+                activated in this session (the message says to call ``activate_skill``
+                first), or when after a refresh the name now belongs to a skill in another
+                directory; ``not_found`` ``{name, rel, suggestions}`` for a file not found; then
+                as :meth:`AgentSkills.read_resource`: ``invalid_input``, ``path_escape``,
+                ``not_a_file``, ``io_error``, and ``too_large`` ``{name, rel, size, max_bytes}``
+                above ``max_read_bytes``.
         """
         return read_skill_resource(
             self._skills, name, rel, max_bytes=self._max_read_bytes, active=self._activated()
@@ -688,7 +696,8 @@ class SkillSession:
         its size and media type) or, when the session offers it, ``search_skills`` (one
         ``name: description`` line per match, best first, descriptions on one line and cut to
         200 characters; a line saying so when nothing matches). Reading follows the session's
-        policy: the skill must have been activated first (``access_denied``).
+        policy: the skill must have been activated first (``access_denied``), and names are
+        forgiven as :meth:`read_resource` forgives them (SPEC §29.5).
 
         A mistake of the model is a result with ``is_error=True`` whose text is
         ``"<code>: <message>"``: an unknown tool, arguments that are not a JSON object,
