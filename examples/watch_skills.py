@@ -39,28 +39,27 @@ def main(argv: list[str] | None = None) -> int:
 
     skills = create_agent_skills(roots)
     session = SkillSession(skills)
+    seen = 0
     try:
-        watcher = skills.watch()  # watching from now on
+        with skills.watch() as watcher:  # watching from now on; stopped however this ends
+            shown = ", ".join(map(str, roots))
+            print(f"watching {len(skills)} skills in {shown}; Ctrl-C stops", flush=True)
+            for changes in watcher:
+                seen += 1
+                print(
+                    f"added {list(changes.added)}, removed {list(changes.removed)}, "
+                    f"changed {list(changes.changed)}; now {len(skills)} skills"
+                )
+                # Where a host rebuilds what the model sees: the catalog and the tools.
+                tools = [tool["function"]["name"] for tool in session.tools("openai")]
+                print(f"catalog: {len(session.catalog_prompt())} characters; tools: {tools}")
+                sys.stdout.flush()
+                if seen == args.count:
+                    break  # leaving the loop stops the watcher
     except StartupError as err:  # watchfiles is not installed
         print(err, file=sys.stderr)
         return 2
-    shown = ", ".join(map(str, roots))
-    print(f"watching {len(skills)} skills in {shown}; Ctrl-C stops", flush=True)
-    seen = 0
-    try:
-        for changes in watcher:
-            seen += 1
-            print(
-                f"added {list(changes.added)}, removed {list(changes.removed)}, "
-                f"changed {list(changes.changed)}; now {len(skills)} skills"
-            )
-            # Where a host rebuilds what the model sees: the catalog and the tools.
-            tools = [tool["function"]["name"] for tool in session.tools("openai")]
-            print(f"catalog: {len(session.catalog_prompt())} characters; tools: {tools}")
-            sys.stdout.flush()
-            if seen == args.count:
-                break  # leaving the loop stops the watcher
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, wherever it came
         print("stopped", file=sys.stderr)
         return 130
     return 0
