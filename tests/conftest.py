@@ -12,7 +12,9 @@ import yaml
 
 import agent_skills
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+#: The repository's top folder.
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
 
 

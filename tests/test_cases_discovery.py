@@ -515,6 +515,7 @@ def test_c24_vcs_caches_and_nested_hidden(tmp_path: Path) -> None:
 # -- C25 many entries --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_c25_many_entries(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     for i in range(5000):
@@ -530,6 +531,7 @@ def test_c25_many_entries(tmp_path: Path) -> None:
     assert skills.diagnostics == ()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("count", "cap"), [(5000, 5000), (5001, 5000), (50, 50), (51, 50)])
 def test_c25_cap_at_exactly_max_and_max_plus_one(
     tmp_path: Path, count: int, cap: int, warn_messages: list[str]

@@ -15,6 +15,9 @@ import pytest
 
 from agent_skills import AgentSkills, create_agent_skills
 
+# The real corpus, whole.
+pytestmark = [pytest.mark.slow]
+
 # Why the corpus skills that do not load are left out; each checked against the SPEC:
 # - stitch-skills: ``name: stitch::react-components`` and the like break the name pattern (SPEC §6).
 # - startup-founder-skills: a lower-case ``skill.md`` (found, with ``manifest_case``, SPEC §4) whose

@@ -136,6 +136,7 @@ def test_the_page_s_dispatch_answers_malformed_calls(host: Any) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_page_s_watch_loop_runs_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     pytest.importorskip("watchfiles")
     make_skill(tmp_path / "skills", "alpha", files={"references/guide.md": "one\n"})

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+# The examples run against the SDKs in subprocesses.
+pytestmark = [pytest.mark.slow]
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 

@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 from agent_skills import ErrorCode, ParsedSkill, SkillError, parse_skill
 from conftest import CORPUS
 
+# Fuzzing the parser with many inputs.
+pytestmark = [pytest.mark.slow]
+
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -192,6 +192,7 @@ def test_reads_stop_at_max_resource_bytes(tmp_path: Path) -> None:
 # -- no recursion on input (SPEC §20.6) ------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("length", [41, 1100])
 def test_long_symlink_chains_end_without_recursion(tmp_path: Path, length: int) -> None:
     skill = make_skill(tmp_path / "root", "s", files={"a.md": "A"})

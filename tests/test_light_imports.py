@@ -11,6 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Each test starts fresh interpreters.
+pytestmark = [pytest.mark.slow]
+
 HEAVY = ("rich", "pydantic", "mcp", "urllib.request", "http.client", "email")
 
 

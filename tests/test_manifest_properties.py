@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_skills import ParsedSkill, SkillError, parse_skill
+
+# Hypothesis properties of the parser.
+pytestmark = [pytest.mark.slow]
 
 FRAGMENTS = [
     "---",

@@ -27,6 +27,9 @@ from agent_skills import AgentSkills, SkillError, create_agent_skills
 from agent_skills.agent import SkillSession
 from conftest import make_skill, symlink
 
+# Races run for a bounded time.
+pytestmark = [pytest.mark.slow]
+
 SECRET = b"CANARY-4f1c9e-never-served"
 
 

@@ -13,8 +13,13 @@ import shutil
 import threading
 from pathlib import Path
 
+import pytest
+
 from agent_skills import SkillError, create_agent_skills
 from conftest import make_skill
+
+# Races and large trees.
+pytestmark = [pytest.mark.slow]
 
 OLD = frozenset({"alpha", "beta"})
 NEW = frozenset({"alpha", "gamma"})

@@ -147,6 +147,7 @@ def test_safe_text_leaves_nothing_a_terminal_acts_on(text: str, inline: bool) ->
         assert out == text  # ordinary text is untouched
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.recursive(st.text(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)))
 def test_json_text_is_always_valid_utf8(value: object) -> None:

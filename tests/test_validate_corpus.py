@@ -14,6 +14,9 @@ import pytest
 
 from agent_skills.validate import Severity, validate_skill
 
+# The real corpus, whole.
+pytestmark = [pytest.mark.slow]
+
 # (skill path in the corpus, our error codes, our warning codes, reference finds it valid)
 SAMPLES = [
     # Both valid.

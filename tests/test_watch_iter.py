@@ -122,6 +122,7 @@ def _line(proc: subprocess.Popen[str]) -> str:
     return result[0]
 
 
+@pytest.mark.slow
 def test_the_example_reports_a_change_and_stops_after_count(root: Path, tmp_path: Path) -> None:
     proc = _example("--root", str(root), "--count", "1")
     try:
@@ -141,6 +142,7 @@ def test_the_example_reports_a_change_and_stops_after_count(root: Path, tmp_path
             proc.kill()
 
 
+@pytest.mark.slow
 def test_the_example_stops_cleanly_on_ctrl_c(root: Path) -> None:
     proc = _example("--root", str(root))
     try:

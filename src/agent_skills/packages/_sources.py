@@ -30,8 +30,8 @@ from .._archive import (
     read_member,
 )
 from .._args import coerce_path
-from .._config import SkillRoot
-from .._confine import contains, open_confined, resolve_resource_path
+from .._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
+from .._confine import contains, open_confined, read_whole, resolve_resource_path
 from .._diagnostics import Diagnostic
 from .._errors import ErrorCode, SkillError, invalid_input
 from .._manifest import parse_skill
@@ -98,7 +98,7 @@ def dir_skill(skill_dir: Path) -> SourceSkill:
             ErrorCode.INVALID_SKILL, f"no SKILL.md in {skill_dir}", {"path": str(skill_dir)}
         )
     with open_confined(skill_dir, manifest.name) as fh:
-        data = fh.read()
+        data = read_whole(fh, DEFAULT_MAX_MANIFEST_BYTES, skill_dir / manifest.name)
     name = name_of(data, manifest)
     # A skill is packed or copied whole or not at all: a listing cut at a cap would drop files.
     listing = list_resources(skill_dir, max_resources=MAX_MEMBERS)

@@ -3,17 +3,11 @@ searched, and keeps its tables whole in a real terminal (a pseudo-terminal here)
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
 import re
-import select
-import struct
 import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_skills.cli import cli
-from conftest import make_skill
+from conftest import REPO, make_skill
+from terminal_support import run_in_terminal
 
 # Where each client keeps skills (SPEC §21.1): home folders, then project folders.
 HOME_FOLDERS = {
@@ -343,40 +338,6 @@ def test_max_depth_option_finds_categories(machine: dict[str, Path], tmp_path: P
 # --- §21.12 tables in a real terminal ------------------------------------------------------------
 
 
-def run_in_terminal(args: list[str], env: dict[str, str], cwd: Path, columns: int) -> str:
-    """Run the CLI with stdout on a pseudo-terminal ``columns`` wide; return what it printed."""
-    controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_skills", *args],
-        stdout=terminal,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-        env=env,
-    )
-    os.close(terminal)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([controller], [], [], 0.5)
-        if ready:
-            try:
-                data = os.read(controller, 65536)
-            except OSError:  # the terminal closed: the program has exited
-                break
-            if not data:
-                break
-            chunks.append(data)
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=30)
-    os.close(controller)
-    text = b"".join(chunks).decode("utf-8")
-    # Strip colour codes; the terminal turns LF into CRLF.
-    return re.sub(r"\x1b\[[0-9;]*m", "", text).replace("\r\n", "\n")
-
-
 def header_and_body(lines: list[str]) -> tuple[list[str], list[str]]:
     """The header's words (on one line, or two when columns moved under the row) and the rest."""
     if len(lines) > 1 and lines[1].startswith("    "):
@@ -478,7 +439,7 @@ def test_piped_output_is_never_cut(machine: dict[str, Path], terminal_env: dict[
 
 # --- the host configuration snippets of docs/mcp.md work as written -------------------------------
 
-MCP_DOC = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
+MCP_DOC = REPO / "docs" / "mcp.md"
 
 
 def _snippet_args() -> list[list[str]]:

@@ -40,7 +40,7 @@ from conftest import make_skill
 from mcp_support import ListSkills
 
 # Constructing MCPSkillsSource warns that the feature is experimental.
-pytestmark = pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]")
+pytestmark = [pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]"), pytest.mark.slow]
 
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 REPO = SRC.parent
@@ -48,6 +48,10 @@ EXAMPLES = REPO / "examples" / "skills"
 CORPUS = REPO.parent / "shared" / "corpus"
 ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+
+
+# In-process, and over stdio: a real process (SDK client and server).
+TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
 
 
 class _Raw(BaseModel):
@@ -127,7 +131,9 @@ async def _check_every_file(client: Client) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-@pytest.mark.parametrize("transport", ["inprocess", "stdio"])
+@pytest.mark.parametrize(
+    "transport", ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
+)
 def test_maf_loads_every_example_skill_and_file(transport: str, mode: str) -> None:
     expected = sorted(p.name for p in EXAMPLES.iterdir() if (p / "SKILL.md").is_file())
     counted: list[tuple[int, int]] = []
@@ -141,6 +147,7 @@ def test_maf_loads_every_example_skill_and_file(transport: str, mode: str) -> No
     assert files > skills
 
 
+@pytest.mark.live
 def test_maf_loads_every_corpus_skill_and_file() -> None:
     if not (CORPUS / "ROOTS.txt").is_file():
         pytest.skip("the shared corpus is not available")
@@ -178,7 +185,9 @@ def alpha(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-@pytest.mark.parametrize("transport", ["inprocess", "stdio"])
+@pytest.mark.parametrize(
+    "transport", ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
+)
 def test_maf_reads_by_name_and_misses_are_none(alpha: Path, transport: str, mode: str) -> None:
     async def body(client: Client) -> None:
         skills = {s.frontmatter.name: s for s in await _maf_skills(client)}
@@ -235,6 +244,7 @@ class _ScriptedModel(maf.FunctionInvocationLayer[Any], maf.BaseChatClient[Any]):
         return respond()
 
 
+@pytest.mark.live
 def test_a_maf_agent_loads_a_skill_and_reads_its_file(alpha: Path) -> None:
     seen: list[Any] = []
 

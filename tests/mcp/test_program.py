@@ -21,6 +21,8 @@ import pytest
 import agent_skills
 from conftest import make_skill
 
+pytestmark = pytest.mark.slow  # every test starts an interpreter
+
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 HINT = (
     f"install it with: {sys.executable} -m pip install 'mcp>=2.3,<3' "

@@ -61,7 +61,8 @@ LEGACY, MODERN = "legacy", "auto"
 ERAS = [LEGACY, MODERN]
 # The shared suite runs over both transports: the SDK's in-memory streams and a stdio subprocess
 # (``python -m agent_skills.mcp``), so what one asserts holds for the other.
-TRANSPORTS = ["inprocess", "stdio"]
+# The stdio transport starts the server as a process for each test.
+TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 CACHE_FIELDS = {"ttlMs": 0, "cacheScope": "private"}
 

@@ -151,6 +151,7 @@ _PROSE = st.text(alphabet="ab$\\{}_ \nSKILDRCAUE", max_size=60)
 _PLACEHOLDER = re.compile(r"\\?\$\{(?:SKILL_DIR|CLAUDE_SKILL_DIR)\}")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(body=_TEXT)
 def test_a_body_without_the_placeholders_is_returned_as_it_is(body: str) -> None:
@@ -160,6 +161,7 @@ def test_a_body_without_the_placeholders_is_returned_as_it_is(body: str) -> None
     assert expand_skill_dir(body, "/d", dialect="opencode") == body
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(body=_PROSE)
 def test_in_prose_nothing_but_the_placeholders_changes(body: str) -> None:
@@ -171,6 +173,8 @@ def test_in_prose_nothing_but_the_placeholders_changes(body: str) -> None:
     assert out.replace(marker, "") == expected
 
 
+@pytest.mark.slow
+@pytest.mark.live
 def test_mcp_activate_skill_replaces_and_resources_read_does_not(roots: dict[str, Path]) -> None:
     pytest.importorskip("mcp")
     import anyio

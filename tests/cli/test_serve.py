@@ -79,6 +79,8 @@ def _handshake(proc: subprocess.Popen[bytes]) -> None:
     assert answer["id"] == 0 and "result" in answer
 
 
+@pytest.mark.slow
+@pytest.mark.live
 @pytest.mark.parametrize("watch", [False, True])
 def test_sigint_ends_serve_on_stdio_at_once(root: Path, watch: bool) -> None:
     if watch:
@@ -96,6 +98,8 @@ def test_sigint_ends_serve_on_stdio_at_once(root: Path, watch: bool) -> None:
     assert elapsed < GONE_WITHIN
 
 
+@pytest.mark.slow
+@pytest.mark.live
 def test_sigint_ends_serve_on_a_terminal_at_once(root: Path) -> None:
     # A person runs the server by hand: stdin is a terminal, and nothing was typed.
     leader, follower = pty.openpty()
@@ -116,6 +120,8 @@ def test_sigint_ends_serve_on_a_terminal_at_once(root: Path) -> None:
     assert elapsed < GONE_WITHIN
 
 
+@pytest.mark.slow
+@pytest.mark.live
 def test_sigint_ends_serve_over_http_at_once(root: Path) -> None:
     import anyio
     from mcp import Client

@@ -30,7 +30,7 @@ from pydantic import TypeAdapter
 import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import EXTENSION_ID, PAGE_SIZE, build_server
-from conftest import CORPUS, make_skill, symlink
+from conftest import CORPUS, REPO, make_skill, symlink
 from mcp_support import (
     GetParams,
     GetSkill,
@@ -38,8 +38,10 @@ from mcp_support import (
     add_invocation_skills,
 )
 
+# The server on the wire: subprocesses, the CLI, the MCP Inspector.
+pytestmark = [pytest.mark.slow, pytest.mark.live]
+
 SRC = Path(agent_skills.__file__).resolve().parents[1]
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "skills"
 INSPECTOR_VERSION = "2.12.0"
 INSPECTOR_JS = (
@@ -52,7 +54,8 @@ INSPECTOR_JS = (
     / "cli"
     / "build"
     / "index.js"
-)
+).resolve()  # The Inspector runs only when started by its real path (it compares argv[1] with
+# its own file), so a linked .ci/node_modules is resolved first.
 RAW = TypeAdapter(dict[str, Any])
 MODES = ["legacy", "auto"]
 

@@ -31,6 +31,9 @@ from agent_skills.mcp import SkillServer
 from conftest import make_skill
 from mcp_support import ListSkills, digest
 
+# Real servers over stdio and HTTP, each in its own process.
+pytestmark = [pytest.mark.slow, pytest.mark.live]
+
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
 CHANGED = {

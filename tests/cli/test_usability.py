@@ -17,10 +17,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agent_skills.cli import cli
-from conftest import make_skill
-from test_cli_clients import run_in_terminal
-
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO, make_skill
+from terminal_support import run_in_terminal
 
 # The package is installed from a checkout or from git (README "Install"): a bare distribution
 # name, which pip would look up on an index where it is not published, is never suggested.
@@ -29,7 +27,7 @@ BARE_INSTALL = re.compile(r"pip install '?clarvis-agent-skills")
 
 def test_install_hints_never_name_a_published_package() -> None:
     files = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-    files += sorted((REPO / "src" / "agent_skills").glob("*.py"))
+    files += sorted((REPO / "src" / "agent_skills").rglob("*.py"))
     offenders = [
         f"{path.relative_to(REPO)}: {line.strip()}"
         for path in files

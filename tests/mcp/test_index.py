@@ -44,6 +44,10 @@ CHANGED = {
 }
 
 
+# In-process, and over stdio: a real process (SDK client and server).
+TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
+
+
 class _Raw(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -124,7 +128,9 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-@pytest.mark.parametrize("transport", ["inprocess", "stdio"])
+@pytest.mark.parametrize(
+    "transport", ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
+)
 def test_the_index_names_what_skills_list_names(tree: Path, transport: str, mode: str) -> None:
     async def body(client: Client) -> None:
         index = await _index(client)
@@ -205,7 +211,9 @@ UNKNOWN_OR_MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("transport", ["inprocess", "stdio"])
+@pytest.mark.parametrize(
+    "transport", ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
+)
 def test_every_invalid_params_of_resources_read_names_the_uri(tree: Path, transport: str) -> None:
     async def body(client: Client) -> None:
         for uri in UNKNOWN_OR_MALFORMED:
@@ -261,6 +269,8 @@ class _Notes:
             self.got_all.set()
 
 
+@pytest.mark.slow
+@pytest.mark.live
 def test_serve_watch_keeps_the_index_and_skills_list_in_step(tmp_path: Path) -> None:
     pytest.importorskip("watchfiles")
     root = tmp_path / "skills"

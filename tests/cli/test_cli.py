@@ -14,9 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agent_skills.cli import cli, main
-from conftest import make_skill, symlink
+from conftest import REPO, make_skill, symlink
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "skills"
 COMMANDS = ["list", "show", "resources", "path", "read", "catalog", "report", "validate", "serve"]
 INFO_KEYS = [
