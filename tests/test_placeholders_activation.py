@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import agent_skills
 from agent_skills import SkillError, create_agent_skills, resolve_config
-from agent_skills._placeholders import dialect_of, expand_skill_dir
+from agent_skills._placeholders import DEFAULT_MAX_RENDERED_CHARS, dialect_of, expand_skill_dir
 from agent_skills.agent import SkillSession
 from conftest import make_skill
 
@@ -205,3 +205,41 @@ def test_mcp_activate_skill_replaces_and_resources_read_does_not(roots: dict[str
             assert message.text.startswith(f"Run `{shown}/scripts/run.sh`, or in Claude Code ")
 
     anyio.run(go)
+
+
+def test_expand_skill_dir_is_bounded() -> None:
+    # SPEC §30.6: a body of placeholders in a deep directory would build gigabytes.
+    body = "${SKILL_DIR}" * 100_000  # 1.2 MB of body
+    deep = "/" + "d" * 4095
+    with pytest.raises(SkillError) as caught:
+        expand_skill_dir(body, deep)
+    assert (caught.value.code.value, caught.value.fields) == (
+        "too_large",
+        {"max_chars": DEFAULT_MAX_RENDERED_CHARS},
+    )
+    assert str(caught.value) == (
+        f"the skill's text with its skill directory would be longer than "
+        f"{DEFAULT_MAX_RENDERED_CHARS} characters"
+    )
+    assert expand_skill_dir("${SKILL_DIR}", "/" + "a" * 11, max_chars=12) == "/" + "a" * 11
+    with pytest.raises(SkillError) as caught:
+        expand_skill_dir("${SKILL_DIR}", "/" + "a" * 12, max_chars=12)
+    assert caught.value.fields == {"max_chars": 12}
+    with pytest.raises(SkillError) as caught:
+        expand_skill_dir("x" * 13, "/d", max_chars=12)  # a body over the bound as it is
+    assert caught.value.fields == {"max_chars": 12}
+
+
+def test_an_activation_that_would_be_too_large_is_refused(tmp_path: Path) -> None:
+    deep = tmp_path / "skills"
+    for part in range(60):
+        deep = deep / ("p" * 60 + str(part))
+    make_skill(deep, "many", body="${SKILL_DIR}\n" * 70_000)  # under 1 MiB
+    session = SkillSession(create_agent_skills([deep]))
+    result = session.handle_tool_call("activate_skill", {"name": "many"})
+    assert result.is_error
+    assert result.text == (
+        "too_large: the skill's text with its skill directory would be longer than "
+        f"{DEFAULT_MAX_RENDERED_CHARS} characters"
+    )
+    assert session.active_skills() == []

@@ -61,6 +61,9 @@ _CODE_RE = re.compile(r"\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}")
 # At activation: the directory placeholders, and in prose the same escaped (``\${SKILL_DIR}``).
 _DIR_PROSE_RE = re.compile(r"\\?\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}")
 
+# What expand_skill_dir adds to a body, as its too_large message says.
+_DIRECTORY = "its skill directory"
+
 #: The ``source`` of the roots only opencode reads (``.opencode/skills``,
 #: ``~/.config/opencode/skills``): their bodies are in the ``opencode`` dialect.
 OPENCODE_SOURCE = "opencode"
@@ -69,10 +72,10 @@ _BACKTICKS_RE = re.compile(r"`+")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
 
 
-def _too_long(max_chars: int) -> SkillError:
+def _too_long(max_chars: int, what: str = "its arguments") -> SkillError:
     return SkillError(
         ErrorCode.TOO_LARGE,
-        f"the skill's text with its arguments would be longer than {max_chars} characters",
+        f"the skill's text with {what} would be longer than {max_chars} characters",
         {"max_chars": max_chars},
     )
 
@@ -310,7 +313,7 @@ def expand_skill_dir(
     directory = coerce_path(skill_dir, "skill_dir")
     coerce_int(max_chars, "max_chars")
     if len(body) > max_chars:
-        raise _too_long(max_chars)
+        raise _too_long(max_chars, _DIRECTORY)
     if "${" not in body:
         return body
     dirs = {"SKILL_DIR"} if dialect == "opencode" else {"SKILL_DIR", "CLAUDE_SKILL_DIR"}
@@ -319,7 +322,7 @@ def expand_skill_dir(
     def grown(text: str) -> str:
         size[0] += len(directory) - len(text)
         if size[0] > max_chars:
-            raise _too_long(max_chars)
+            raise _too_long(max_chars, _DIRECTORY)
         return directory
 
     def prose(match: re.Match[str]) -> str:
