@@ -540,7 +540,9 @@ class SkillSession:
                 ``invalid_skill`` ``{name, path}`` when the manifest no longer parses (the
                 catalog keeps the skill until a refresh); the read's errors (``not_found`` when
                 the manifest was deleted, ``io_error``, ``too_large``, ``access_denied``) as
-                :func:`current_body`; with a ``host``, :func:`agent_skills.grants.write_grants`'s
+                :func:`current_body`; ``too_large`` ``{max_chars}`` when the body with its
+                directory placeholders replaced would pass 16 Mi characters (SPEC §30.6);
+                with a ``host``, :func:`agent_skills.grants.write_grants`'s
                 errors (such as ``invalid_input`` for a settings file that is not a JSON object,
                 left untouched), and the skill is then not active.
         """
