@@ -85,7 +85,8 @@ def cli() -> None:
       agent-skills validate skills/
       agent-skills serve --http --port 8000
 
-    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors.
+    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors;
+    130 interrupted (Ctrl-C).
     Warnings print `warning: CODE: message` on stderr. Under --json, stderr is at most one JSON
     object: {"error": {code, message, fields}, "warnings": [{code, message}]} on a failure, else
     {"warnings": [...]} when there were warnings.
