@@ -188,3 +188,15 @@ def test_severity_and_root_status_are_enums_and_accept_their_words(tmp_path: Pat
     (note,) = skills.report().roots
     assert note.status is RootStatus.MISSING
     assert note.to_dict()["status"] == "missing"
+
+
+def test_a_logged_diagnostic_holds_no_lone_surrogate(caplog: pytest.LogCaptureFixture) -> None:
+    """A name that is not UTF-8 reaches the log escaped: a UTF-8 handler can write the record."""
+    from agent_skills._diagnostics import Diagnostic, DiagnosticKind, emit
+
+    message = "skill folder b'\\xff' skipped: /skills/\udcff"
+    with caplog.at_level("INFO", logger="agent_skills"):
+        emit([Diagnostic(DiagnosticKind.INVALID_SKILL, message)])
+    logged = [record.getMessage() for record in caplog.records]
+    assert logged == ["skill folder b'\\xff' skipped: /skills/\\udcff"]
+    assert all(text.encode("utf-8") for text in logged)

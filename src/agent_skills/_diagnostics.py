@@ -271,6 +271,16 @@ def set_diagnostic_sink(fn: Callable[[Diagnostic], object] | None) -> None:
         _diagnostic_sink = fn
 
 
+def _loggable(text: str) -> str:
+    """``text`` as a log handler can write it: a name that is not UTF-8 (its bytes kept as lone
+    surrogates) shown with ``\\udcXX`` escapes, so no UTF-8 handler fails on the record."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def emit(diagnostics: Iterable[Diagnostic]) -> None:
     """Log each diagnostic and pass warnings to the sinks (SPEC §7.6)."""
     sink = _warn_sink
@@ -280,7 +290,7 @@ def emit(diagnostics: Iterable[Diagnostic]) -> None:
         if logger is None:
             logger = get_logger()
         if diag.severity is DiagnosticSeverity.WARNING:
-            logger.warning("%s", diag.message)
+            logger.warning("%s", _loggable(diag.message))
             if whole is not None:
                 try:
                     whole(diag)
@@ -292,4 +302,4 @@ def emit(diagnostics: Iterable[Diagnostic]) -> None:
                 except Exception:
                     logger.debug("warn sink raised", exc_info=True)
         else:
-            logger.info("%s", diag.message)
+            logger.info("%s", _loggable(diag.message))
