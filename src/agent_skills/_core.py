@@ -539,7 +539,8 @@ class AgentSkills:
         once changes have settled for ``debounce_ms``. After each refresh that changed something
         it calls ``on_change(SkillChanges(added, removed, changed))`` on the watcher's thread;
         changes to files that are not listed resources (hidden files, ``node_modules``) call
-        nothing.
+        nothing. The watcher is also iterable, on the caller's thread: ``for changes in
+        skills.watch(): ...`` (leaving the loop stops it; :meth:`SkillWatcher.__iter__`).
 
         Args:
             on_change: A callable taking a :class:`~agent_skills.SkillChanges`, or ``None``.

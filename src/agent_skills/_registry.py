@@ -9,7 +9,7 @@ as served now, with trust and one snapshot per call, is the facade's (``_core``)
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 # The archive reader (with zipfile, tarfile and the digests) and the resource walk load with
 # their first use: discovery of plain folders needs neither (SPEC §26, light core).
 
-__all__ = ["SkillRegistry", "suggest_names", "unknown_skill"]
+__all__ = ["SkillRegistry", "suggest_files", "suggest_names", "unknown_skill"]
 
 
 def suggest_names(name: str, known: Sequence[str]) -> list[str]:
@@ -53,22 +53,51 @@ def suggest_names(name: str, known: Sequence[str]) -> list[str]:
         ``difflib`` ratio to ``name`` (both case-folded) is at least 0.6, best first (ties in
         ``sort_key`` order); never ``name`` itself; at most three.
     """
+    return _closest(name, known, 3, lambda text: (text,))
+
+
+def suggest_files(rel: str, listed: Sequence[str]) -> list[str]:
+    """Up to five listed files of a skill closest to ``rel``, a path that was not found (SPEC
+    §29.5).
+
+    As :func:`suggest_names`, each file scored by the better of two ``difflib`` ratios: of the
+    whole paths, and of their last components (``guide.md`` is close to
+    ``references/guide.md``).
+
+    Args:
+        rel: The path asked for, relative to the skill directory.
+        listed: The POSIX paths of the skill's files.
+
+    Returns:
+        At most five of ``listed``, best first; never ``rel`` itself.
+    """
+    return _closest(rel, listed, 5, lambda text: (text, text.rpartition("/")[2]))
+
+
+def _closest(
+    target: str, known: Sequence[str], limit: int, forms: Callable[[str], tuple[str, ...]]
+) -> list[str]:
+    """The ``known`` texts closest to ``target``: equal ignoring case first, then those with a
+    ``difflib`` ratio of at least 0.6 between some form of each (case-folded), best first."""
     import difflib  # only a name that is not found pays for it (SPEC §26, light core)
 
-    target = name.casefold()
-    same = sorted((k for k in known if k != name and k.casefold() == target), key=sort_key)
-    matcher = difflib.SequenceMatcher(b=target, autojunk=False)
+    folded = target.casefold()
+    same = sorted((k for k in known if k != target and k.casefold() == folded), key=sort_key)
+    # One matcher per form of the target: the target's side is indexed once.
+    matchers = [difflib.SequenceMatcher(b=f.casefold(), autojunk=False) for f in forms(target)]
     scored: list[tuple[float, str]] = []
     for k in known:
-        if k == name or k in same:
+        if k == target or k in same:
             continue
-        matcher.set_seq1(k.casefold())
-        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
-            ratio = matcher.ratio()
-            if ratio >= 0.6:
-                scored.append((ratio, k))
+        best = 0.0
+        for matcher, theirs in zip(matchers, forms(k), strict=True):
+            matcher.set_seq1(theirs.casefold())
+            if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
+                best = max(best, matcher.ratio())
+        if best >= 0.6:
+            scored.append((best, k))
     scored.sort(key=lambda item: (-item[0], *sort_key(item[1])))
-    return [*same, *(k for _, k in scored)][:3]
+    return [*same, *(k for _, k in scored)][:limit]
 
 
 def unknown_skill(name: str, known: Sequence[str]) -> SkillError:

@@ -567,7 +567,7 @@ def test_serve_without_mcp_package(
     assert result.exit_code == 1
     assert last_error(result).startswith("mcp_unavailable: the MCP server needs the 'mcp' package")
     assert last_error(result).endswith(
-        f"; install it with: {os.path.basename(sys.executable)} -m pip install 'mcp>=2.3,<3' "
+        f"; install it with: {sys.executable} -m pip install 'mcp>=2.3,<3' "
         "(or, from a checkout: pip install '.[mcp]')"
     )
 

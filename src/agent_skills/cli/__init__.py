@@ -16,7 +16,8 @@ relative ``--root`` is taken against the current directory), ``--max-depth N``, 
 ``--strict`` (also: a missing ``--root`` is exit 2) and ``--no-follow-symlinks``.
 
 Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillError`, validation
-errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`.
+errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`;
+130 interrupted by Ctrl-C (SIGINT), after ``aborted: interrupted`` on stderr.
 Errors print ``code: message`` on stderr, never a traceback; under ``--json`` they are one object
 ``{"error": {"code", "message", "fields"}}`` on stderr (usage errors: ``usage_error``,
 configuration: ``startup_error``; SPEC §21.11). Warnings have one format everywhere:
@@ -40,6 +41,9 @@ from .._collector import freeze_for_exit, pause_for_program
 from ._app import CONTEXT, PROG, CliErrorCode, SkillsGroup, echo_error, silence_stdout
 
 __all__ = ["CliErrorCode", "cli", "main"]
+
+#: The exit code of a command interrupted by Ctrl-C (SIGINT): 128 + the signal's number.
+INTERRUPTED = 130
 
 #: Every command, by the import path of its click command.
 COMMANDS = {
@@ -84,7 +88,8 @@ def cli() -> None:
       agent-skills validate skills/
       agent-skills serve --http --port 8000
 
-    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors.
+    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors;
+    130 interrupted (Ctrl-C).
     Warnings print `warning: CODE: message` on stderr. Under --json, stderr is at most one JSON
     object: {"error": {code, message, fields}, "warnings": [{code, message}]} on a failure, else
     {"warnings": [...]} when there were warnings.
@@ -104,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         The exit code: 0 ok; 1 a ``SkillError``, validation errors or ``internal_error``; 2 usage
-        errors and ``StartupError``.
+        errors and ``StartupError``; 130 interrupted (SIGINT).
     """
     if argv is None:
         pause_for_program()
@@ -122,9 +127,10 @@ def _run(args: list[str]) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.Abort:
+    except click.Abort as exc:
         echo_error(CliErrorCode.ABORTED, "interrupted")
-        return 1
+        # Ctrl-C (SIGINT) ends with 128 + 2, as a shell reports a process the signal ended.
+        return INTERRUPTED if isinstance(exc.__cause__, KeyboardInterrupt) else 1
     except BrokenPipeError:
         silence_stdout()
         return 1
