@@ -638,7 +638,9 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_as_the_host_left_it(
         return real(self)
 
     monkeypatch.setattr(_manifest._Core12Loader, "load_single", spy)
-    small = "name: s\ndescription: d\n"
+    small = (
+        "# a comment: the YAML loader reads it, not the simple reading\nname: s\ndescription: d\n"
+    )
     large = small + "".join(f"key{i}: value number {i}\n" for i in range(1500))
     assert _manifest.load_frontmatter_yaml(small) == {"name": "s", "description": "d"}
     loaded = _manifest.load_frontmatter_yaml(large)
@@ -647,7 +649,7 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_as_the_host_left_it(
     with pytest.raises(SkillError) as caught:
         _manifest.load_frontmatter_yaml(broken)
     assert (
-        caught.value.code == ErrorCode.INVALID_SKILL and caught.value.fields["line"] == 1504
+        caught.value.code == ErrorCode.INVALID_SKILL and caught.value.fields["line"] == 1505
     )  # libyaml: at the end
     # Aliases expanding past the value budget (SPEC §20.6: 100 000), in a long document.
     ten = ", ".join(["x"] * 10)
@@ -665,3 +667,67 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_as_the_host_left_it(
         assert seen[-1] is False and not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "name: demo\ndescription: Does things.\n",
+            {"name": "demo", "description": "Does things."},
+        ),
+        (
+            "name: demo\ndescription: \"Quoted: with a colon\"\nlicense: 'MIT'\n",
+            {"name": "demo", "description": "Quoted: with a colon", "license": "MIT"},
+        ),
+        (
+            "name: demo\n\ndescription: >\n  Folded over\n  two lines\nuser-invocable: false\n",
+            {"name": "demo", "description": "Folded over two lines\n", "user-invocable": False},
+        ),
+        ("description: |-\n  one\n  two\nx: ~\n", {"description": "one\ntwo", "x": None}),
+        (
+            "metadata:\n  author: me\n  version: '1.0'\n"
+            "allowed-tools:\n  - Read\n  - Bash(git:*)\n",
+            {
+                "metadata": {"author": "me", "version": "1.0"},
+                "allowed-tools": ["Read", "Bash(git:*)"],
+            },
+        ),
+    ],
+)
+def test_simple_frontmatter_shapes_are_read_without_the_loader(
+    text: str, expected: dict[str, object]
+) -> None:
+    """The shapes most manifests have are read directly (SPEC §26), to the loader's value."""
+    from agent_skills._manifest import _simple_mapping, load_frontmatter_yaml
+
+    assert _simple_mapping(text) == expected
+    assert load_frontmatter_yaml(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name: demo\ndescription: a: b\n",  # the repair's case: the loader reports it
+        "name: demo # comment\n",
+        "name: &a demo\nother: *a\n",
+        "version: 1.0\n",
+        "description: >\n  one\n\n  two\n",
+        "description: >\n  one\n    more indented\n",
+        'description: "line\\nbreak"\n',
+        "description: 'it''s'\n",
+        "metadata:\n  a: b\n\n  c: d\n",
+        "metadata: {a: b}\n",
+        "name: demo\nname: again\n",
+        "true: yes\n",
+        "name:\tdemo\n",
+        "name: x\u2028y\n",
+        "key:\n",
+        "",
+    ],
+)
+def test_simple_frontmatter_leaves_other_shapes_to_the_loader(text: str) -> None:
+    """Anything outside the simple shape goes to the YAML loader, errors and positions included."""
+    from agent_skills._manifest import _simple_mapping
+
+    assert _simple_mapping(text) is None

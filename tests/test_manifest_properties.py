@@ -248,3 +248,58 @@ def test_direct_tree_building_equals_the_generic_construction(lines: list[str]) 
         assert repr(got[1]) == repr(expected[1])  # cycles print as {...}, types show
     else:
         assert got == expected
+
+
+_SIMPLE_KEYS = ["name", "description", "a", "b-c", "d_e", "x1", "true", "Null", "on", "y"]
+_SIMPLE_VALUES = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("ab :#'\"\\-|>[]{}!&*%@`,?~.\x85\u2028\xa0\ufeff\x7f\x1b")),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=10,
+)
+_SIMPLE_LINES = st.one_of(
+    st.builds(lambda k, v: f"{k}: {v}", st.sampled_from(_SIMPLE_KEYS), _SIMPLE_VALUES),
+    st.builds(
+        lambda k, sep, v: k + sep + v,
+        st.sampled_from(_SIMPLE_KEYS),
+        st.sampled_from([":", ":  ", " : ", ":\t"]),
+        st.sampled_from(["v", "a b", '"q"', "'s'", "true", "~", "12", "x: y", "[a]", "&a x"]),
+    ),
+    st.builds(
+        lambda k, h: f"{k}: {h}",
+        st.sampled_from(_SIMPLE_KEYS),
+        st.sampled_from([">", ">-", "|", "|-", "", ">+", "|2", "> #c"]),
+    ),
+    st.builds(lambda pad, v: pad + v, st.sampled_from([" ", "  ", "   "]), _SIMPLE_VALUES),
+    st.builds(lambda pad, v: f"{pad}- {v}", st.sampled_from(["", " ", "  "]), _SIMPLE_VALUES),
+    st.builds(
+        lambda pad, k, v: f"{pad}{k}: {v}",
+        st.sampled_from([" ", "  "]),
+        st.sampled_from(_SIMPLE_KEYS),
+        _SIMPLE_VALUES,
+    ),
+    st.sampled_from(["", "  ", "...", "# comment", "-", "metadata:", "  k:", "\t"]),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(lines=st.lists(_SIMPLE_LINES, max_size=8))
+def test_simple_frontmatter_reads_as_the_loader_does(lines: list[str]) -> None:
+    """The simple reading of a frontmatter (SPEC §26) gives what the YAML 1.2 loader gives,
+    value, types and key order, for every text it takes; a text it leaves (``None``) goes to the
+    loader. The lines mix its shapes with every near miss: indicators, quotes with escapes or
+    inner quotes, comments, typed scalars, block headers it leaves, uneven indentation, tabs,
+    characters YAML does not print, line breaks YAML knows and Python's split does not."""
+    from agent_skills._manifest import _Core12Loader, _simple_mapping
+
+    text = "\n".join(lines) + "\n"
+    simple = _simple_mapping(text)
+    if simple is None:
+        return
+    loader = _Core12Loader(text)
+    try:
+        loaded = loader.load_single()
+    finally:
+        loader.dispose()
+    assert repr(simple) == repr(loaded)  # types and key order too

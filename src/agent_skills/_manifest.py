@@ -572,6 +572,153 @@ def _check_tree(value: object) -> None:
             stack.extend((child, inner) for child in children)
 
 
+# -- the simple frontmatter: what most manifests hold, read without the YAML machinery ----------
+
+#: A key line of a simple frontmatter: a plain key of ASCII letters, digits, ``_`` and ``-``
+#: beginning with a letter, its colon, the blanks after it and the rest of the line.
+_SIMPLE_KEY_RE = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,127}):( *)(.*)\Z")
+#: Characters a plain scalar cannot begin with (YAML's indicators) or that the simple reading
+#: leaves to the loader (a blank, ``~`` is typed below).
+_NOT_PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` ")
+#: The block scalar headers the simple reading takes: folded or literal, clipped or stripped.
+_BLOCK_HEADERS = frozenset((">", ">-", "|", "|-"))
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_NULL_TAG = "tag:yaml.org,2002:null"
+_NOT_SIMPLE: Any = object()
+
+
+def _simple_scalar(text: str) -> Any:
+    """The value of a one-line scalar ``text`` (no trailing blank) as the loader types it: a
+    quoted string without escapes or inner quotes, or a plain scalar typed by the core schema
+    (a string, a boolean or null); :data:`_NOT_SIMPLE` for anything else."""
+    first = text[0]
+    if first == '"' or first == "'":
+        inner = text[1:-1]
+        if len(text) >= 2 and text[-1] == first and first not in inner and "\\" not in inner:
+            return inner
+        return _NOT_SIMPLE
+    if first in _NOT_PLAIN_FIRST or ": " in text or " #" in text or text[-1] == ":":
+        return _NOT_SIMPLE
+    tag = plain_scalar_tag(text)
+    if tag == _STR_TAG:
+        return text
+    if tag == _BOOL_TAG:
+        return text.lower() == "true"  # the core spellings only (the resolver's pattern)
+    return None if tag == _NULL_TAG else _NOT_SIMPLE
+
+
+def _indented(lines: list[str], start: int) -> int:
+    """The index of the first line at or after ``start`` that does not begin with a blank."""
+    end, count = start, len(lines)
+    while end < count and lines[end][:1] == " ":
+        end += 1
+    return end
+
+
+def _block_scalar(header: str, chunk: list[str]) -> Any:
+    """A block scalar's value (``header`` one of :data:`_BLOCK_HEADERS`) over ``chunk``: its
+    lines, every one at the first line's indentation, none blank, none more indented, none
+    ending with a blank; :data:`_NOT_SIMPLE` for any other shape."""
+    first = chunk[0]
+    indent = len(first) - len(first.lstrip(" "))
+    pad = first[:indent]
+    parts = []
+    for line in chunk:
+        if not line.startswith(pad) or line[indent : indent + 1] in ("", " "):
+            return _NOT_SIMPLE
+        if line[-1] == " " or not line.isprintable():
+            return _NOT_SIMPLE
+        parts.append(line[indent:])
+    value = (" " if header[0] == ">" else "\n").join(parts)
+    return value if header[-1] == "-" else value + "\n"
+
+
+def _simple_collection(chunk: list[str]) -> Any:
+    """The block mapping or sequence of one-line scalars nested under a key (``chunk``: its
+    lines, all at the first line's indentation); :data:`_NOT_SIMPLE` for any other shape."""
+    first = chunk[0]
+    indent = len(first) - len(first.lstrip(" "))
+    pad = first[:indent]
+    if first[indent : indent + 2] == "- ":
+        items = []
+        for line in chunk:
+            if not line.startswith(pad) or line[indent : indent + 2] != "- ":
+                return _NOT_SIMPLE
+            text = line[indent + 2 :].rstrip(" ")
+            if not text or not text.isprintable():
+                return _NOT_SIMPLE
+            value = _simple_scalar(text)
+            if value is _NOT_SIMPLE:
+                return _NOT_SIMPLE
+            items.append(value)
+        return items
+    mapping: dict[str, Any] = {}
+    for line in chunk:
+        if not line.startswith(pad) or not line.isprintable():
+            return _NOT_SIMPLE
+        m = _SIMPLE_KEY_RE.match(line, indent)
+        if m is None:
+            return _NOT_SIMPLE
+        key, blanks, rest = m.groups()
+        rest = rest.rstrip(" ")
+        if not rest or not blanks or key in mapping or plain_scalar_tag(key) != _STR_TAG:
+            return _NOT_SIMPLE
+        value = _simple_scalar(rest)
+        if value is _NOT_SIMPLE:
+            return _NOT_SIMPLE
+        mapping[intern(key)] = value
+    return mapping
+
+
+def _simple_mapping(yaml_text: str) -> dict[str, Any] | None:
+    """The frontmatter as the loader reads it, when it has the simple shape most manifests have;
+    ``None`` otherwise (the loader then reads it, SPEC §26).
+
+    The simple shape: each line a top-level ``key: value`` (a plain key, see
+    :data:`_SIMPLE_KEY_RE`, never twice), blank lines between them, no tab and only printable
+    characters. A value is a one-line scalar (see :func:`_simple_scalar`), a folded or literal
+    block scalar (``>``, ``>-``, ``|``, ``|-``) whose lines share one indentation, or, after a
+    bare ``key:``, an indented block mapping or sequence of one-line scalars. Anything else
+    (flow collections, anchors, tags, escapes, comments, multi-line plain or quoted scalars,
+    more-indented or blank lines inside a block, numbers) is left to the loader, which gives
+    every error its position. A property test holds the two readings equal on what this one
+    takes.
+    """
+    if "\t" in yaml_text or yaml_text[-1:] != "\n":
+        return None
+    lines = yaml_text.split("\n")
+    lines.pop()  # (the text ends with a newline: the last piece is empty)
+    out: dict[str, Any] = {}
+    i, count = 0, len(lines)
+    while i < count:
+        line = lines[i]
+        i += 1
+        if not line:
+            continue
+        m = _SIMPLE_KEY_RE.match(line)
+        if m is None or not line.isprintable():
+            return None
+        key, blanks, rest = m.groups()
+        if key in out or plain_scalar_tag(key) != _STR_TAG:
+            return None
+        rest = rest.rstrip(" ")
+        if rest and not blanks:
+            return None
+        if rest and rest not in _BLOCK_HEADERS:
+            value = _simple_scalar(rest)
+        else:
+            end = _indented(lines, i)
+            if end == i:
+                return None  # a null value, or a collection not indented: the loader's
+            chunk = lines[i:end]
+            i = end
+            value = _block_scalar(rest, chunk) if rest else _simple_collection(chunk)
+        if value is _NOT_SIMPLE:
+            return None
+        out[intern(key)] = value
+    return out or None  # (no key at all: a null document, the loader's)
+
+
 def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
     """Load YAML text with YAML 1.2 core typing (SPEC §5).
 
@@ -590,6 +737,9 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
     """
     if not yaml_text or yaml_text.isspace():
         return None
+    simple = _simple_mapping(yaml_text)
+    if simple is not None:
+        return simple
     _check_shape(yaml_text)
     loader = _Core12Loader(yaml_text)
     try:
