@@ -104,15 +104,23 @@ def _index_notes(skills: AgentSkills) -> list[str]:
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The manifests discovery reads from disk."""
+    """The manifests discovery reads from disk: by the plain lane or the general one."""
     seen: list[str] = []
     real = scan_mod._read_manifest
+    real_plain = scan_mod._plain_child
 
     def counting(lookup: Any, *args: Any) -> Any:
         seen.append(lookup.path)
         return real(lookup, *args)
 
+    def counting_plain(*args: Any) -> Any:
+        cand = real_plain(*args)
+        if cand is not None:
+            seen.append(cand.location)
+        return cand
+
     monkeypatch.setattr(scan_mod, "_read_manifest", counting)
+    monkeypatch.setattr(scan_mod, "_plain_child", counting_plain)
     return seen
 
 

@@ -198,17 +198,21 @@ def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:
 
 
 def _read_upto(read: Callable[[int], bytes], size: int, cap: int) -> bytes | None:
-    """Read until the end or one byte past ``cap``: first the ``size`` expected plus one byte
-    (one call for a file that does not change), then chunks of 64 KiB at most, so no call asks
-    for more than what is there or ``cap + 1`` in all."""
+    """Read until the end or one byte past ``cap``: first the ``size`` expected plus one byte,
+    then chunks of 64 KiB at most, so no call asks for more than what is there or ``cap + 1`` in
+    all. A read that gives exactly the ``size`` counted, and less than it asked for, is the end:
+    a file that does not change is read in one call."""
     chunks: list[bytes] = []
     total = 0
     while total <= cap:
-        chunk = read(min(cap + 1 - total, max(size + 1 - total, 65_536)))
+        want = min(cap + 1 - total, max(size + 1 - total, 65_536))
+        chunk = read(want)
         if not chunk:
             break
         chunks.append(chunk)
         total += len(chunk)
+        if total == size and len(chunk) < want:
+            break
     if total > cap:
         return None
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -13,6 +13,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, NamedTuple
 
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
@@ -510,10 +511,14 @@ def scan_entry(
     root. ``cap`` is ``max_manifest_bytes`` (SPEC §20.5). ``parent_dir`` is the real path,
     descriptor and links followed of the directory listing ``entry`` (a non-link entry is then
     opened below it)."""
-    if index is not None and parent_dir is not None and not is_link:
-        cached = _cached_child(root, entry, index, parent, category, parent_dir)
-        if cached is not None:
-            return cached
+    if parent_dir is not None and not is_link:
+        if index is not None:
+            cached = _cached_child(root, entry, index, parent, category, parent_dir)
+            if cached is not None:
+                return cached
+        plain = _plain_child(root, entry, parent, category, parent_dir, cap, index is not None)
+        if plain is not None:
+            return plain
     path = child_path(root.path if parent is None else parent, entry.name)
     if is_link:
         if not follow_symlinks:
@@ -546,6 +551,7 @@ def scan_entry(
                 skip_reason="symlink to a file, not a directory",
                 category=category,
             )
+    opened: tuple[int, Pin] | tuple[int, Pin, os.stat_result] | None
     try:
         if parent_dir is None:
             opened = _open_pinned_candidate(entry.path)
@@ -570,7 +576,7 @@ def scan_entry(
             skip_reason="directory changed during the scan",
             category=category,
         )
-    fd, pin = opened
+    fd, pin = opened[0], opened[1]
     try:
         return _read_candidate(
             root, entry, is_link, follow_symlinks, index, path, category, fd, pin, cap
@@ -635,17 +641,108 @@ def _cached_child(
 _new_candidate = tuple.__new__
 
 
-def _open_pinned_child(parent_dir: tuple[str, int, int], name: str) -> tuple[int, Pin] | None:
-    """Open and pin the directory ``name`` below a parent opened by :func:`_open_parent`."""
+def _plain_child(
+    root: SkillRoot,
+    entry: os.DirEntry[str],
+    parent: Path | None,
+    category: str,
+    parent_dir: tuple[str, int, int],
+    cap: int,
+    stamped: bool,
+) -> Candidate | None:
+    """The candidate of a plain skill directory, the common case, in the fewest steps; ``None``
+    when the directory is not plain (the general path then decides it, listing it again).
+
+    Plain: the directory, opened below its parent with ``O_NOFOLLOW`` and pinned by ``fstat``
+    (SPEC §20.1), lists exactly one letter-case variant of the manifest's name, the exact one,
+    as a regular file (found by listing, SPEC §4); it opens below the directory without
+    following a link and without blocking as a regular file of at most ``cap`` bytes (SPEC
+    §20.4-5), read whole. Anything else met after the listing is :func:`_read_manifest`'s, as
+    for the general path. The candidate is the general path's. ``stamped``: it carries the
+    stamp the on-disk index records (SPEC §26).
+    """
+    name = entry.name
+    try:
+        opened = _open_pinned_child(parent_dir, name)
+    except OSError:
+        return None
+    if opened is None:
+        return None
+    fd, pin, dir_stat = opened
+    try:
+        try:
+            with os.scandir(fd) as it:
+                # The manifest rule (is_manifest_name), inline: a name whose lower-case form is
+                # "skill.md" has its length (SPEC §26: this runs for every entry of every skill).
+                found = [e for e in it if len(e.name) == 8 and e.name.lower() == _MANIFEST_LOWER]
+            if len(found) != 1 or found[0].name != MANIFEST_NAME:
+                return None
+            if not found[0].is_file(follow_symlinks=False):  # a regular file, not a link
+                return None
+        except OSError:
+            return None
+        path = child_path(root.path if parent is None else parent, name)
+        location = f"{entry.path}/{MANIFEST_NAME}"  # os.path.join's result (a listed path)
+        data = manifest_stat = None
+        try:
+            mfd = _open_listed(MANIFEST_NAME, fd)
+        except OSError:
+            mfd = -1
+        if mfd >= 0:
+            try:
+                manifest_stat = os.fstat(mfd)
+                if S_ISREG(manifest_stat.st_mode):
+                    data = read_limited(mfd, cap, manifest_stat.st_size)
+            except OSError:
+                data = None
+            finally:
+                os.close(mfd)
+        if data is None or manifest_stat is None:
+            # Changed since the listing, over the cap, unreadable: as the general path reads it.
+            lookup = ManifestLookup(MANIFEST_NAME, location)
+            stat_then = dir_stat if stamped else None
+            return _read_found(root, name, False, path, category, fd, pin, cap, lookup, stat_then)
+    finally:
+        os.close(fd)
+    return _new_candidate(  # every field in order (see _cached_child)
+        Candidate,
+        (
+            root,
+            name,
+            path,
+            child_path(path, MANIFEST_NAME),
+            location,
+            data,
+            None,
+            None,
+            (),
+            None,
+            (False, dir_stat, manifest_stat) if stamped else None,
+            category,
+            pin,
+            "",
+        ),
+    )
+
+
+_PLAIN_VARIANTS = [MANIFEST_NAME]
+
+
+def _open_pinned_child(
+    parent_dir: tuple[str, int, int], name: str
+) -> tuple[int, Pin, os.stat_result] | None:
+    """Open and pin the directory ``name`` below a parent opened by :func:`_open_parent`: its
+    descriptor, its pin and the ``fstat`` the pin was taken from."""
     real_parent, parent_fd, hops = parent_dir
     fd = open_child_dir(parent_fd, name)  # OSError (EACCES, EMFILE): the caller reports it
     if fd is None:
         return None
     try:
-        return fd, pin_directory(real_parent, fd, hops, name=name)
+        st = os.fstat(fd)
     except OSError:
         os.close(fd)
         return None
+    return fd, pin_of(real_parent, st.st_dev, st.st_ino, hops, name), st
 
 
 def _open_pinned_candidate(dir_text: str) -> tuple[int, Pin] | None:
@@ -712,13 +809,31 @@ def _read_candidate(
             category=category,
             pin=pin,
         )
+    return _read_found(root, entry.name, is_link, path, category, fd, pin, cap, lookup, dir_stat)
+
+
+def _read_found(
+    root: SkillRoot,
+    name: str,
+    is_link: bool,
+    path: Path,
+    category: str,
+    fd: int,
+    pin: Pin,
+    cap: int,
+    lookup: ManifestLookup,
+    dir_stat: os.stat_result | None,
+) -> Candidate:
+    """The candidate of the pinned directory open as ``fd`` once its listing chose a manifest
+    (``lookup``): the manifest read by :func:`_read_manifest`."""
+    assert lookup.name is not None
     manifest = child_path(path, lookup.name)
     read = _read_manifest(lookup, fd, pin, cap, manifest)
     diagnostics = lookup.diagnostics + read.diagnostics
     if read.skip_reason is not None:
         return Candidate(
             root,
-            entry.name,
+            name,
             path,
             skip_reason=read.skip_reason,
             diagnostics=diagnostics,
@@ -730,7 +845,7 @@ def _read_candidate(
         stamp = (is_link, dir_stat, read.stat)
     return Candidate(  # every field in order: keywords cost more to match (SPEC §26)
         root,
-        entry.name,
+        name,
         path,
         manifest,
         lookup.path,
