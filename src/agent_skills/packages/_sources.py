@@ -316,6 +316,8 @@ _SECRET_USER_SCHEMES = frozenset({"http", "https", "ftp", "ftps"})
 # User information and queries of URLs inside any text (a message of git's, an exception).
 _USERINFO_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*@")
 _QUERY_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s?#]*)\?[^\s#'\"]*")
+# git's scp-like form with a password: user:password@host:path.
+_SCP_PASSWORD_IN_TEXT = re.compile(r"[^\s@/:'\"]+:[^\s@/'\"]*@(?=[^\s@/:'\"]+:)")
 
 
 def is_url(text: str) -> bool:
@@ -332,6 +334,7 @@ def redact(text: str) -> str:
     """``text`` with the user information of every URL written ``***`` and every query ``?***``
     (SPEC §30.1): ``https://user:token@host/r?t=x`` becomes ``https://***@host/r?***``. For
     messages, diagnostics and errors; what is recorded drops them instead (:class:`Source`)."""
+    text = _SCP_PASSWORD_IN_TEXT.sub("***@", text)
     return _QUERY_IN_TEXT.sub(r"\1?***", _USERINFO_IN_TEXT.sub(r"\1***@", text))
 
 
