@@ -327,10 +327,8 @@ def update_command(
       agent-skills update pdf-tools --to user
     """
     root, lock, base = _place(skills, workspace, scope, client)
-    if not names and (
-        not lock.exists() or not any("origin" in e for e in read_lock(lock)["skills"])
-    ):
-        click.echo(safe(f"nothing to update: no skill in {lock} has a recorded origin"))
+    if not names and not lock.exists():
+        click.echo(safe(f"nothing to update: there is no lock at {lock}"))
         return
     installed = update_skills(
         root,
@@ -341,6 +339,11 @@ def update_command(
         force=force,
         allow_downgrade=allow_downgrade,
     )
+    if not installed:
+        click.echo(
+            safe(f"nothing to update: {lock} records no install in {root.path} with an origin")
+        )
+        return
     _report_installed(installed, "updated", lock)
 
 
