@@ -58,12 +58,14 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from .._args import coerce_str
 from .._core import AgentSkills
 from .._diagnostics import Diagnostic, get_logger
 from .._digest import file_digest
 from .._errors import ErrorCode, SkillError, StartupError
+from .._terminal import undecodable_text, wire_safe
 from .._tools import (
     ACTIVATE_TOOL_NAME,
     DEFAULT_MAX_READ_BYTES,
@@ -240,6 +242,37 @@ async def _in_thread(fn: Callable[[], _T]) -> _T:
     return await anyio.to_thread.run_sync(fn)
 
 
+async def _answer_every_request(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """The one place every answer of the server passes (SPEC §24.5, §30.4): a result or an
+    error, encodable as UTF-8 whatever names it carries, so one request never stops the server.
+
+    A result and an error's message and data are made wire-safe (``_terminal.wire_safe``: an
+    undecodable byte of a file name written ``\\xNN``); a failure that is no protocol error (a
+    fault of ours) is logged and answered ``-32603`` (never the SDK's code ``0``). Parameters
+    the SDK finds malformed stay its ``-32602``.
+    """
+    try:
+        result = await call_next(ctx)
+    except MCPError as err:
+        error = err.error
+        message = undecodable_text(error.message)
+        data = wire_safe(error.data)
+        if message == error.message and data is error.data:
+            raise
+        raise MCPError(code=error.code, message=message, data=data) from None
+    except ValidationError:
+        raise  # the SDK answers -32602 "Invalid request parameters", holding no input
+    except Exception as exc:
+        logger.exception("request %s failed", undecodable_text(str(ctx.method)))
+        raise MCPError(
+            code=types.INTERNAL_ERROR,
+            message=undecodable_text(f"internal error: {type(exc).__name__}: {exc}"),
+        ) from None
+    return wire_safe(result) if isinstance(result, dict) else result
+
+
 class _Server(Server[Any]):
     """The SDK's low-level server, declaring ``listChanged`` when the skills are watched."""
 
@@ -409,6 +442,8 @@ class SkillServer:
         server.add_request_handler("skills/list", types.PaginatedRequestParams, self._list_skills)
         server.add_request_handler("skills/get", _GetSkillParams, self._get_skill)
         server.extensions[EXTENSION_ID] = {}
+        # Outermost: whatever happens below, the request gets an answer a transport can encode.
+        server.middleware.append(_answer_every_request)
         server.middleware.append(self._middleware)
         return server
 
