@@ -7,18 +7,25 @@ whose frontmatter is small, the rest body, must parse in under 50 ms.
 
 Shapes: many keys; a long single value; lines the lenient repair rewrites (unquoted ``: ``);
 comment lines of dashes (fence search); a tool list of nested parentheses (``normalize_tools``);
-deep indentation; and the author-facing ``check_frontmatter`` over many metadata keys.
+deep indentation; the author-facing ``check_frontmatter`` over many metadata keys;
+``validate_skill`` over many metadata values of the wrong type (each located by its line), a
+line of links, a line of escaped brackets and a reference on every line; and the bounded JSON
+reader behind the lock and the trust store over escaped quotes, open strings and brackets
+(SPEC §20.7, §30.6).
 """
 
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agent_skills import SkillError, normalize_tools, parse_skill
-from agent_skills.validate import check_frontmatter
+from agent_skills._jsonfile import read_json_file
+from agent_skills.validate import check_frontmatter, validate_skill
 
 SMALL = 64 * 1024
 LARGE = 1024 * 1024
@@ -63,6 +70,48 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
+# validate_skill reads a skill directory; its shapes stay under the YAML node budget and the
+# 1 MiB manifest cap, so they are measured at 16 KiB against 256 KiB.
+VALIDATE_SHAPES: dict[str, Callable[[int], str]] = {
+    "metadata values of the wrong type": lambda size: (
+        HEAD + "metadata:\n" + "".join(f"  k{i}: {i}\n" for i in range(size // 12)) + "---\nb\n"
+    ),
+    "a line of links": lambda size: HEAD + "---\n" + _fill("[x](references/a.md) ", size) + "\n",
+    "a line of escaped brackets": lambda size: HEAD + "---\n" + _fill("[\\", size) + "\n",
+    "a missing reference on every line": lambda size: (
+        HEAD + "---\n" + _fill("see [x](references/missing.md)\n", size)
+    ),
+}
+# The JSON reader (trust store, lock): files of about 64 KiB and 1 MiB.
+JSON_SHAPES: dict[str, Callable[[int], str]] = {
+    "escaped quotes": lambda size: _fill('\\"', size),
+    "an open string of escapes": lambda size: '"' + _fill('\\"', size),
+    "open strings": lambda size: _fill('"\\', size),
+    "brackets": lambda size: _fill("[", size),
+}
+
+
+def _validate_case(make: Callable[[int], str], work: Path) -> Callable[[int], Any]:
+    """A maker of skill directories holding ``make(size)`` as their manifest."""
+
+    def build(size: int) -> Path:
+        skill = Path(tempfile.mkdtemp(dir=work)) / "shape"
+        skill.mkdir()
+        (skill / "SKILL.md").write_text(make(size))
+        return skill
+
+    return build
+
+
+def _json_case(make: Callable[[int], str], work: Path) -> Callable[[int], Any]:
+    def build(size: int) -> str:
+        path = Path(tempfile.mkdtemp(dir=work)) / "doc.json"
+        path.write_text(make(size))
+        return str(path)
+
+    return build
+
+
 def _outcome(fn: Callable[[Any], object]) -> Callable[[Any], object]:
     """``fn`` returning its error instead of raising it: a bounded refusal is an outcome too."""
 
@@ -76,11 +125,14 @@ def _outcome(fn: Callable[[Any], object]) -> Callable[[Any], object]:
 
 
 def _pair(
-    make: Callable[[int], Any], run: Callable[[Any], object], repeats: int
+    make: Callable[[int], Any],
+    run: Callable[[Any], object],
+    repeats: int,
+    sizes: tuple[int, int] = (SMALL, LARGE),
 ) -> tuple[float, float, int, int]:
     """Medians of the small input (four runs per repeat) and the large one, interleaved repeat
     by repeat so that both meet the same state of the machine and of the allocator."""
-    small, large = make(SMALL), make(LARGE)
+    small, large = make(sizes[0]), make(sizes[1])
     run(small)
     run(large)
     smalls: list[float] = []
@@ -94,9 +146,13 @@ def _pair(
         run(large)
         larges.append(time.perf_counter() - start)
     t_small, t_large = statistics.median(smalls), statistics.median(larges)
+    if isinstance(small, Path):  # a skill directory: the size of its manifest
+        return t_small, t_large, *(p.joinpath("SKILL.md").stat().st_size for p in (small, large))
+    if isinstance(small, str) and small.endswith(".json"):  # a file: its size
+        return t_small, t_large, *(Path(p).stat().st_size for p in (small, large))
     if isinstance(small, str):
         return t_small, t_large, len(small), len(large)
-    return t_small, t_large, SMALL, LARGE  # a parsed value: the size of text it stands for
+    return t_small, t_large, *sizes  # a parsed value: the size of text it stands for
 
 
 def measure(repeats: int = 3) -> list[dict[str, Any]]:
@@ -130,8 +186,33 @@ def measure(repeats: int = 3) -> list[dict[str, Any]]:
             check_frontmatter,
         )
     )
-    for label, make, run in cases:
-        t_small, t_large, n_small, n_large = _pair(make, run, repeats)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        sized: list[tuple[str, Callable[[int], Any], Callable[[Any], object], tuple[int, int]]]
+        sized = [(label, make, run, (SMALL, LARGE)) for label, make, run in cases]
+        sized += [
+            (f"validate: {name}", _validate_case(make, work), validate_skill, (16_384, 262_144))
+            for name, make in VALIDATE_SHAPES.items()
+        ]
+        sized += [
+            (
+                f"json reader: {name}",
+                _json_case(make, work),
+                _outcome(lambda p: read_json_file(p, max_bytes=1 << 26, what="lock")),
+                (SMALL, LARGE),
+            )
+            for name, make in JSON_SHAPES.items()
+        ]
+        return _rows(sized, repeats, out)
+
+
+def _rows(
+    cases: list[tuple[str, Callable[[int], Any], Callable[[Any], object], tuple[int, int]]],
+    repeats: int,
+    out: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    for label, make, run, sizes in cases:
+        t_small, t_large, n_small, n_large = _pair(make, run, repeats, sizes)
         ratio = (t_large / n_large) / (t_small / n_small)
         out.append(
             {

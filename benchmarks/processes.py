@@ -8,7 +8,12 @@ the samples are compared.
   (every import that call triggers included), then a second, warm one; the floor's child imports
   ``yaml`` and times its first and second floor runs the same way.
 * **CLI.** The wall time of the whole process ``agent-skills list --json --preset none --root R``
-  against the floor's whole process ``python floor.py R`` (same work, then JSON on stdout).
+  against the floor's whole process ``python floor.py R`` (the floor of SPEC §26, no output).
+* **Warm index.** A child times ``import agent_skills`` plus its first ``create_agent_skills``
+  with a warm on-disk index (what a new process meets); the floor's child times ``import yaml``
+  plus its first floor run.
+* **The original.** The whole process of the original TypeScript library (``original.py``)
+  against ``agent-skills list --json``.
 * **Server.** From process start to the answer of ``initialize`` on stdio: ``agent-skills serve``
   on the example skills against ``minimal_server.py``, a server on the same ``mcp`` SDK that
   serves nothing.
@@ -66,6 +71,24 @@ print(t1 - t0, t2 - t1, t3 - t2)
 """
 
 
+_OURS_INDEX = """
+import sys, time
+t0 = time.perf_counter()
+import agent_skills
+agent_skills.create_agent_skills([sys.argv[1]], index=sys.argv[2])
+print(time.perf_counter() - t0)
+"""
+
+_FLOOR_IMPORT_FIRST = """
+import sys, time
+sys.path.insert(0, sys.argv[2])
+t0 = time.perf_counter()
+import yaml, floor
+floor.floor_discovery(sys.argv[1])
+print(time.perf_counter() - t0)
+"""
+
+
 def _numbers(args: list[str]) -> list[float]:
     out = subprocess.run(
         [sys.executable, *args],
@@ -99,6 +122,21 @@ def first_call(root: Path, samples: int) -> dict[str, float]:
     }
 
 
+def warm_index(root: Path, index: Path, samples: int) -> dict[str, float]:
+    """Medians (seconds) of import plus first discovery with a warm index, and the floor's.
+
+    The index file is written (and the page cache warmed) by an untimed first run.
+    """
+    _numbers(["-c", _OURS_INDEX, str(root), str(index)])
+    _numbers(["-c", _OURS_INDEX, str(root), str(index)])
+    _numbers(["-c", _FLOOR_IMPORT_FIRST, str(root), str(HERE)])
+    ours, floor = [], []
+    for _ in range(samples):
+        ours.append(_numbers(["-c", _OURS_INDEX, str(root), str(index)])[0])
+        floor.append(_numbers(["-c", _FLOOR_IMPORT_FIRST, str(root), str(HERE)])[0])
+    return {"index": statistics.median(ours), "floor": statistics.median(floor)}
+
+
 def _cli() -> list[str]:
     script = Path(sys.executable).with_name("agent-skills")
     if script.exists():
@@ -107,17 +145,26 @@ def _cli() -> list[str]:
     return [found] if found else [sys.executable, "-m", "agent_skills"]
 
 
-def _wall(cmd: list[str]) -> float:
+def _wall(cmd: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     subprocess.run(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=child_env()
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+        env=child_env() if env is None else env,
     )
     return time.perf_counter() - start
 
 
+def list_command(root: Path, *extra: str) -> list[str]:
+    """``agent-skills list --json`` of ``root`` alone (no preset)."""
+    return [*_cli(), "list", "--json", "--preset", "none", "--root", str(root), *extra]
+
+
 def cli_process(root: Path, samples: int, extra: tuple[str, ...] = ()) -> dict[str, float]:
     """Medians (seconds) of the whole ``list --json`` process and of the floor's whole process."""
-    ours_cmd = [*_cli(), "list", "--json", "--preset", "none", "--root", str(root), *extra]
+    ours_cmd = list_command(root, *extra)
     floor_cmd = [sys.executable, str(HERE / "floor.py"), str(root)]
     _wall(ours_cmd)  # one untimed run of each: the page cache and .pyc files are warm
     _wall(floor_cmd)
@@ -126,6 +173,20 @@ def cli_process(root: Path, samples: int, extra: tuple[str, ...] = ()) -> dict[s
         ours.append(_wall(ours_cmd))
         floor.append(_wall(floor_cmd))
     return {"cli": statistics.median(ours), "floor": statistics.median(floor)}
+
+
+def versus(root: Path, other: list[str], samples: int) -> dict[str, float]:
+    """Medians (seconds) of ``agent-skills list --json`` and of another whole process, ``other``
+    (run in this environment), interleaved after an untimed run of each."""
+    ours_cmd = list_command(root)
+    env = dict(os.environ)
+    _wall(ours_cmd)
+    _wall(other, env)
+    ours, theirs = [], []
+    for _ in range(samples):
+        ours.append(_wall(ours_cmd))
+        theirs.append(_wall(other, env))
+    return {"cli": statistics.median(ours), "other": statistics.median(theirs)}
 
 
 _INITIALIZE = (

@@ -634,6 +634,87 @@ def test_check_read_symlinks_resolved(session: SkillSession, tree: Path) -> None
     assert session.check_read("inner/x.py") == project / "src" / "x.py"
 
 
+def _link_chain(where: Path, length: int, final: Path, prefix: str = "c") -> Path:
+    """``where/<prefix>0 -> <prefix>1 -> ... -> final``: ``length`` links; return the first."""
+    for i in range(length - 1, -1, -1):
+        target = final if i == length - 1 else where / f"{prefix}{i + 1}"
+        symlink(where / f"{prefix}{i}", os.path.relpath(target, where))
+    return where / f"{prefix}0"
+
+
+@pytest.mark.parametrize("length", [41, 42, 45, 60, 80, 200])
+@pytest.mark.parametrize("inside", ["project", "skill"])
+def test_check_read_refuses_chains_longer_than_40_links(
+    session: SkillSession, tree: Path, length: int, inside: str
+) -> None:
+    """SPEC §30.6: the 41st link is never taken for the real path (the kernel would follow the
+    rest from it, outside), inside the project or an activated skill, absolute or relative,
+    whatever the chain's end."""
+    (tree / "outside").mkdir()
+    (tree / "outside" / "secret.txt").write_text("secret")
+    session.activate("beta")
+    where = tree / "project" if inside == "project" else tree / "skills" / "beta"
+    ends = {
+        "out-file": tree / "outside" / "secret.txt",
+        "out-dir": tree / "outside",
+        "in-file": tree / "project" / "src" / "x.py",
+    }
+    for n, (label, final) in enumerate(ends.items()):
+        first = _link_chain(where, length, final, prefix=f"{label}-{n}-")
+        asked = [str(first), str(first / "secret.txt")]
+        if inside == "project":
+            asked += [first.name, f"{first.name}/secret.txt", f"src/../{first.name}"]
+        for path in asked:
+            with pytest.raises(SkillError) as exc:
+                session.check_read(path)
+            assert _err(exc) == ("access_denied", {"path": path})
+    # Loops of every shape are refused too, never handed out as a path holding the link.
+    symlink(where / "self", "self")
+    symlink(where / "ping", "pong")
+    symlink(where / "pong", "ping")
+    symlink(where / "up", "up/..")
+    for name in ("self", "ping", "up", "self/x", "ping/../src/x.py"):
+        path = str(where / name)
+        with pytest.raises(SkillError) as loop:
+            session.check_read(path)
+        assert _err(loop) == ("access_denied", {"path": path})
+
+
+@pytest.mark.parametrize("length", [0, 1, 20, 39, 40])
+def test_check_read_follows_chains_of_up_to_40_links(
+    session: SkillSession, tree: Path, length: int
+) -> None:
+    """Up to 40 links (the kernel's limit, SPEC §10), a chain inside resolves to its real path
+    and one leading outside is refused."""
+    project = tree / "project"
+    (tree / "outside").mkdir()
+    (tree / "outside" / "secret.txt").write_text("secret")
+    if length == 0:
+        assert session.check_read("src/x.py") == project / "src" / "x.py"
+        return
+    inside = _link_chain(project, length, project / "src" / "x.py", prefix="in")
+    assert session.check_read(inside.name) == project / "src" / "x.py"
+    assert session.check_read(str(inside)) == project / "src" / "x.py"
+    out = _link_chain(project, length, tree / "outside" / "secret.txt", prefix="out")
+    with pytest.raises(SkillError) as exc:
+        session.check_read(out.name)
+    assert _err(exc) == ("access_denied", {"path": out.name})
+
+
+@pytest.mark.parametrize("length", [41, 80])
+def test_a_project_root_behind_too_many_links_is_invalid_input(
+    skills: AgentSkills, tree: Path, length: int
+) -> None:
+    """A project root whose links cannot be resolved would be granted as a path still holding
+    a link (``allowed_read_roots``): refused when the session is made (SPEC §30.6)."""
+    first = _link_chain(tree / "chain", length, tree / "project")
+    with pytest.raises(SkillError) as exc:
+        SkillSession(skills, project_root=first)
+    assert _err(exc) == ("invalid_input", {"path": str(first)})
+    fine = _link_chain(tree / "chain", 40, tree / "project", prefix="ok")
+    assert SkillSession(skills, project_root=fine).allowed_read_roots() == [tree / "project"]
+
+
 @pytest.mark.parametrize(
     ("path", "fields"),
     [

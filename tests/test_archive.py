@@ -278,7 +278,15 @@ def test_a_replaced_archive_is_never_read_through_the_old_index(tmp_path: Path) 
 def test_read_member_is_capped(tmp_path: Path) -> None:
     path = make_zip(tmp_path / "a.zip", [("hello/SKILL.md", MANIFEST)])
     index = read_index(path)
-    assert read_member(index, "hello/SKILL.md", max_bytes=4) == MANIFEST[:5]
+    # The one capped read (SPEC §30.3): whole under the cap, a coded refusal past it.
+    assert read_member(index, "hello/SKILL.md", max_bytes=len(MANIFEST)) == MANIFEST
+    assert read_member(index, "hello/SKILL.md") == MANIFEST
+    with pytest.raises(SkillError) as info:
+        read_member(index, "hello/SKILL.md", max_bytes=4)
+    assert (info.value.code.value, info.value.fields) == (
+        "too_large",
+        {"path": str(path / "hello/SKILL.md"), "size": len(MANIFEST), "max_bytes": 4},
+    )
 
 
 def test_deep_names_are_checked_in_one_pass(tmp_path: Path) -> None:

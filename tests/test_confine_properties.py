@@ -546,3 +546,136 @@ def test_a_plain_rel_is_answered_without_the_general_resolution(tmp_path: Path) 
     with pytest.raises(SkillError) as err:
         skills.resource_path("s", "scripts/run.sh")
     assert err.value.code.value == "stale_skill"
+
+
+# --- check_read: chains of links of every length (SPEC §14, §20.6, §30.6) ---------------------
+
+# Where a chain starts, where each hop is written (hops alternate between the chain's directory
+# and a subdirectory, relative or absolute), and where the last hop leads.
+CHAIN_ENDS = st.sampled_from(
+    [
+        "project-file",
+        "project-dir",
+        "project-missing",
+        "skill-file",
+        "skill-dir",
+        "out-file",
+        "out-dir",
+        "out-missing",
+        "loop-to-start",
+        "loop-to-self",
+    ]
+)
+
+
+def _kernel_view(path: str) -> str | None:
+    """Where the kernel leads ``path`` now: its real path, ``None`` when the lookup fails for
+    a loop or more than 40 links (``ELOOP``). A missing last component is kept, as check_read
+    keeps it."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None
+    return os.path.realpath(path)
+
+
+def _build_chain(
+    base: Path, start: Path, length: int, end: str, hops: list[tuple[bool, bool]]
+) -> tuple[str, str]:
+    """Write ``length`` links in ``start`` (and its ``d`` subdirectory) leading one to the next
+    and the last to ``end``; return ``(the first name, relative to start; what to append)``."""
+    (start / "d").mkdir(exist_ok=True)
+    targets = {
+        "project-file": (base / "project" / "file.txt", ""),
+        "project-dir": (base / "project" / "sub", "x.txt"),
+        "project-missing": (base / "project" / "new.txt", ""),
+        "skill-file": (base / "skills" / "s" / "ref.md", ""),
+        "skill-dir": (base / "skills" / "s" / "refs", "r.md"),
+        "out-file": (base / "out" / "secret.txt", ""),
+        "out-dir": (base / "out", "secret.txt"),
+        "out-missing": (base / "out" / "nothing.txt", ""),
+    }
+    names = [f"{'d/' if in_sub else ''}c{i}" for i, (in_sub, _) in enumerate(hops[:length])]
+    if end in targets:
+        final, tail = targets[end]
+    else:
+        final, tail = (start / names[0] if names else start / "self"), ""
+    if not names:
+        if end == "loop-to-self":
+            os.symlink("self", start / "self")
+        return (os.path.relpath(final, start) if end in targets else "self"), tail
+    for i, name in enumerate(names):
+        here = start / name
+        nxt = start / names[i + 1] if i + 1 < length else final
+        if end == "loop-to-self" and i + 1 == length:
+            nxt = here
+        absolute_hop = hops[i][1]
+        text = str(nxt) if absolute_hop else os.path.relpath(nxt, here.parent)
+        os.symlink(text, here)
+    return names[0], tail
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    length=st.integers(0, 80),
+    where=st.sampled_from(["project", "skill"]),
+    end=CHAIN_ENDS,
+    hops=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=80, max_size=80),
+    relative=st.booleans(),
+)
+@example(length=40, where="project", end="out-file", hops=[(False, False)] * 80, relative=True)
+@example(length=41, where="project", end="out-file", hops=[(False, False)] * 80, relative=True)
+@example(length=41, where="skill", end="out-dir", hops=[(True, True)] * 80, relative=False)
+@example(length=80, where="project", end="project-file", hops=[(False, True)] * 80, relative=True)
+@example(length=40, where="skill", end="skill-dir", hops=[(False, False)] * 80, relative=False)
+@example(length=39, where="project", end="out-dir", hops=[(True, False)] * 80, relative=True)
+def test_check_read_never_approves_a_path_the_kernel_leads_outside(
+    length: int, where: str, end: str, hops: list[tuple[bool, bool]], relative: bool
+) -> None:
+    """SPEC §30.6: whatever the chain of links (0 to 80, leading inside, outside or looping),
+    ``check_read`` approves a path only when the kernel leads it inside a readable root, returns
+    that real path (no link left in it), and refuses every path the kernel cannot resolve;
+    a path the kernel leads inside a root is approved."""
+    from agent_skills.agent import SkillSession
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(os.path.realpath(tmp))
+        (base / "project" / "sub").mkdir(parents=True)
+        (base / "project" / "file.txt").write_text("P")
+        (base / "project" / "sub" / "x.txt").write_text("X")
+        (base / "out").mkdir()
+        (base / "out" / "secret.txt").write_bytes(SECRET)
+        make_skill(base / "skills", "s", files={"ref.md": "R", "refs/r.md": "RR"})
+        skills = create_agent_skills([base / "skills"])
+        session = SkillSession(skills, project_root=base / "project")
+        session.activate("s")
+        start = base / "project" if where == "project" else base / "skills" / "s"
+        first, tail = _build_chain(base, start, length, end, hops)
+        asked = os.path.join(first, tail) if tail else first
+        absolute_path = str(start / asked)
+        path = asked if relative and where == "project" else absolute_path
+        roots = [str(base / "project"), str(base / "skills" / "s")]
+        kernel = _kernel_view(absolute_path)
+        event(f"kernel: {'ELOOP' if kernel is None else 'resolves'}")
+        try:
+            got = session.check_read(path)
+        except SkillError as err:
+            assert (err.code.value, dict(err.fields)) == ("access_denied", {"path": path})
+            # refused: it leads nowhere, or outside every root
+            assert kernel is None or not any(Path(kernel).is_relative_to(root) for root in roots), (
+                length,
+                end,
+                kernel,
+            )
+            return
+        assert kernel is not None, f"approved {got} which the kernel cannot resolve"
+        assert str(got) == kernel
+        assert any(got.is_relative_to(root) for root in roots)
+        assert os.path.realpath(got) == str(got)  # no link left in what is handed out
+        if got.exists():
+            assert got.read_bytes() != SECRET

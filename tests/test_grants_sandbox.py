@@ -559,3 +559,31 @@ def test_a_rule_holding_the_home_folder_is_a_warning(world: dict[str, Path]) -> 
     ]
     quiet = _sandbox(world, "--dry-run", child=["true"])
     assert quiet.stderr == ""
+
+
+@pytest.mark.parametrize("chain", [41, 60])
+def test_a_path_whose_links_cannot_be_resolved_grants_nothing(
+    world: dict[str, Path], tmp_path: Path, chain: int
+) -> None:
+    """SPEC §30.6: a chain longer than 40 links (or a loop) is refused, never granted as the
+    link where resolution stopped."""
+    links = tmp_path / "chain"
+    links.mkdir()
+    (links / "end").mkdir()
+    symlink(links / f"l{chain}", links / "end")
+    for i in range(chain - 1, -1, -1):
+        symlink(links / f"l{i}", links / f"l{i + 1}")
+    loop = tmp_path / "loop"
+    symlink(loop, loop)
+    for bad in (links / "l0", loop):
+        with pytest.raises(SkillError) as caught:
+            sandbox_rules([], project=world["project"], read=[str(bad)])
+        assert caught.value.code == "invalid_input"
+        assert caught.value.fields == {"path": str(bad)}
+        with pytest.raises(SkillError) as caught:
+            sandbox_rules([], project=world["project"], write=[str(bad)])
+        assert caught.value.fields == {"path": str(bad)}
+    # A skill whose real path cannot be resolved is left out of the rules, not granted lexically.
+    rules = sandbox_rules([Grant("x", loop, loop)], project=world["project"])
+    assert all(rule.reasons != ("skill:x",) for rule in rules.rules)
+    assert loop not in {rule.path for rule in rules.rules}

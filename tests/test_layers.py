@@ -17,8 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parents[1] / "src" / "agent_skills"
 
 #: Every module in pipeline order: each may import only the modules listed before it.
@@ -51,6 +49,7 @@ ORDER = (
     "_index",
     "_scan",
     "_walk",
+    "_members",
     "_archive",
     # rules
     "validate",
@@ -289,19 +288,7 @@ def _registry_uses() -> set[tuple[str, int]]:
     return found
 
 
-# -- the known departures from the shape, each turned green by the redesign ------------------
-
-KNOWN_BACKWARD = {}
-KNOWN_PRIVATE: dict[tuple[str, str, str], str] = {}
-KNOWN_MANIFEST_LITERALS: dict[str, str] = {}
-KNOWN_REGISTRY_USES: dict[str, str] = {}
-
-
-def _known(known: dict[object, str]) -> list[object]:
-    return [
-        pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=reason), id=str(key))
-        for key, reason in known.items()
-    ]
+# -- the shape ---------------------------------------------------------------------------------
 
 
 def test_every_module_has_one_place_in_the_order() -> None:
@@ -310,42 +297,20 @@ def test_every_module_has_one_place_in_the_order() -> None:
     assert sorted(ORDER) == modules
 
 
-def test_no_module_imports_a_later_one_beyond_the_known_departures() -> None:
-    assert _backward() - set(KNOWN_BACKWARD) == set()
+def test_no_module_imports_a_later_one() -> None:
+    assert _backward() == set()
 
 
-@pytest.mark.parametrize("edge", _known(KNOWN_BACKWARD))  # type: ignore[arg-type]
-def test_a_known_backward_import_is_gone(edge: tuple[str, str]) -> None:
-    assert edge not in _backward()
+def test_no_private_name_is_taken_from_another_module() -> None:
+    assert _private_uses() == set()
 
 
-def test_no_private_name_is_taken_from_another_module_beyond_the_known() -> None:
-    assert _private_uses() - set(KNOWN_PRIVATE) == set()
+def test_the_manifest_name_is_written_only_in_its_home() -> None:
+    assert {name for name, _ in _manifest_literals() if name != MANIFEST_HOME} == set()
 
 
-@pytest.mark.parametrize("use", _known(KNOWN_PRIVATE))  # type: ignore[arg-type]
-def test_a_known_private_import_is_gone(use: tuple[str, str, str]) -> None:
-    assert use not in _private_uses()
-
-
-def test_the_manifest_name_is_written_only_in_its_home_beyond_the_known() -> None:
-    outside = {name for name, _ in _manifest_literals() if name != MANIFEST_HOME}
-    assert outside - set(KNOWN_MANIFEST_LITERALS) == set()
-
-
-@pytest.mark.parametrize("module", _known(KNOWN_MANIFEST_LITERALS))  # type: ignore[arg-type]
-def test_a_known_manifest_literal_is_gone(module: str) -> None:
-    assert module not in {name for name, _ in _manifest_literals()}
-
-
-def test_consumers_do_not_take_the_snapshot_apart_beyond_the_known() -> None:
-    users = {name.split(".")[0] for name, _ in _registry_uses()}
-    assert users - set(KNOWN_REGISTRY_USES) == set()
-
-
-@pytest.mark.parametrize("module", _known(KNOWN_REGISTRY_USES))  # type: ignore[arg-type]
-def test_a_known_consumer_use_of_the_snapshot_is_gone(module: str) -> None:
-    assert module not in {name.split(".")[0] for name, _ in _registry_uses()}
+def test_consumers_do_not_take_the_snapshot_apart() -> None:
+    assert _registry_uses() == set()
 
 
 def test_the_reader_sees_every_kind_of_import(tmp_path: Path) -> None:

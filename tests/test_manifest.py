@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -516,6 +518,50 @@ def test_node_bound_is_100_000_nodes() -> None:
     assert len(parse_skill(doc(f"x: {fine}\n")).frontmatter["x"]) == 9_000
 
 
+@pytest.mark.parametrize("items", [10_001, 20_000, 50_000, 99_990])
+@pytest.mark.parametrize("style", ["block", "flow"])
+def test_long_lists_in_metadata_load_within_the_node_budget(items: int, style: str) -> None:
+    """SPEC §30.6: the budget is 100 000 nodes, whatever the shape: a 50 000-item list in
+    ``metadata`` loads (it used to be refused by a 10 000-value budget of the expanded tree)."""
+    if style == "block":
+        listed = "metadata:\n  list:\n" + "".join(f"    - item{i}\n" for i in range(items))
+    else:
+        listed = "metadata:\n  list: [" + ", ".join(f"item{i}" for i in range(items)) + "]\n"
+    parsed = parse_skill(doc(listed))
+    assert parsed.frontmatter["metadata"]["list"][-1] == f"item{items - 1}"
+    assert len(parsed.frontmatter["metadata"]["list"]) == items
+    # One node more than the budget is refused, before anything recursive runs.
+    over = "metadata:\n  list: [" + ", ".join(["x"] * 100_000) + "]\n"
+    e = err(doc(over))
+    assert (e.code, e.fields.get("reason")) == (ErrorCode.INVALID_SKILL, "yaml_nodes")
+
+
+def test_a_50_000_item_list_loads_through_every_entry_point(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from agent_skills import create_agent_skills
+    from agent_skills.cli import cli
+    from agent_skills.validate import validate_skill
+
+    listed = "".join(f"    - item{i}\n" for i in range(50_000))
+    text = f"---\nname: big\ndescription: d\nmetadata:\n  list:\n{listed}---\nBody\n"
+    skill = tmp_path / "root" / "big"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(text)
+    skills = create_agent_skills([tmp_path / "root"])
+    content = skills.load_skill("big")
+    assert content is not None and len(content.metadata["metadata"]["list"]) == 50_000
+    problems = validate_skill(skill)
+    assert [p.code.value for p in problems] == ["metadata_value_type"]  # a list, not a string
+    result = CliRunner().invoke(
+        cli,
+        ["show", "big", "--json", "--preset", "none", "--root", str(tmp_path / "root")],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0
+    assert len(json.loads(result.output)["metadata"]["metadata"]["list"]) == 50_000
+
+
 def test_parse_manifest_returns_the_failure_and_what_was_found_before_it() -> None:
     result = parse_manifest(b"---\nname: \xe9t\xe9\ndescription: d\n---\n", path="/r/enc/SKILL.md")
     assert result.parsed is None
@@ -603,8 +649,13 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_as_the_host_left_it(
     assert (
         caught.value.code == ErrorCode.INVALID_SKILL and caught.value.fields["line"] == 1504
     )  # libyaml: at the end
-    huge = "".join(f"k{i}: v\n" for i in range(12_000))
-    with pytest.raises(SkillError, match="more than 10000 values"):
+    # Aliases expanding past the value budget (SPEC §20.6: 100 000), in a long document.
+    ten = ", ".join(["x"] * 10)
+    bomb = f"a: &a [{ten}]\n" + "".join(
+        f"{k}: &{k} [{', '.join([f'*{p}'] * 10)}]\n" for p, k in zip("abcd", "bcde", strict=True)
+    )
+    huge = bomb + "".join(f"k{i}: v\n" for i in range(3_000))
+    with pytest.raises(SkillError, match="more than 100000 values"):
         _manifest.load_frontmatter_yaml(huge)
     assert seen == [True, True, True, True]
     assert gc.isenabled()

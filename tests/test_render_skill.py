@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_skills import SkillError
+from agent_skills._placeholders import Dialect
 from agent_skills.agent import render_skill
 
 
@@ -155,3 +156,57 @@ def test_linear_time_on_hostile_input() -> None:
     # Every "$ARGUMENTS" is substituted (in prose) or kept (in a span), and nothing else changes.
     assert out.count("x[") + out.count("$ARGUMENTS[") == 20_000
     assert out.replace("x[", "$ARGUMENTS[").replace(" x ", " $1 ") == body
+
+
+@pytest.mark.parametrize(
+    ("body", "arguments", "dialect"),
+    [
+        ("$0 " * 100_000, "a" * 200, "claude"),  # 20 M characters of one argument
+        ("$2" * 100_000, ["x", "y" * 500], "opencode"),
+        ("$ARGUMENTS\n" * 50_000, ["word"] * 200, "claude"),
+        ("$ARGUMENTS[0]" * 50_000, "z" * 400, "claude"),
+        ("```\n" + "${SKILL_DIR}" * 100_000 + "\n```\n", "", "claude"),  # in code
+        ("`${CLAUDE_SKILL_DIR}`" * 100_000, "", "claude"),
+    ],
+    ids=["dollar-0", "dollar-2", "arguments", "arguments-index", "dir-in-code", "dir-in-span"],
+)
+def test_the_result_is_bounded_while_it_is_built(
+    body: str, arguments: str | list[str], dialect: Dialect
+) -> None:
+    """SPEC §30.6: a placeholder-heavy body with long arguments is refused with ``too_large``
+    before the result is built; memory stays near the bound, far from the result's size."""
+    import tracemalloc
+
+    skill_dir = "/s/" + "d" * 300
+    tracemalloc.start()
+    try:
+        with pytest.raises(SkillError) as info:
+            render_skill(body, arguments, skill_dir=skill_dir, dialect=dialect, max_chars=1_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (info.value.code.value, info.value.fields) == ("too_large", {"max_chars": 1_000_000})
+    assert peak < 40 * 1024 * 1024
+
+
+def test_the_default_bound_is_16_mi_characters() -> None:
+    body = "$0 " * 100_000
+    with pytest.raises(SkillError) as default:
+        render_skill(body, "q" * 200, skill_dir="/d")  # 20 M characters
+    assert default.value.fields == {"max_chars": 16 * 1024 * 1024}
+    assert len(render_skill(body, "q" * 100, skill_dir="/d")) == 10_100_000
+
+
+def test_results_up_to_the_bound_are_whole() -> None:
+    body = "$0" * 10
+    assert render_skill(body, "abc", skill_dir="/d", max_chars=30) == "abc" * 10
+    with pytest.raises(SkillError) as info:
+        render_skill(body, "abc", skill_dir="/d", max_chars=29)
+    assert (info.value.code.value, info.value.fields) == ("too_large", {"max_chars": 29})
+    with pytest.raises(SkillError) as body_itself:
+        render_skill("x" * 11, "", skill_dir="/d", max_chars=10)
+    assert body_itself.value.fields == {"max_chars": 10}
+    for bad in (-1, 1.5, True, "10"):
+        with pytest.raises(SkillError) as wrong:
+            render_skill("x", "", skill_dir="/d", max_chars=bad)  # type: ignore[arg-type]
+        assert wrong.value.code == "invalid_input"

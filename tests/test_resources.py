@@ -193,9 +193,12 @@ def test_link_to_dir_inside_walked_only_when_not_walked_anyway(tmp_path: Path) -
     root = tmp_path / "skills"
     d = make_skill(root, "s", files={"assets/logo.png": "p", ".store/data/x.csv": "1,2"})
     symlink(d / "media", "assets")  # real dir walked anyway: not listed twice
-    symlink(d / "data", ".store/data")  # only reachable through the link: walked
+    symlink(d / "data", ".store/data")  # only through the link, but hidden: SPEC §30.2
+    symlink(d / "deep", "assets/deeper")  # only reachable through the link: walked
+    (d / "assets" / "deeper").mkdir()
+    (d / "assets" / "deeper" / "y.md").write_text("y")
     skills, content = load(root, "s")
-    assert rels(content) == ["assets/logo.png", "data/x.csv"]
+    assert rels(content) == ["assets/deeper/y.md", "assets/logo.png"]
     assert content.diagnostics == ()
     assert_all_served(skills, content)
 
@@ -211,19 +214,27 @@ def test_alias_never_hides_real_file_whatever_the_name_order(tmp_path: Path) -> 
 
 
 def test_links_only_reachable_dirs_are_deterministic(tmp_path: Path) -> None:
-    """Two links reach the same hidden directory: the first link in rel order lists it."""
+    """Two links reach the same directory the walk does not list (more than 64 levels down):
+    the first link in rel order lists it. Links to a hidden directory list nothing (SPEC §30.2)."""
     root = tmp_path / "skills"
-    d = make_skill(root, "s", files={".h/g.txt": "g", ".h/sub/f.txt": "f"})
-    symlink(d / "b", ".h")
-    symlink(d / "a", ".h/sub")
+    deep = "/".join(["x"] * 66)
+    d = make_skill(root, "s", files={f"{deep}/g.txt": "g", f"{deep}/sub/f.txt": "f"})
+    symlink(d / "b", deep)
+    symlink(d / "a", f"{deep}/sub")
     skills, content = load(root, "s")
     assert rels(content) == ["a/f.txt", "b/g.txt"]
     assert_all_served(skills, content)
-    d2 = make_skill(root, "t", files={".h/g.txt": "g", ".h/sub/f.txt": "f"})
-    symlink(d2 / "a", ".h")
-    symlink(d2 / "b", ".h/sub")
+    d2 = make_skill(root, "t", files={f"{deep}/g.txt": "g", f"{deep}/sub/f.txt": "f"})
+    symlink(d2 / "a", deep)
+    symlink(d2 / "b", f"{deep}/sub")
     _, content2 = load(root, "t")
     assert rels(content2) == ["a/g.txt", "a/sub/f.txt"]
+    d3 = make_skill(root, "u", files={".h/g.txt": "g", ".h/sub/f.txt": "f"})
+    symlink(d3 / "b", ".h")
+    symlink(d3 / "a", ".h/sub")
+    _, content3 = load(root, "u")
+    assert rels(content3) == []
+    assert content3.diagnostics == ()
 
 
 def test_cycles_end(tmp_path: Path) -> None:

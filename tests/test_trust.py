@@ -167,6 +167,96 @@ def test_reads_are_checked_against_the_approval(layout: dict[str, Path]) -> None
     assert skills.read_resource("shared", "scripts/run.sh") == b"echo hi\n"
 
 
+def test_resource_path_of_a_gated_skill_hands_out_only_approved_files(
+    layout: dict[str, Path],
+) -> None:
+    """SPEC §23.3 for paths: ``resource_path`` refuses what every read refuses (a hidden file
+    asked for by name, a link to one, a file added or changed since approval), and a changed
+    file withdraws the skill from every access, paths included."""
+    store = TrustStore(layout["store"])
+    cloned = layout["cloned"]
+    (cloned / "references" / ".env").write_text("TOKEN=1\n")
+    store.approve(cloned)
+    skills = _open(layout, store)
+    assert skills.resource_path("shared", "scripts/run.sh") == cloned / "scripts" / "run.sh"
+    assert skills.resource_path("shared", "SKILL.md") == cloned / "SKILL.md"
+    (cloned / "late.md").write_text("added after approval\n")
+    (cloned / "env-link").symlink_to(".hidden")  # (not listed: a link to a hidden file)
+    for rel in (".hidden", "references/.env", "./references/.env", "late.md", "env-link"):
+        with pytest.raises(SkillError) as refused:
+            skills.resource_path("shared", rel)
+        assert (refused.value.code, refused.value.fields) == (
+            "access_denied",
+            {"name": "shared", "rel": rel.removeprefix("./")},  # (the rel as the approval keys it)
+        ), rel
+        with pytest.raises(SkillError) as read:
+            skills.read_resource("shared", rel)
+        assert read.value.code == "access_denied"
+    assert skills.resource_path("shared", "references/a.md") == cloned / "references" / "a.md"
+    # A script changed after approval (same size): refused by path, and from then on the skill
+    # is refused everywhere.
+    (cloned / "scripts" / "run.sh").write_text("rm -rf\n")
+    with pytest.raises(SkillError) as changed:
+        skills.resource_path("shared", "scripts/run.sh")
+    assert (changed.value.code, changed.value.fields) == (
+        "access_denied",
+        {"name": "shared", "rel": "scripts/run.sh"},
+    )
+    for rel in ("references/a.md", "SKILL.md"):
+        with pytest.raises(SkillError) as withdrawn:
+            skills.resource_path("shared", rel)
+        assert withdrawn.value.code == "access_denied"
+    # A skill no store gates hands out any path, hidden files included (SPEC §10).
+    assert _open(layout, None).resource_path("shared", ".hidden") == cloned / ".hidden"
+
+
+def test_the_cli_path_of_a_gated_skill_follows_the_approval(layout: dict[str, Path]) -> None:
+    from click.testing import CliRunner
+
+    from agent_skills.cli import cli
+
+    store = TrustStore(layout["store"])
+    store.approve(layout["cloned"])
+    common = ["--trust-store", str(layout["store"]), "--preset", "none"]
+    common += ["--root", str(layout["user"]), "--root", str(layout["repo"])]
+    ok = CliRunner().invoke(cli, ["path", "shared", "references/a.md", "--json", *common])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output)["path"] == str(layout["cloned"] / "references" / "a.md")
+    hidden = CliRunner().invoke(cli, ["path", "shared", ".hidden", "--json", *common])
+    assert hidden.exit_code == 1
+    assert json.loads(hidden.output)["error"]["code"] == "access_denied"
+
+
+def test_the_mcp_read_tool_of_a_gated_skill_follows_the_approval(layout: dict[str, Path]) -> None:
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client
+
+    from agent_skills.mcp import build_server
+
+    store = TrustStore(layout["store"])
+    cloned = layout["cloned"]
+    store.approve(cloned)
+    server = build_server(_open(layout, store))
+    (cloned / "late.md").write_text("added after discovery\n")
+
+    async def go() -> list[tuple[bool, str]]:
+        async with Client(server, mode="legacy", cache=None) as client:
+            out = []
+            for path in ("references/a.md", ".hidden", "late.md"):
+                got = await client.call_tool(
+                    "read_skill_resource", {"name": "shared", "path": path}
+                )
+                out.append((got.is_error, got.content[0].text))  # type: ignore[union-attr]
+            return out
+
+    assert anyio.run(go) == [
+        (False, "A\n"),
+        (True, "access_denied: '.hidden' is not one of the approved files of skill 'shared'"),
+        (True, "access_denied: 'late.md' is not one of the approved files of skill 'shared'"),
+    ]
+
+
 def test_the_store_file_is_written_atomically_with_per_file_digests(
     layout: dict[str, Path],
 ) -> None:

@@ -309,6 +309,46 @@ def test_check_read_and_read_roots_follow_the_approval(tmp_path: Path) -> None:
     assert [i.name for i in skills.list_skills()] == ["s"]
 
 
+@pytest.mark.parametrize("length", [41, 64, 120])
+def test_chains_of_links_past_40_are_refused_by_the_gate_and_the_store(
+    tmp_path: Path, length: int
+) -> None:
+    """SPEC §30.6 through the trust entry points: inside an activated gated skill, a chain of
+    more than 40 links is ``access_denied`` (never its 41st link as the real path), and a skill
+    directory behind such a chain cannot be approved or revoked (``not_found``)."""
+    from agent_skills.agent import SkillSession
+
+    skill, store, roots = _gated(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "secret.txt").write_text("secret")
+    skills = create_agent_skills(roots, trust=store)
+    session = SkillSession(skills, project_root=tmp_path / "ws")
+    session.activate("s")
+    previous = os.path.relpath(tmp_path / "out" / "secret.txt", skill)
+    for i in range(length - 1, -1, -1):
+        os.symlink(previous, skill / f".c{i}")  # hidden: the approval stays as it was
+        previous = f".c{i}"
+    for path in (skill / ".c0", tmp_path / "ws" / ".agents" / "skills" / "s" / ".c1"):
+        with pytest.raises(SkillError) as exc:
+            session.check_read(path)
+        assert (exc.value.code.value, exc.value.fields) == ("access_denied", {"path": str(path)})
+    assert session.check_read(skill / "references" / "a.md") == skill / "references" / "a.md"
+    chain = tmp_path / "chain"
+    chain.mkdir()
+    previous = str(skill)
+    for i in range(length - 1, -1, -1):
+        os.symlink(previous, chain / f"d{i}")
+        previous = str(chain / f"d{i}")
+    for call in (store.approve, store.revoke):
+        with pytest.raises(SkillError) as refused:
+            call(chain / "d0")
+        assert (refused.value.code.value, refused.value.fields) == (
+            "not_found",
+            {"path": str(chain / "d0")},
+        )
+    assert list(store.approved()) == [skill]
+
+
 def test_a_changed_file_is_refused_by_path_and_withdraws_the_skill(tmp_path: Path) -> None:
     from agent_skills.agent import SkillSession
 

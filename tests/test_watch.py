@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -285,3 +286,59 @@ def test_a_root_that_cannot_be_watched_is_a_startup_error(
     skills = create_agent_skills([root])
     with pytest.raises(StartupError, match=r"cannot watch the skill roots: .*inotify watch limit"):
         skills.watch()
+
+
+def _naive_touched(infos: list[Any], paths: set[str]) -> set[Path]:
+    """The definition: a path at or below a skill's directory, or its root itself."""
+    touched = [Path(p) for p in paths]
+    return {
+        info.dir
+        for info in infos
+        if any(p in (info.dir, info.root) or info.dir in p.parents for p in touched)
+    }
+
+
+def test_events_are_matched_to_skills_by_directory(tmp_path: Path) -> None:
+    """The batch's skills are found by walking each event path's parents up to a skill (and
+    roots by name): the same skills the definition gives, nested skills and roots included,
+    for random batches."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from agent_skills._watch import _touched_dirs
+
+    roots = [tmp_path / "r1", tmp_path / "r2"]
+    for i in range(30):
+        make_skill(roots[i % 2], f"s{i}", files={"references/a.md": "a"})
+    make_skill(roots[0] / "s0" / "nested", "inner")  # a skill below another skill
+    skills = create_agent_skills([*roots, SkillRoot(roots[0] / "s0" / "nested", "user")])
+    infos = skills.list_skills()
+    components = ["r1", "r2", "s1", "s2", "s0", "nested", "inner", "references", "a.md", "x"]
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.sets(st.lists(st.sampled_from(components), max_size=5).map(tuple), max_size=20))
+    def check(batch: set[tuple[str, ...]]) -> None:
+        paths = {str(tmp_path.joinpath(*parts)) for parts in batch}
+        assert _touched_dirs(infos, paths) == _naive_touched(list(infos), paths)
+
+    check()
+
+
+def test_a_burst_of_new_files_in_one_skill_among_many_is_one_change(tmp_path: Path) -> None:
+    """6 000 files appear in one skill of 400: one change of that skill is reported (the batch is
+    matched to skills by directory, not every skill against every path)."""
+    root = tmp_path / "skills"
+    for i in range(400):
+        make_skill(root, f"s{i:03}")
+    skills = create_agent_skills([root])
+    recorder = Recorder()
+    with skills.watch(recorder, debounce_ms=200):
+        burst = root / "s007" / "references"
+        burst.mkdir()
+        for i in range(6_000):
+            (burst / f"f{i}.md").write_text("x")
+        changes = recorder.next()
+    assert changes == SkillChanges(changed=("s007",))
+    content = skills.load_skill("s007")
+    assert content is not None and len(content.resources) == 5_000  # max_resources
+    assert content.resources_truncated

@@ -41,7 +41,8 @@ def check_read(
         path: The path the model asked for.
 
     Returns:
-        The real path.
+        The real path. A path whose links cannot be resolved within 40 hops (a loop, a long
+        chain) is refused whatever it names (SPEC §30.6).
 
     Raises:
         SkillError: ``invalid_input`` for a non-path, an empty path or one holding NUL;
@@ -64,6 +65,8 @@ def check_read(
         real = real_path(candidate)
     except (OSError, ValueError, SkillError):
         raise denied from None
+    if real is None:  # SPEC §30.6: links that cannot be resolved within 40 hops
+        raise denied
     served = [(name, pin, skills.served(name)) for name, pin in active]
     for _, pin, skill in served:
         if skill is not None and skill.archived and contains(pin.real_dir, real):

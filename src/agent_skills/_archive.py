@@ -4,7 +4,9 @@ An archive is never extracted to disk. :func:`read_index` opens it once, checks 
 and the size limits *before* anything is served, and returns an :class:`ArchiveIndex`: the regular
 files it may serve and the skills they form. Later reads (:func:`read_member`) reopen the archive
 and compare its identity with the pin taken by the index, so a replaced archive is never read
-through a stale index.
+through a stale index; they reach the member where the index found it (a zip member by its local
+header's offset, a ``.tar.gz`` member from the stream kept in memory or from the nearest
+resumption point), so reading every member costs about one pass over the archive.
 
 Rules (SPEC §25.1, §25.5), each an ``invalid_archive`` :class:`SkillError` ``{path, reason}`` that
 makes the archive contribute nothing:
@@ -14,6 +16,13 @@ makes the archive contribute nothing:
 - a member under a non-directory member (a file *through* a link, or through a file);
 - more than :data:`MAX_MEMBERS` members, more than :data:`MAX_TOTAL_BYTES` uncompressed, a member
   compressed more than :data:`MAX_RATIO` times (for ``.tar.gz``, the whole stream);
+- a zip central directory of more than :data:`MAX_MEMBERS` records or :data:`MAX_CENTRAL_BYTES`,
+  told from its end record and a count of its records before ``zipfile`` parses it (SPEC §30.3);
+- a ``.tar.gz`` header ``tarfile`` would spend unbounded time or memory on, refused before it
+  acts on it: a negative size, an extended header (pax records, GNU long names) larger than
+  :data:`MAX_EXTENDED_BYTES` or more than :data:`MAX_EXTENDED_CHAIN` of them in a row, pax
+  records that are malformed or hold more than :data:`MAX_PAX_DIGITS` digits in a row, a sparse
+  member;
 - a file that is not a readable archive of its kind.
 
 Symlink, hard-link and device members are never served: each gives one ``archive_link``
@@ -27,6 +36,7 @@ import errno
 import io
 import os
 import stat
+import struct
 import threading
 import unicodedata
 import zlib
@@ -45,11 +55,25 @@ from ._config import (
     archive_kind,
     is_archive_root,
 )
-from ._confine import has_drive, lexical_rel
+from ._confine import has_drive, lexical_rel, real_path
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._digest import FileDigest, digest_skill
 from ._errors import ErrorCode, SkillError, fs_error, unreachable
-from ._fs import READ_FLAGS, read_upto
+from ._fs import READ_FLAGS, read_capped
+from ._members import (
+    MAX_EXTENDED_BYTES,
+    MAX_EXTENDED_CHAIN,
+    MAX_MEMBERS,
+    MAX_PAX_DIGITS,
+    MAX_RATIO,
+    MAX_TOTAL_BYTES,
+    Inflated,
+    Member,
+    Point,
+    invalid_archive,
+    start_points,
+    tar_members,
+)
 from ._model import (
     MANIFEST_NAME,
     RESOURCE_KINDS,
@@ -71,7 +95,11 @@ if TYPE_CHECKING:
 # read, not with ``import agent_skills``: most stores hold no archive (SPEC §26, light core).
 
 __all__ = [
+    "MAX_CENTRAL_BYTES",
+    "MAX_EXTENDED_BYTES",
+    "MAX_EXTENDED_CHAIN",
     "MAX_MEMBERS",
+    "MAX_PAX_DIGITS",
     "MAX_RATIO",
     "MAX_TOTAL_BYTES",
     "ArchiveChanged",
@@ -95,17 +123,9 @@ __all__ = [
     "scan_archive",
 ]
 
-MAX_MEMBERS = 10_000
-MAX_TOTAL_BYTES = 512 * 1024 * 1024
-MAX_RATIO = 200
 
 Pin = tuple[int, int, int, int]
 
-_CHUNK = 1 << 16
-# A .tar.gz has no random access: streams up to this size are kept in memory (at most
-# _TAR_CACHE_BUDGET bytes in all, least recently used dropped first), so reading N members costs
-# one decompression, not N.
-_TAR_CACHE_LIMIT = 64 * 1024 * 1024
 _TAR_CACHE_BUDGET = 128 * 1024 * 1024
 _tar_cache: OrderedDict[tuple[str, Pin], bytes] = OrderedDict()
 _tar_cache_lock = threading.Lock()
@@ -147,6 +167,7 @@ class ArchiveFile:
     size: int
     executable: bool
     offset: int = -1  # .tar.gz: where the data starts in the uncompressed stream
+    entry: Any = None  # .zip: its ``zipfile.ZipInfo`` (the member is reached by its offset)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +205,9 @@ class ArchiveIndex:
         tops: Every top-level directory name, sorted by ``(casefold, name)``.
         skills: The skills found, sorted by ``top`` the same way.
         diagnostics: One ``archive_link`` per link or device member left out.
+        points: For a ``.tar.gz``, where its stream may be resumed (:class:`Point`, by
+            offset) when it is not kept in memory: any member is read by decompressing at most
+            :data:`_POINT_EVERY` bytes before it, never the whole stream again.
     """
 
     path: Path
@@ -194,6 +218,7 @@ class ArchiveIndex:
     tops: tuple[str, ...]
     skills: tuple[ArchiveSkill, ...]
     diagnostics: tuple[Diagnostic, ...]
+    points: tuple[Point, ...] = ()
 
     def skill_files(self, skill: ArchiveSkill) -> Iterator[tuple[str, ArchiveFile]]:
         """Yield ``(rel, file)`` for every file member of ``skill`` (manifest included)."""
@@ -219,15 +244,6 @@ class ArchiveIndex:
             out.append((rel, member))
         out.sort(key=lambda item: sort_key(item[0]))
         return out
-
-
-def invalid_archive(path: str | os.PathLike[str], reason: str) -> SkillError:
-    """The ``invalid_archive`` error ``{path, reason}`` (SPEC §11, §25.1)."""
-    return SkillError(
-        ErrorCode.INVALID_ARCHIVE,
-        f"invalid archive {os.fspath(path)}: {reason}",
-        {"path": os.fspath(path), "reason": reason},
-    )
 
 
 class _NotRegular(OSError):
@@ -274,22 +290,83 @@ def _check_name(path: str, raw: str) -> str | None:
     return "/".join(parts) if parts else None
 
 
-@dataclass(slots=True)
-class _Member:
-    name: str
-    kind: Literal["file", "dir", "link", "special"]
-    size: int
-    executable: bool
-    offset: int = -1
+# The central directory of a zip: its records are counted (and their size bounded) before
+# ``zipfile`` parses one, so a file that is nothing but a huge directory is refused at once.
+_EOCD = struct.Struct("<4s4H2LH")  # signature, disks, entries here, entries, size, offset, comment
+_EOCD64_LOCATOR = struct.Struct("<4sLQL")
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")  # ..., entries here, entries, size, offset
+_CENTRAL = struct.Struct("<4s24x3H")  # signature, then the name, extra and comment lengths at 28
+_CENTRAL_FIXED = 46
+#: The largest zip central directory read (10 000 records of 1.6 KiB each on average).
+MAX_CENTRAL_BYTES = 16 * 1024 * 1024
 
 
-def _zip_members(path: str, fh: IO[bytes]) -> Iterator[tuple[str, _Member]]:
+def _check_central_directory(path: str, fh: IO[bytes], size: int) -> None:
+    """Refuse a zip whose central directory is larger than :data:`MAX_CENTRAL_BYTES` or holds
+    more than :data:`MAX_MEMBERS` records, from its end record and a count of its records
+    (one ``struct`` read each), before ``zipfile`` parses the whole of it (SPEC §25.1).
+
+    Where the end record cannot be found or read, nothing is decided here: ``zipfile`` then
+    refuses the file with its own reason.
+
+    Raises:
+        SkillError: ``invalid_archive`` ``{path, reason}``.
+        OSError: From the reads.
+    """
+    tail_size = min(size, _EOCD.size + 0xFFFF)
+    fh.seek(size - tail_size)
+    tail = fh.read(tail_size)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + _EOCD.size > len(tail):
+        return
+    _, _, _, _, entries, cd_size, _, _ = _EOCD.unpack_from(tail, at)
+    end = size - tail_size + at  # where the central directory ends (the end record starts)
+    locator = at - _EOCD64_LOCATOR.size
+    if locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
+        record = end - _EOCD64_LOCATOR.size - _EOCD64.size
+        if record >= 0:
+            fh.seek(record)
+            raw = fh.read(_EOCD64.size)
+            if len(raw) == _EOCD64.size and raw[:4] == b"PK\x06\x06":
+                _, _, _, _, _, _, _, entries, cd_size, _ = _EOCD64.unpack(raw)
+                end = record
+    if entries > MAX_MEMBERS:
+        raise invalid_archive(path, f"more than {MAX_MEMBERS} members")
+    if cd_size > MAX_CENTRAL_BYTES:
+        raise invalid_archive(
+            path, f"its central directory is larger than {MAX_CENTRAL_BYTES} bytes"
+        )
+    if cd_size > end:
+        return  # (zipfile says what is wrong)
+    fh.seek(end - cd_size)
+    directory = fh.read(cd_size)
+    pos = count = 0
+    while pos + _CENTRAL_FIXED <= len(directory):
+        signature, name_len, extra_len, comment_len = _CENTRAL.unpack_from(directory, pos)
+        if signature != b"PK\x01\x02":
+            return
+        count += 1
+        if count > MAX_MEMBERS:
+            raise invalid_archive(path, f"more than {MAX_MEMBERS} members")
+        pos += _CENTRAL_FIXED + name_len + extra_len + comment_len
+
+
+def _zip_members(path: str, fh: IO[bytes], size: int) -> Iterator[tuple[str, Member]]:
     import zipfile
 
     try:
+        _check_central_directory(path, fh, size)
+        fh.seek(0)
         with zipfile.ZipFile(fh) as zf:
             infos = zf.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        EOFError,
+        ValueError,
+        NotImplementedError,  # ("zip file version 23.5" of a directory record)
+    ) as exc:
         raise invalid_archive(path, f"not a readable zip ({exc})") from None
     if len(infos) > MAX_MEMBERS:
         raise invalid_archive(path, f"more than {MAX_MEMBERS} members")
@@ -312,61 +389,7 @@ def _zip_members(path: str, fh: IO[bytes]) -> Iterator[tuple[str, _Member]]:
                 raise invalid_archive(
                     path, f"member {raw!r} is compressed more than {MAX_RATIO} times"
                 )
-        yield raw, _Member(raw, kind, info.file_size, bool(mode & 0o111))
-
-
-def _tar_members(
-    path: str, fh: IO[bytes], compressed: int, kept: list[bytes]
-) -> Iterator[tuple[str, _Member]]:
-    """The members of a ``.tar.gz``; a stream small enough to cache is appended to ``kept``."""
-    import gzip
-    import tarfile
-
-    # The whole stream is measured first, so a bomb is refused before tarfile parses anything.
-    limit = min(MAX_RATIO * max(compressed, 1), MAX_TOTAL_BYTES + (MAX_MEMBERS + 2) * 1024)
-    total = 0
-    chunks: list[bytes] | None = []
-    try:
-        with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
-            while chunk := gz.read(_CHUNK):
-                total += len(chunk)
-                if total > limit:
-                    raise invalid_archive(
-                        path,
-                        f"the stream is compressed more than {MAX_RATIO} times"
-                        if limit < MAX_TOTAL_BYTES
-                        else f"more than {MAX_TOTAL_BYTES} bytes uncompressed",
-                    )
-                if chunks is not None:
-                    chunks.append(chunk)
-                    if total > _TAR_CACHE_LIMIT:
-                        chunks = None
-        if chunks is not None:
-            kept.append(b"".join(chunks))
-            source: IO[bytes] = io.BytesIO(kept[0])
-            mode = "r:"
-        else:
-            fh.seek(0)
-            source, mode = fh, "r:gz"
-        with tarfile.open(fileobj=source, mode=mode) as tf:  # type: ignore[call-overload]
-            count = 0
-            while (info := tf.next()) is not None:
-                count += 1
-                if count > MAX_MEMBERS:
-                    raise invalid_archive(path, f"more than {MAX_MEMBERS} members")
-                kind: Literal["file", "dir", "link", "special"]
-                if info.isreg():
-                    kind = "file"
-                elif info.isdir():
-                    kind = "dir"
-                elif info.issym() or info.islnk():
-                    kind = "link"
-                else:
-                    kind = "special"
-                executable = bool(info.mode & 0o111)
-                yield info.name, _Member(info.name, kind, info.size, executable, info.offset_data)
-    except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as exc:
-        raise invalid_archive(path, f"not a readable .tar.gz ({exc})") from None
+        yield raw, Member(raw, kind, info.file_size, bool(mode & 0o111), -1, info)
 
 
 def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
@@ -389,15 +412,21 @@ def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
         raise invalid_archive(text, "not a .zip, .skill, .tar.gz or .tgz file")
     try:
         fh, st = _open_file(text)
-        real = os.path.realpath(text)
+        real = real_path(text)
+        if real is None:  # its links changed since the open (SPEC §30.6)
+            fh.close()
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
     except OSError as exc:
         raise fs_error(exc, text) from None
     with fh:
         kept: list[bytes] = []
+        points: list[Point] = []
         source = (
-            _zip_members(text, fh) if kind == "zip" else _tar_members(text, fh, st.st_size, kept)
+            _zip_members(text, fh, st.st_size)
+            if kind == "zip"
+            else tar_members(text, fh, st.st_size, kept, points)
         )
-        members: dict[str, _Member] = {}
+        members: dict[str, Member] = {}
         folded: dict[str, str] = {}
         total = 0
         for raw, member in source:
@@ -421,11 +450,16 @@ def read_index(path: str | os.PathLike[str]) -> ArchiveIndex:
                     raise invalid_archive(text, f"more than {MAX_TOTAL_BYTES} bytes uncompressed")
     if kept:
         _cache_put((real, _pin_of(st)), kept[0])
-    return _build_index(Path(text), Path(real), kind, _pin_of(st), members)
+    return _build_index(Path(text), Path(real), kind, _pin_of(st), members, tuple(points))
 
 
 def _build_index(
-    path: Path, real: Path, kind: ArchiveKind, pin: Pin, members: dict[str, _Member]
+    path: Path,
+    real: Path,
+    kind: ArchiveKind,
+    pin: Pin,
+    members: dict[str, Member],
+    points: tuple[Point, ...] = (),
 ) -> ArchiveIndex:
     text = os.fspath(path)
     # A member under a non-directory member: found by one binary search per non-directory in
@@ -456,7 +490,7 @@ def _build_index(
                 )
             )
     files = {
-        n: ArchiveFile(n, m.size, m.executable, m.offset)
+        n: ArchiveFile(n, m.size, m.executable, m.offset, m.entry)
         for n, m in sorted(members.items(), key=lambda item: sort_key(item[0]))
         if m.kind == "file"
     }
@@ -470,7 +504,15 @@ def _build_index(
             if manifest is not None:
                 skills.append(ArchiveSkill(top, manifest))
     return ArchiveIndex(
-        path, real, kind, pin, files, tuple(sorted(tops, key=sort_key)), tuple(skills), tuple(diags)
+        path,
+        real,
+        kind,
+        pin,
+        files,
+        tuple(sorted(tops, key=sort_key)),
+        tuple(skills),
+        tuple(diags),
+        points,
     )
 
 
@@ -482,28 +524,42 @@ def _manifest_in(files: dict[str, ArchiveFile], top: str) -> str | None:
 
 
 def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) -> bytes:
-    """Read one file member of the archive ``index`` was built from.
+    """Read one file member of the archive ``index`` was built from, through the one capped
+    read (``_fs.read_capped``): never more than the cap plus one byte (SPEC §30.3).
 
     Args:
         index: From :func:`read_index`.
         name: A key of ``index.files``.
-        max_bytes: Read at most this many bytes plus one (so the caller can tell ``too_large``);
-            ``None`` reads the declared size plus one.
+        max_bytes: The most bytes accepted; ``None``: the member's declared size.
 
     Returns:
-        The bytes read (never more than ``max_bytes + 1``).
+        The bytes.
 
     Raises:
         ArchiveChanged: The file at ``index.real_path`` is not the pinned one any more.
-        SkillError: ``invalid_archive`` when the member cannot be decompressed; ``fs_error`` codes
-            when the archive cannot be opened.
+        SkillError: ``too_large`` ``{path, size, max_bytes}`` (``path`` the member's,
+            ``<archive>/<name>``) past the cap; ``invalid_archive`` when the member cannot be
+            decompressed; ``fs_error`` codes when the archive cannot be opened.
     """
-    cap = (index.files[name].size if max_bytes is None else max_bytes) + 1
-    with open_member(index, name) as src:
-        try:
-            return read_upto(src, cap, _CHUNK)
-        except OSError as exc:
-            raise invalid_archive(index.path, f"member {name!r} cannot be read ({exc})") from None
+    member = index.files[name]
+    cap = member.size if max_bytes is None else max_bytes
+    data = None
+    if member.size <= cap:
+        with open_member(index, name) as src:
+            try:
+                data = read_capped(src, member.size, cap)
+            except OSError as exc:
+                raise invalid_archive(
+                    index.path, f"member {name!r} cannot be read ({exc})"
+                ) from None
+    if data is None:
+        where = os.fspath(index.path / name)
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{where} is larger than {cap} bytes",
+            {"path": where, "size": max(member.size, cap + 1), "max_bytes": cap},
+        )
+    return data
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,10 +647,8 @@ def scan_archive(
             )
         except SkillError as err:
             error = err
-        if data is not None and len(data) > max_manifest_bytes:
-            data, error = (
-                None,
-                SkillError(
+            if err.code == ErrorCode.TOO_LARGE:
+                error = SkillError(
                     ErrorCode.TOO_LARGE,
                     f"{manifest} is larger than {max_manifest_bytes} bytes",
                     {
@@ -602,8 +656,7 @@ def scan_archive(
                         "size": index.files[skill.manifest].size,
                         "max_bytes": max_manifest_bytes,
                     },
-                ),
-            )
+                )
         cands.append(
             Candidate(
                 root,
@@ -691,8 +744,63 @@ class _MemberStream(io.RawIOBase):
         super().close()
 
 
+class _Window(io.RawIOBase):
+    """At most ``size`` bytes of ``inner`` from its position on."""
+
+    def __init__(self, inner: io.RawIOBase, size: int) -> None:
+        super().__init__()
+        self._inner = inner
+        self._left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        n = self._inner.readinto(view[: min(len(view), self._left)]) or 0
+        self._left -= n
+        return n
+
+
+_LOCAL_HEADER = struct.Struct("<4s22x2H")  # signature, then the name and extra lengths at 26
+
+
+def _open_zip_entry(fh: IO[bytes], info: Any) -> IO[bytes]:
+    """The member ``info`` (a ``zipfile.ZipInfo`` of the index) read from its local header on,
+    with ``zipfile``'s own decompressor and checks (size, CRC): what ``ZipFile.open`` does,
+    without parsing the central directory again.
+
+    Raises:
+        zipfile.BadZipFile: A local header that is not the one the directory names.
+        RuntimeError: An encrypted member (never served).
+        NotImplementedError: A compression method ``zipfile`` cannot read.
+    """
+    import zipfile
+
+    if info.flag_bits & 0x1:
+        raise RuntimeError("the member is encrypted")
+    fh.seek(info.header_offset)
+    header = fh.read(_LOCAL_HEADER.size)
+    if len(header) != _LOCAL_HEADER.size:
+        raise zipfile.BadZipFile("truncated local header")
+    signature, name_len, extra_len = _LOCAL_HEADER.unpack(header)
+    if signature != b"PK\x03\x04":
+        raise zipfile.BadZipFile("bad local header signature")
+    encoding = "utf-8" if info.flag_bits & 0x800 else "cp437"
+    if fh.read(name_len).decode(encoding) != info.orig_filename:
+        raise zipfile.BadZipFile("the local header names another member")
+    fh.seek(extra_len, io.SEEK_CUR)
+    return cast(IO[bytes], zipfile.ZipExtFile(fh, "r", info, None, False))
+
+
 def open_member(index: ArchiveIndex, name: str) -> IO[bytes]:
     """Open one file member for streaming reads, from the pinned archive (SPEC §25.1).
+
+    The archive is opened once for the member and the member reached where the index found
+    it: a zip member by the offset of its local header (its central directory is not parsed
+    again), a ``.tar.gz`` member in the stream kept in memory, or by resuming the stream at the
+    nearest point before it (``ArchiveIndex.points``), so reading every member of an archive
+    costs about one pass over it, never one pass per member.
 
     Returns:
         A binary stream with a ``size`` attribute (the declared size); decompression errors
@@ -717,23 +825,17 @@ def open_member(index: ArchiveIndex, name: str) -> IO[bytes]:
     try:
         if _pin_of(st) != index.pin:
             raise ArchiveChanged(text)
+        # Every member is reached from where the index found it: nothing is parsed or
+        # decompressed again but what lies before it since the last resumption point.
         src: IO[bytes] | None = None
         if index.kind == "zip":
-            zf = zipfile.ZipFile(fh)
-            closers.append(zf)
-            for info in zf.infolist():
-                if _check_name(text, info.orig_filename) == name:
-                    src = zf.open(info)
-                    break
+            src = _open_zip_entry(fh, member.entry)
         elif (cached := _cache_get((text, index.pin))) is not None and member.offset >= 0:
             src = io.BytesIO(cached[member.offset : member.offset + member.size])
-        else:
-            tf = tarfile.open(fileobj=fh, mode="r:gz")  # noqa: SIM115 (closed with the stream)
-            closers.append(tf)
-            while (entry := tf.next()) is not None:
-                if entry.isreg() and _check_name(text, entry.name) == name:
-                    src = tf.extractfile(entry)
-                    break
+        elif member.offset >= 0:
+            inflated = Inflated(fh, list(index.points) or start_points())
+            inflated.seek(member.offset)
+            src = cast(IO[bytes], _Window(inflated, member.size))
         if src is None:
             raise invalid_archive(text, f"member {name!r} is gone")
         return cast(IO[bytes], _MemberStream(closers, src, member.size))

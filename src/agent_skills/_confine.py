@@ -31,7 +31,7 @@ import posixpath
 import re
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import IO, Any, BinaryIO, NamedTuple
 
 from . import _fs
 from ._args import exact_str
@@ -53,9 +53,11 @@ from ._fs import (
     NOFOLLOW,
     NONBLOCK,
     PATH_FLAGS,
+    READ_FLAGS,
     RESOLVE_NO_SYMLINKS,
     openat2,
     openat2_loaded,
+    read_capped,
     read_limited,
 )
 
@@ -78,6 +80,8 @@ __all__ = [
     "pin_by_name",
     "pin_directory",
     "reach",
+    "read_file_capped",
+    "read_whole",
     "real_path",
     "resolve",
     "resolve_resource_path",
@@ -110,25 +114,28 @@ def resolve(
 ) -> tuple[str, int] | None:
     """Resolve every symlink in the absolute ``path``, iteratively, following at most ``budget``.
 
-    With ``strict=False`` this is ``os.path.realpath``: a missing component and what follows it are
-    kept as written (``..`` after it applied lexically), a dangling link's target is included; a
-    loop, or a chain longer than ``budget``, leaves that link unresolved, followed by what is left
-    of ``path`` itself (the links' own targets are dropped, as ``os.path.realpath`` does, so a loop
-    such as ``a -> a/..`` cannot pile up ``..`` components that climb out). With
-    ``strict=True`` it is the kernel's lookup: a component followed by more of the path must be a
-    directory once its links are followed (``file/..`` and ``missing/../x`` do not resolve), only
-    the last may be missing, and more than ``budget`` links fail.
+    The one place a path is made real: it resolves fully or refuses, so what it returns holds no
+    symlink at the moment of the call (SPEC §20.6, §30.6). A loop, a chain longer than
+    ``budget`` or a link that changes while it is read (it vanishes between its ``lstat`` and
+    its ``readlink``) is refused in both modes: a path holding the link the walk stopped at
+    would be followed further by whoever opens it, with a fresh budget of its own.
+
+    With ``strict=False`` this is ``os.path.realpath`` for every path whose links resolve: a
+    missing component and what follows it are kept as written (``..`` after it applied
+    lexically), a dangling link's target is included. With ``strict=True`` it is the kernel's
+    lookup: a component followed by more of the path must be a directory once its links are
+    followed (``file/..`` and ``missing/../x`` do not resolve) and only the last may be missing.
 
     Returns:
-        ``(real path, number of links followed)``; ``None`` (strict only) when the path cannot be
-        reached or takes more than ``budget`` links.
+        ``(real path, number of links followed)``; ``None`` when the path takes more than
+        ``budget`` links (a loop included) or a link changed while it was read, and (strict
+        only) when it cannot be reached.
     """
-    # Each pending component carries whether it comes from ``path`` itself or from a link target.
-    todo = [(name, True) for name in path.split("/")[::-1]]
+    todo = path.split("/")[::-1]
     comps: list[str] = []
     links = 0
     while todo:
-        name, _ = todo.pop()
+        name = todo.pop()
         if name in ("", "."):
             continue
         if name == "..":
@@ -138,9 +145,8 @@ def resolve(
         here = "/" + "/".join([*comps, name])
         try:
             mode = os.lstat(here).st_mode
-            target = os.readlink(here) if stat.S_ISLNK(mode) else ""
         except (OSError, ValueError):
-            # ENOENT, or a link that vanished between lstat and readlink: nothing is there now.
+            # ENOENT (or ENOTDIR, ENAMETOOLONG): nothing is there now.
             if strict and todo:
                 return None
             comps.append(name)
@@ -152,13 +158,14 @@ def resolve(
             continue
         links += 1
         if links > budget:
-            if strict:
-                return None
-            rest = [t for t, given in reversed(todo) if given and t not in ("", ".")]
-            return posixpath.normpath("/" + "/".join([*comps, name, *rest])), links - 1
+            return None
+        try:
+            target = os.readlink(here)
+        except (OSError, ValueError):
+            return None  # the link changed between its lstat and its readlink
         if target.startswith("/"):
             comps = []
-        todo.extend((t, False) for t in target.split("/")[::-1])
+        todo.extend(target.split("/")[::-1])
     return "/" + "/".join(comps), links
 
 
@@ -169,14 +176,18 @@ def absolute(path: str) -> str:
     return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
 
 
-def real_path(path: str) -> str:
-    """Canonicalise the absolute ``path`` as ``os.path.realpath`` does, without recursion
-    (SPEC §10.5, §20.6): symlinks followed as far as they exist, a dangling link's target
-    included, the missing tail kept, ``..`` resolved after each hop, at most
-    :data:`MAX_SYMLINK_HOPS` links."""
+def real_path(path: str) -> str | None:
+    """Canonicalise ``path`` (made absolute) as ``os.path.realpath`` does, without recursion
+    (SPEC §10.5, §20.6): symlinks followed, a dangling link's target included, the missing tail
+    kept, ``..`` resolved after each hop.
+
+    Returns:
+        The real path, holding no symlink; ``None`` when its links cannot be resolved within
+        :data:`MAX_SYMLINK_HOPS` hops (a loop, a long chain) or one changed while it was read:
+        the caller refuses, it never falls back to the path as given (SPEC §30.6).
+    """
     resolved = resolve(absolute(path))
-    assert resolved is not None  # non-strict resolution always answers
-    return resolved[0]
+    return None if resolved is None else resolved[0]
 
 
 # -- the pin --
@@ -718,18 +729,24 @@ def _confine(skill_dir: object, rel: object) -> tuple[str, str, str]:
     # The candidate is the normalised ``rel`` under the directory *as given*.
     candidate = base.rstrip("/") + "/" + inner if inner else base
     real_base = real_path(base)
-    if not contains(real_base, _real_below(real_base, inner)):
+    real = None if real_base is None else _real_below(real_base, inner)
+    # A path whose links cannot be resolved within MAX_SYMLINK_HOPS leads nowhere: the candidate
+    # handed out is the lexical path, and the kernel, counting every link from its start (at
+    # least as many as counted here), refuses it (ELOOP). Accesses through the pin are
+    # ``not_found`` for it (SPEC §10).
+    if real_base is not None and real is not None and not contains(real_base, real):
         raise _escape(rel_text)
     return base, candidate, rel_text
 
 
-def _real_below(real_base: str, inner: str) -> str:
+def _real_below(real_base: str, inner: str) -> str | None:
     """``real_path(real_base + "/" + inner)`` for a canonical ``real_base`` and a normalised
     relative ``inner``, without resolving ``real_base`` a second time.
 
     Components are ``lstat``-ed from the real base down; at the first symlink the rest is
     resolved by :func:`real_path`, and at the first missing component the rest is kept as given,
-    which is exactly what :func:`real_path` returns for the whole path.
+    which is exactly what :func:`real_path` returns for the whole path (``None`` included, for
+    links that cannot be resolved within :data:`MAX_SYMLINK_HOPS` hops).
     """
     if not inner:
         return real_base
@@ -751,7 +768,10 @@ def resolve_resource_path(skill_dir: str | os.PathLike[str], rel: str | os.PathL
     """Resolve ``rel`` inside ``skill_dir`` without leaving it (SPEC §10).
 
     No existence or type check is made: the result may not exist (an overlong name is accepted
-    here and is ``not_found`` when reached). The skill directory is taken by name, as it is now;
+    here and is ``not_found`` when reached), and a path whose links cannot be resolved within
+    :data:`MAX_SYMLINK_HOPS` hops (a loop, a long chain) is returned as the lexical path it is,
+    which leads nowhere: the kernel, counting every link from its start, refuses it (``ELOOP``).
+    The skill directory is taken by name, as it is now;
     the library's own accessors work from the directory pinned at discovery instead (SPEC §20).
 
     Args:
@@ -1061,9 +1081,10 @@ def _hop(
     whole = posixpath.join(here, target, *rest)
     resolved = resolve(whole, strict=True)
     if resolved is None:
-        if not contains(real_base, real_path(whole)):
+        real = real_path(whole)
+        if real is not None and not contains(real_base, real):
             raise _escape(rel)
-        raise _not_found(rel)
+        raise _not_found(rel)  # missing, or links that cannot be resolved: it leads nowhere
     real_target, links = resolved
     if not contains(real_base, real_target):
         raise _escape(rel)
@@ -1162,3 +1183,69 @@ def _open_by_identity(base: str, candidate: str, rel: str) -> BinaryIO:
         os.close(fd)
         raise
     return _wrap(fd, rel)
+
+
+def read_whole(fh: IO[bytes], cap: int, where: str | os.PathLike[str]) -> bytes:
+    """The whole of the regular file open as ``fh``, its size taken from ``fstat`` of its
+    descriptor (or, without one, as it reads), never more than ``cap`` bytes (SPEC §30.3).
+
+    Raises:
+        SkillError: ``too_large`` ``{path, size, max_bytes}`` past ``cap``; ``fs_error``'s
+            codes ``{path}`` for an error of the read.
+    """
+    try:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+        except (AttributeError, OSError, ValueError):  # (no descriptor: an in-memory stream)
+            size = 0
+        data = read_capped(fh, size, cap)
+    except OSError as exc:
+        raise fs_error(exc, where) from None
+    if data is None:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{os.fspath(where)} is larger than {cap} bytes",
+            {"path": os.fspath(where), "size": max(size, cap + 1), "max_bytes": cap},
+        )
+    return data
+
+
+def read_file_capped(path: str, cap: int, *, what: str) -> bytes | None:
+    """Read the regular file at ``path`` (a final link followed) whole, at most ``cap`` bytes:
+    opened without blocking (a FIFO or terminal never hangs the caller), a regular file by
+    ``fstat`` before a byte is read, its size taken from that descriptor (SPEC §20.4, §30.3).
+
+    Args:
+        path: The file.
+        cap: Most bytes accepted.
+        what: What the file is, for messages (``"manifest"``, ``"trust store"``).
+
+    Returns:
+        The bytes, or ``None`` when the file holds more than ``cap`` bytes.
+
+    Raises:
+        SkillError: ``not_a_file`` ``{path}`` for a directory, FIFO, socket or device;
+            ``fs_error``'s codes ``{path}`` (``not_found`` for a missing file); ``invalid_input``
+            ``{path, reason}`` for a path holding NUL.
+    """
+    try:
+        fd = os.open(path, READ_FLAGS | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    except ValueError as exc:  # NUL in the path
+        raise SkillError(
+            ErrorCode.INVALID_INPUT,
+            f"{what} path is not usable: {exc}",
+            {"path": path, "reason": str(exc)},
+        ) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SkillError(
+                ErrorCode.NOT_A_FILE, f"{what} {path} is not a regular file", {"path": path}
+            )
+        return read_limited(fd, cap, st.st_size)
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    finally:
+        os.close(fd)

@@ -151,8 +151,11 @@ class ServedSkill:
 
     def resource_path(self, rel: str | os.PathLike[str]) -> Path:
         """The confined path of a regular file of the skill (SPEC §10): see
-        :meth:`AgentSkills.resource_path`."""
-        return self._registry.resource(self.name, rel)
+        :meth:`AgentSkills.resource_path`; a gated skill's path only as its reads serve it."""
+        path = self._registry.resource(self.name, rel)
+        if self.gated:
+            self.read(rel)  # the one gate of every access (SPEC §23.3)
+        return path
 
     def open(self, rel: str | os.PathLike[str]) -> IO[bytes]:
         """Open a file of the skill race-free (SPEC §10): see :meth:`AgentSkills.open_resource`."""
@@ -407,12 +410,18 @@ class AgentSkills:
         Returns:
             The lexical absolute path under the skill's ``dir``.
 
+        A skill served under a trust approval (SPEC §23.3) hands out the path of a file only as
+        its reads do: a file the approval covers, whose bytes, read now through the pin, are
+        the approved ones; anything else (a hidden file asked for by name, a file changed since
+        approval) is refused, and a mismatch marks the skill changed since approval.
+
         Raises:
             SkillError: ``not_found`` ``{name}`` (unknown skill), ``invalid_input`` ``{rel}``,
                 ``path_escape`` ``{rel, name}``, ``not_found`` ``{name, rel}``, ``not_a_file``
-                ``{name, rel}``, ``io_error`` ``{path}``.
+                ``{name, rel}``, ``io_error`` ``{path}``; for a gated skill, as
+                :meth:`read_resource`: ``access_denied`` ``{name, rel}``, ``too_large``.
         """
-        return self._registry.resource(name, rel)
+        return self._require(name).resource_path(rel)
 
     def open_resource(self, name: str, rel: str | os.PathLike[str]) -> IO[bytes]:
         """Open a resource race-free for binary reading (SPEC §10). The caller closes it.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,7 +32,6 @@ __all__ = [
     "openat2_loaded",
     "read_capped",
     "read_limited",
-    "read_upto",
 ]
 
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -176,22 +176,15 @@ def read_limited(fd: int, cap: int, size: int | None = None) -> bytes | None:
         size = os.fstat(fd).st_size
     if size > cap:
         return None
-    chunks: list[bytes] = []
-    total = 0
-    while total <= cap:
-        chunk = os.read(fd, min(cap + 1 - total, max(size + 1 - total, 65_536)))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    if total > cap:
-        return None
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return _read_upto(lambda n: os.read(fd, n), size, cap)
 
 
 def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:
     """Read the open file ``fh`` (``size`` bytes by ``fstat`` or as declared) whole, never more
-    than ``cap + 1`` bytes, so a sparse or growing file never allocates more (SPEC §20.5).
+    than ``cap + 1`` bytes, so a sparse or growing file never allocates more (SPEC §20.5, §30.3).
+
+    The one capped read of the library, for file objects (archive members, confined opens);
+    :func:`read_limited` is the same read for a bare descriptor.
 
     Returns:
         The bytes, or ``None`` when there are more than ``cap``.
@@ -201,28 +194,24 @@ def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:
     """
     if size > cap:
         return None
-    data = fh.read(size + 1)
-    if len(data) > size:  # it grew while being read: go on, up to the cap
-        data += read_upto(fh, cap + 1 - len(data))
-    return None if len(data) > cap else data
+    return _read_upto(fh.read, size, cap)
 
 
-def read_upto(fh: IO[bytes], limit: int, chunk_size: int = 1 << 16) -> bytes:
-    """At most ``limit`` bytes of the stream ``fh``, read in chunks of ``chunk_size``: a stream
-    whose length is not known (a decompressed member) never allocates more than ``limit``.
-
-    Raises:
-        OSError: From the read.
-    """
+def _read_upto(read: Callable[[int], bytes], size: int, cap: int) -> bytes | None:
+    """Read until the end or one byte past ``cap``: first the ``size`` expected plus one byte
+    (one call for a file that does not change), then chunks of 64 KiB at most, so no call asks
+    for more than what is there or ``cap + 1`` in all."""
     chunks: list[bytes] = []
-    left = limit
-    while left > 0:
-        chunk = fh.read(min(chunk_size, left))
+    total = 0
+    while total <= cap:
+        chunk = read(min(cap + 1 - total, max(size + 1 - total, 65_536)))
         if not chunk:
             break
         chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+        total += len(chunk)
+    if total > cap:
+        return None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 # -- paths built by component ---------------------------------------------------------------

@@ -214,8 +214,10 @@ class _Reader:
 
     A file of this format is read in two buffers: ``data``, what follows the sizes line up to
     the bodies, and ``bodies`` (their size is on the sizes line), so that the skills keep only
-    the bodies. Any other file is read whole into ``data`` (``sizes`` is ``None``; ``problem``
-    says what is wrong with a sizes line of this format that cannot be used).
+    the bodies. Of any other file only as many bytes as :data:`MAGIC` holds are read into
+    ``data``, what tells another version of the format (``sizes`` is ``None``; ``problem`` says
+    what is wrong with a sizes line of this format that cannot be used). Every read is sized by
+    the ``fstat`` of the open descriptor (at most :data:`MAX_INDEX_BYTES`, SPEC §30.3).
 
     A large file (:data:`_THREADED_READ_BYTES` and more) is read and checksummed on a second
     thread: both let go of the interpreter lock, so the scan takes the stats of its entries
@@ -270,7 +272,7 @@ class _Reader:
     def _read(self, fh: Any) -> None:
         lead = fh.read(len(MAGIC))
         if lead != MAGIC:
-            self.data = lead + fh.read(MAX_INDEX_BYTES + 1 - len(lead))
+            self.data = lead  # (what tells another version of the format: nothing more is read)
             return
         line = fh.readline(_MAX_SIZES_LINE)
         try:

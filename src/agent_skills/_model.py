@@ -39,6 +39,7 @@ __all__ = [
     "is_hidden",
     "is_manifest_name",
     "is_skipped",
+    "is_skipped_path",
     "make_resolved",
     "make_skill_info",
     "sort_key",
@@ -69,6 +70,20 @@ def is_skipped(name: str) -> bool:
 #: The manifest's name (Agent Skills specification); letter-case variants are found too (SPEC §4).
 MANIFEST_NAME = "SKILL.md"
 _MANIFEST_LOWER = MANIFEST_NAME.lower()
+
+
+def is_skipped_path(parts: Sequence[str], *, directory: bool) -> bool:
+    """Whether the path ``parts`` (components below a skill's directory) is kept out of the
+    skill's files: a hidden last component, or any directory on the way hidden or one of
+    :data:`SKIPPED_DIRS` (the last too when it is a ``directory``). The rule for a name, applied
+    to a whole path: a link's real target inside the skill is judged by it as well as the link's
+    own name, so ``refs -> ../.git/config`` is no resource (SPEC §9, §30.2)."""
+    if not parts:
+        return False
+    *above, last = parts
+    if any(is_skipped(part) for part in above):
+        return True
+    return is_skipped(last) if directory else is_hidden(last)
 
 
 def is_manifest_name(name: str) -> bool:

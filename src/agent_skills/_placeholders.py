@@ -20,10 +20,14 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Literal
 
-from ._args import coerce_choice, coerce_path, coerce_str
-from ._errors import invalid_input
+from ._args import coerce_choice, coerce_int, coerce_path, coerce_str
+from ._errors import ErrorCode, SkillError, invalid_input
 
-__all__ = ["DIALECTS", "Dialect", "render_skill", "split_arguments"]
+__all__ = ["DEFAULT_MAX_RENDERED_CHARS", "DIALECTS", "Dialect", "render_skill", "split_arguments"]
+
+#: Most characters :func:`render_skill` builds: a body full of ``$0`` with a long argument
+#: would otherwise build gigabytes before anything could refuse it (SPEC §30.6).
+DEFAULT_MAX_RENDERED_CHARS = 16 * 1024 * 1024
 
 Dialect = Literal["claude", "opencode"]
 #: The dialects, in the order the documentation lists them.
@@ -42,6 +46,14 @@ _CODE_RE = re.compile(r"\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}")
 _FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _BACKTICKS_RE = re.compile(r"`+")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
+
+
+def _too_long(max_chars: int) -> SkillError:
+    return SkillError(
+        ErrorCode.TOO_LARGE,
+        f"the skill's text with its arguments would be longer than {max_chars} characters",
+        {"max_chars": max_chars},
+    )
 
 
 def split_arguments(arguments: str | Sequence[str]) -> list[str]:
@@ -155,6 +167,7 @@ def render_skill(
     *,
     skill_dir: str | os.PathLike[str],
     dialect: Dialect = "claude",
+    max_chars: int = DEFAULT_MAX_RENDERED_CHARS,
 ) -> str:
     """Substitute a user-invoked skill's arguments into its body (SPEC §22.8).
 
@@ -175,35 +188,53 @@ def render_skill(
             back to whitespace), or a sequence of strings.
         skill_dir: The skill's directory, as it should appear in the text.
         dialect: ``"claude"`` or ``"opencode"``.
+        max_chars: The most characters the result may hold (default 16 Mi).
 
     Returns:
         The body with the placeholders substituted.
 
     Raises:
         SkillError: ``invalid_input`` for a non-``str`` body or ``skill_dir``, bad
-            ``arguments`` (see :func:`split_arguments`) or another dialect (``{dialect}``).
+            ``arguments`` (see :func:`split_arguments`), another dialect (``{dialect}``) or a
+            ``max_chars`` that is not a non-negative ``int``; ``too_large`` ``{max_chars}``
+            when the result would hold more than ``max_chars`` characters, raised while it is
+            built, before more than that is held (SPEC §30.6).
     """
     coerce_str(body, "body")
     dialect = coerce_choice(dialect, DIALECTS, "dialect")
     directory = coerce_path(skill_dir, "skill_dir")
+    coerce_int(max_chars, "max_chars")
     values = split_arguments(arguments)
+    joined = " ".join(values)
     first = 0 if dialect == "claude" else 1
     dirs = {"SKILL_DIR"} if dialect == "opencode" else {"SKILL_DIR", "CLAUDE_SKILL_DIR"}
+    # The result's length is the body's plus what each substitution adds: counted as they are
+    # made, so the substitution stops as soon as the result would pass the bound.
+    size = [len(body)]
+
+    def grown(text: str, replacement: str) -> str:
+        size[0] += len(replacement) - len(text)
+        if size[0] > max_chars:
+            raise _too_long(max_chars)
+        return replacement
 
     def prose(match: re.Match[str]) -> str:
         text = match.group()
         if text == "\\$":
             return "$"
         if match.group("dir") is not None:
-            return directory if match.group("dir") in dirs else text
+            return grown(text, directory) if match.group("dir") in dirs else text
         digits = match.group("index") or match.group("number")
         if digits is None:
-            return " ".join(values)
+            return grown(text, joined)
         position = int(digits) - first if len(digits) < 8 else -1
-        return values[position] if 0 <= position < len(values) else text
+        return grown(text, values[position]) if 0 <= position < len(values) else text
 
     def code(match: re.Match[str]) -> str:
-        return directory if match.group("dir") in dirs else match.group()
+        return grown(match.group(), directory) if match.group("dir") in dirs else match.group()
+
+    if len(body) > max_chars:
+        raise _too_long(max_chars)
 
     return "".join(
         _CODE_RE.sub(code, text) if is_code else _PROSE_RE.sub(prose, text)

@@ -27,6 +27,7 @@ from ._model import (
     SkillResource,
     is_hidden,
     is_manifest_name,
+    is_skipped_path,
     sort_key,
 )
 
@@ -84,7 +85,8 @@ def list_resources(
 
     Returns:
         A :class:`ResourceListing`. Left out: the top-level manifest (every case variant), names
-        starting with ``.``, ``__pycache__`` and ``node_modules`` directories, names that cannot be
+        starting with ``.``, ``__pycache__`` and ``node_modules`` directories, links whose target
+        inside the skill is such a name or lies below one (SPEC §30.2), names that cannot be
         addressed as a resource path (holding ``\\``, or a top-level ``X:`` drive form), and
         directories more than :data:`MAX_DIRECTORY_DEPTH` levels down (the listing is then
         truncated).
@@ -169,7 +171,8 @@ def _sort_entries(
 def _resolve_link(
     skill_dir: Path, pin: Pin, name: str, root: int, parts: tuple[str, ...], rel: str
 ) -> _Link:
-    """Resolve a symlink met in the walk as reads resolve it (SPEC §9, §10)."""
+    """Resolve a symlink met in the walk as reads resolve it (SPEC §9, §10); a target whose path
+    inside the skill is hidden or skipped is left out as the name would be (SPEC §30.2)."""
     where = skill_dir / rel
     try:
         hit = reach(pin, name, "/".join(parts), rel, base_fd=root)
@@ -189,9 +192,14 @@ def _resolve_link(
                 )
             )
         return _Link()
+    # SPEC §30.2: the target's own path inside the skill must not be hidden or skipped either.
     if stat.S_ISREG(hit.st.st_mode):
+        if is_skipped_path(hit.parts, directory=False):
+            return _Link()
         return _Link(size=hit.st.st_size)
     if stat.S_ISDIR(hit.st.st_mode):
+        if is_skipped_path(hit.parts, directory=True):
+            return _Link()
         return _Link(dir_parts=hit.parts)
     return _Link()
 

@@ -9,6 +9,7 @@ The search below a root's children is ``_walk``'s; parsing is ``_manifest``'s, t
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -187,7 +188,10 @@ def find_manifest(
         if dir_fd is None or pin is None:
             dir_fd = os.open(dir_text, LIST_FLAGS)
             try:
-                pin = pin_directory(real_path(absolute(dir_text)), dir_fd)
+                real = real_path(absolute(dir_text))
+                if real is None:  # its links changed, or cannot be resolved within the budget
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+                pin = pin_directory(real, dir_fd)
             except OSError:
                 os.close(dir_fd)
                 raise

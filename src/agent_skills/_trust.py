@@ -81,10 +81,12 @@ class Approval:
 
 
 def _read_pinned(pin: Pin, name: str, base: str, rel: str) -> bytes:
-    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap."""
+    """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap, its
+    size taken from the open descriptor (SPEC §30.3)."""
     with open_in(pin, name, base, rel) as fh:
         try:
-            data = read_capped(fh, os.fstat(fh.fileno()).st_size, _MAX_FILE_BYTES)
+            size = os.fstat(fh.fileno()).st_size
+            data = read_capped(fh, size, _MAX_FILE_BYTES)
         except OSError as exc:
             raise fs_error(exc, Path(base, rel)) from None
     if data is None:
@@ -185,6 +187,22 @@ def digest_skill_dir(
         follow_symlinks=follow_symlinks,
         max_resources=max_resources,
     )
+
+
+def _real_dir(skill_dir: object) -> str:
+    """The real directory an approval is keyed by (a link resolved, SPEC §23.3).
+
+    Raises:
+        SkillError: ``invalid_input`` ``{type}`` or ``{path}`` for an unusable argument;
+            ``not_found`` ``{path}`` when its links cannot be resolved within 40 hops (SPEC §30.6).
+    """
+    text = os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True))
+    real = real_path(text)
+    if real is None:
+        raise SkillError(
+            ErrorCode.NOT_FOUND, f"skill directory cannot be resolved: {text}", {"path": text}
+        )
+    return real
 
 
 class TrustStore:
@@ -311,9 +329,11 @@ class TrustStore:
         Raises:
             SkillError: As :func:`digest_skill_dir`; ``invalid_input`` ``{type}`` when
                 ``skill_dir`` is not a ``str`` or ``os.PathLike[str]``; the store errors of
-                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written.
+                :meth:`approved`; ``io_error`` when the store (or its folder) cannot be written;
+                ``not_found`` ``{path}`` when the links of ``skill_dir`` cannot be resolved
+                within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         digest, files = digest_skill_dir(
             real, follow_symlinks=follow_symlinks, max_resources=max_resources
         )
@@ -335,9 +355,10 @@ class TrustStore:
 
         Raises:
             SkillError: ``invalid_input`` ``{type}`` when ``skill_dir`` is not a ``str`` or
-                ``os.PathLike[str]``; the store errors of :meth:`approved`.
+                ``os.PathLike[str]``; the store errors of :meth:`approved`; ``not_found``
+                ``{path}`` when the links of ``skill_dir`` cannot be resolved within 40 hops.
         """
-        real = real_path(os.path.abspath(coerce_path(skill_dir, "skill_dir", usable=True)))
+        real = _real_dir(skill_dir)
         with self._lock:
             approvals = dict(self._load())
             if approvals.pop(real, None) is None:

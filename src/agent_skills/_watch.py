@@ -95,6 +95,27 @@ def _ignored(path: str, roots: Iterable[str]) -> bool:
     return False
 
 
+def _touched_dirs(infos: Iterable[SkillInfo], paths: Iterable[str]) -> set[Path]:
+    """The directories of the skills ``infos`` that the event ``paths`` touch: a path at or
+    below a skill's directory, or its root itself (an archive root rewritten changes its skills,
+    SPEC §25.1). Skills are indexed by directory first, so a batch costs one lookup per
+    component of each event path (``O(events * depth)``), whatever the number of skills."""
+    by_dir: dict[Path, Path] = {}
+    by_root: dict[Path, list[Path]] = {}
+    for info in infos:
+        by_dir[info.dir] = info.dir
+        by_root.setdefault(info.root, []).append(info.dir)
+    hit: set[Path] = set()
+    for text in paths:
+        path = Path(text)
+        hit.update(by_root.get(path, ()))
+        for here in (path, *path.parents):
+            found = by_dir.get(here)
+            if found is not None:
+                hit.add(found)
+    return hit
+
+
 def _nearest_existing(path: str) -> str:
     current = path
     while not os.path.isdir(current):
@@ -266,14 +287,12 @@ class SkillWatcher:
         finally:
             self._refreshes += 1
         after = {info.name: info for info in skills.list_skills()}
-        touched = [Path(p) for p in paths]
+        hit_dirs = _touched_dirs(after.values(), paths)
         changed: list[str] = []
         digests: dict[Path, str | None] = {}
         for name, info in after.items():
             old = before.get(name)
-            # The root itself touched: an archive root rewritten (SPEC §25.1) changes its skills.
-            hit = any(p in (info.dir, info.root) or info.dir in p.parents for p in touched)
-            if hit or info.dir not in self._digests:
+            if info.dir in hit_dirs or info.dir not in self._digests:
                 digests[info.dir] = self._digest(info.dir)
             else:
                 digests[info.dir] = self._digests[info.dir]

@@ -184,10 +184,11 @@ class SkillSession:
 
     Raises:
         SkillError: ``invalid_input`` when ``skills`` is not an ``AgentSkills``, ``project_root``
-            is not a non-empty ``str``/``PathLike`` without NUL, or ``max_read_bytes``,
-            ``catalog_budget`` or ``max_listed_resources`` is not a non-negative ``int``
-            (``catalog_budget`` may be ``None``); ``invalid_input`` ``{host}`` for a ``host``
-            without a workspace settings file (``{host, hosts}`` for an unknown one).
+            is not a non-empty ``str``/``PathLike`` without NUL (or its links cannot be resolved
+            within 40 hops, ``{path}``), or ``max_read_bytes``, ``catalog_budget`` or
+            ``max_listed_resources`` is not a non-negative ``int`` (``catalog_budget`` may be
+            ``None``); ``invalid_input`` ``{host}`` for a ``host`` without a workspace settings
+            file (``{host, hosts}`` for an unknown one).
     """
 
     def __init__(
@@ -216,7 +217,12 @@ class SkillSession:
         self._project_root: Path | None = None
         if project_root is not None:
             root = coerce_path(project_root, "project_root", usable=True)
-            self._project_root = Path(real_path(os.path.abspath(root)))
+            real_root = real_path(os.path.abspath(root))
+            if real_root is None:  # SPEC §30.6: a root that still holds a link grants nothing
+                raise invalid_input(
+                    f"project_root cannot be resolved within 40 symlinks: {root}", {"path": root}
+                )
+            self._project_root = Path(real_root)
         self._lock = threading.Lock()
         # name -> real skill directory, in activation order; and the directory shown for it
         self._active: dict[str, Pin] = {}
@@ -618,7 +624,9 @@ class SkillSession:
 
         ``~`` is not expanded (``"~/x"`` is a relative path). A relative path is taken against
         the project root; with no project root it is refused. The path is then made real
-        (symlinks and ``..`` resolved, in that order, as far as it exists) and allowed when it
+        (symlinks and ``..`` resolved, in that order, as far as it exists; a path whose links
+        cannot be resolved within 40 hops, a loop or a long chain, is refused whatever it names,
+        SPEC §30.6) and allowed when it
         lies inside the real project root or inside the pinned real directory of a skill
         activated in this session, compared by path components (``/s/foo`` never contains
         ``/s/foo-evil``); a skill whose directory was replaced since discovery approves nothing

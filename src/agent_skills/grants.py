@@ -421,7 +421,8 @@ def _prunable(path: str, roots: Sequence[Path]) -> bool:
     if not os.path.exists(path):
         return True
     for root in roots:
-        spellings = {os.path.abspath(root), real_path(os.path.abspath(root))}
+        real_root = real_path(os.path.abspath(root))
+        spellings = {os.path.abspath(root)} | ({real_root} if real_root is not None else set())
         if any(contains(r, path) and os.path.normpath(r) != path for r in spellings):
             from ._scan import find_manifest
 
@@ -855,7 +856,8 @@ def sandbox_rules(
 
     Raises:
         SkillError: ``not_found`` ``{path}`` for a ``project``, ``read`` or ``write`` path that
-            does not exist; ``invalid_input`` for an argument of the wrong type.
+            does not exist; ``invalid_input`` ``{path}`` for one whose links cannot be resolved
+            within 40 hops (SPEC §30.6); ``invalid_input`` for an argument of the wrong type.
     """
     items = _grant_list(grants)
     if path_env is None:
@@ -864,6 +866,15 @@ def sandbox_rules(
 
     def add(path: str, access: tuple[str, ...], reason: str, *, required: bool) -> None:
         real = real_path(os.path.abspath(path))
+        if real is None:
+            # Links that cannot be resolved within the hop limit (SPEC §30.6): nothing to grant.
+            if required:
+                raise SkillError(
+                    ErrorCode.INVALID_INPUT,
+                    f"The links of {path} cannot be resolved",
+                    {"path": path},
+                )
+            return
         if not os.path.exists(real):
             if required:
                 raise SkillError(
@@ -894,7 +905,9 @@ def sandbox_rules(
         found = _resolve_command(coerce_str(command, "command"), path_env)
         if found is not None:
             resolved = Path(found)
-            add(_prefix(real_path(found)), _READ_EXECUTE, "command", required=False)
+            real_command = real_path(found)
+            if real_command is not None:
+                add(_prefix(real_command), _READ_EXECUTE, "command", required=False)
     # A system folder below another rule that gives it every right adds nothing (Landlock grants
     # a file the rights of every rule on its ancestors): left out, so a review reads the rest.
     built = tuple(

@@ -14,7 +14,11 @@ Errors (the skill is not portable; ``agent-skills validate`` exits 1):
 ``path_not_found``          the path does not exist
 ``not_a_directory``         the path is not a directory
 ``manifest_missing``        no ``SKILL.md`` (in any letter case) in the directory
-``manifest_unreadable``     the manifest could not be read (the message names the OS error)
+``manifest_unreadable``     the manifest could not be read (the message names the OS error, or
+                            says it is not a regular file: a FIFO or device is never opened to
+                            block)
+``manifest_too_large``      the manifest is larger than 1 MiB (``max_manifest_bytes``): discovery
+                            skips it; it is never read past that cap
 ``invalid_encoding``        the manifest is not valid UTF-8 (``line`` of the first bad byte)
 ``frontmatter_missing``     the manifest does not open with a ``---`` line
 ``frontmatter_unterminated`` no closing ``---`` line (``line`` of the opening fence)
@@ -103,7 +107,8 @@ import yaml
 
 from . import _scan
 from ._args import coerce_choice, coerce_path
-from ._confine import resolve_resource_path
+from ._config import DEFAULT_MAX_MANIFEST_BYTES
+from ._confine import read_file_capped, resolve_resource_path
 from ._errors import ErrorCode, SkillError
 from ._manifest import load_frontmatter_yaml, plain_scalar_tag, split_frontmatter, yaml_kind
 from ._model import MANIFEST_NAME
@@ -162,6 +167,7 @@ class ProblemCode(StrEnum):
     NOT_A_DIRECTORY = "not_a_directory"
     MANIFEST_MISSING = "manifest_missing"
     MANIFEST_UNREADABLE = "manifest_unreadable"
+    MANIFEST_TOO_LARGE = "manifest_too_large"
     INVALID_ENCODING = "invalid_encoding"
     FRONTMATTER_MISSING = "frontmatter_missing"
     FRONTMATTER_UNTERMINATED = "frontmatter_unterminated"
@@ -309,12 +315,20 @@ def validate_skill(path: str | os.PathLike[str], *, profile: Profile = "spec") -
     if lookup.name is None:
         return [_error(ProblemCode.MANIFEST_MISSING, f"no {MANIFEST_NAME} in {skill_dir}")]
     manifest = skill_dir / lookup.name
+    found = [_manifest_case(lookup.name, profile)] if lookup.name != MANIFEST_NAME else []
     try:
-        data = manifest.read_bytes()
-    except OSError as exc:
-        found = [_manifest_case(lookup.name, profile)] if lookup.name != MANIFEST_NAME else []
+        data = read_file_capped(os.fspath(manifest), DEFAULT_MAX_MANIFEST_BYTES, what="manifest")
+    except SkillError as err:  # SPEC §30.3: opened without blocking, a regular file, capped
         found.append(
-            _error(ProblemCode.MANIFEST_UNREADABLE, f"cannot read {manifest}: {exc.strerror}")
+            _error(ProblemCode.MANIFEST_UNREADABLE, f"cannot read {manifest}: {err.message}")
+        )
+        return found
+    if data is None:
+        found.append(
+            _error(
+                ProblemCode.MANIFEST_TOO_LARGE,
+                f"manifest is larger than {DEFAULT_MAX_MANIFEST_BYTES} bytes; discovery skips it",
+            )
         )
         return found
     files: list[str] | None = None
@@ -706,16 +720,21 @@ def _key_lines(yaml_text: str, first_line: int) -> dict[str, int]:
     return out
 
 
-def _nested_key_line(yaml_text: str, first_line: int, parent_line: int, key: str) -> int | None:
-    """Line of ``key`` in the block mapping under the top-level key on ``parent_line``."""
+def _nested_key_lines(yaml_text: str, first_line: int, parent_line: int) -> dict[str, int]:
+    """Map each key of the block mapping under the top-level key on ``parent_line`` to its
+    1-based file line (first occurrence), in one pass over the lines below it: the locator of
+    every nested problem at once, so many of them cost one scan, not one scan each (SPEC §20.7).
+    """
+    out: dict[str, int] = {}
     lines = yaml_text.split("\n")
     for i in range(parent_line - first_line + 1, len(lines)):
         line = lines[i]
         if line and not line[0].isspace() and not line.startswith("#"):
-            return None
-        if _line_key(line, nested=True) == key:
-            return first_line + i
-    return None
+            break
+        key = _line_key(line, nested=True)
+        if key is not None:
+            out.setdefault(key, first_line + i)
+    return out
 
 
 def _is_name_char(c: str) -> bool:
@@ -954,16 +973,17 @@ def _check_allowed_tools(value: object) -> list[Problem]:
 def _located(problems: list[Problem], yaml_text: str, first_line: int) -> list[Problem]:
     """``problems`` with the 1-based file line of the key each one names (SPEC §15)."""
     lines = _key_lines(yaml_text, first_line)
+    nested_lines: dict[str, int] | None = None
     out: list[Problem] = []
     for problem in problems:
         line = lines.get(problem.field) if problem.field is not None else None
         if problem.code == ProblemCode.METADATA_VALUE_TYPE and problem.field is not None:
             parent = lines.get("metadata")
-            key = problem.field.removeprefix("metadata.")
-            nested = (
-                _nested_key_line(yaml_text, first_line, parent, key) if parent is not None else None
-            )
-            line = nested if nested is not None else parent
+            if nested_lines is None:
+                nested_lines = (
+                    {} if parent is None else _nested_key_lines(yaml_text, first_line, parent)
+                )
+            line = nested_lines.get(problem.field.removeprefix("metadata."), parent)
         if problem.code == ProblemCode.FRONTMATTER_NOT_MAPPING:
             line = first_line
         out.append(replace(problem, line=line) if line is not None else problem)
@@ -976,7 +996,13 @@ def _located(problems: list[Problem], yaml_text: str, first_line: int) -> list[P
 
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 # [text](target) and ![alt](target); the target may be <bracketed> and followed by a title.
-_LINK_RE = re.compile(r"!?\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
+# A link opens at a "[" not escaped by the character before it: an escaped "\[" is text, and a
+# scan from one opener never passes the next (every "[" it meets raw ends it), so the starts
+# share no text and a line costs linear time (SPEC §20.7; without it, "[\\[\\[..." was scanned
+# to the end of the line from each "[": quadratic).
+_LINK_RE = re.compile(
+    r"(?<!\\)!?\[(?:[^\[\]\\]|\\.)*+\]\(\s*(<[^>\n]*>|[^\s()]*+(?:\([^\s()]*+\)[^\s()]*+)*+)"
+)
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _BARE_RE = re.compile(
     r"(?<![\w./\\~$@-])(?:\./)?((?:scripts|references|assets)/[^\s`'\"()<>\[\]]+)"
@@ -1064,8 +1090,12 @@ def _check_references(body: list[tuple[int, str]], skill_dir: Path) -> list[Prob
                 target = _link_target(lm.group(1))
                 if target is not None:
                     refs.append((target, "link"))
+        link = 0  # spans are in order, and so are the bare matches: one pass over both
         for bm in _BARE_RE.finditer(line):
-            if any(a <= bm.start(1) < b for a, b in spans):
+            start = bm.start(1)
+            while link < len(spans) and spans[link][1] <= start:
+                link += 1
+            if link < len(spans) and spans[link][0] <= start:
                 continue  # the target of a link, checked as such
             target = _bare_target(bm.group(1))
             if target is not None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,41 @@ def test_prompt_arguments_any_value(root: Path) -> None:
         assert text.text.startswith("Review 'unbalanced with level $1 (all: 'unbalanced);")
 
     _run(root, body)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize(
+    ("body", "argument"),
+    [
+        ("$0 " * 200_000, "a" * 100),  # 20 M characters
+        ("$ARGUMENTS\n" * 80_000, "b " * 150),
+        ("$ARGUMENTS[0]$0" * 40_000, "c" * 300),
+    ],
+    ids=["dollar-0", "arguments", "both"],
+)
+def test_a_prompt_past_the_bound_is_a_json_rpc_error_and_the_server_goes_on(
+    tmp_path: Path, mode: str, body: str, argument: str
+) -> None:
+    """SPEC §30.4, §30.6: ``prompts/get`` of a placeholder-heavy body with a long argument is
+    refused with an internal error (-32603) naming ``too_large``, never code 0; the server then
+    answers ``ping`` (the 2025 revision; 2026 has none) and the next prompt."""
+    root = tmp_path / "skills"
+    make_skill(root, "bomb", body=body)
+    make_skill(root, "fine", body="Do $0.")
+
+    async def run(client: Client) -> None:
+        code, message = await error_of(client.get_prompt("bomb", {"arguments": argument}))
+        assert code == -32603
+        assert message == (
+            "prompt 'bomb' cannot be built: too_large: the skill's text with its arguments "
+            f"would be longer than {16 * 1024 * 1024} characters"
+        )
+        if mode == "legacy":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (the SDK notes ping's removal in 2026)
+                await client.send_ping()
+        assert [p.name for p in (await client.list_prompts()).prompts] == ["bomb", "fine"]
+        got = await client.get_prompt("fine", {"arguments": "it"})
+        assert got.messages[0].content == types.TextContent(text="Do it.")
+
+    _run(root, run, mode)

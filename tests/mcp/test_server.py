@@ -54,7 +54,8 @@ INSPECTOR_JS = (
     / "cli"
     / "build"
     / "index.js"
-)
+).resolve()  # The Inspector runs only when started by its real path (it compares argv[1] with
+# its own file), so a linked .ci/node_modules is resolved first.
 RAW = TypeAdapter(dict[str, Any])
 MODES = ["legacy", "auto"]
 

@@ -37,11 +37,11 @@ from .._confine import (
     open_in,
     open_pinned,
     pin_by_name,
+    read_whole,
     resolve_resource_path,
 )
 from .._diagnostics import Diagnostic
-from .._errors import ErrorCode, SkillError, fs_error, invalid_input
-from .._fs import read_capped
+from .._errors import ErrorCode, SkillError, invalid_input
 from .._manifest import parse_skill
 from .._model import is_skipped
 from .._resources import list_resources
@@ -144,8 +144,8 @@ def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
     The directory is pinned once (its real path and identity, SPEC §20.1; or ``pin``, taken by
     the caller); the manifest is found, the resources listed and every file opened through that
     pin, so a directory swapped while a skill is packed or copied is ``stale_skill``, never a
-    source of another directory's files.
-    The manifest is read no further than ``DEFAULT_MAX_MANIFEST_BYTES`` (SPEC §30.3).
+    source of another directory's files. The manifest is read no further than
+    ``DEFAULT_MAX_MANIFEST_BYTES`` (SPEC §30.3).
 
     Raises:
         SkillError: ``invalid_skill`` when the directory has no manifest or no usable ``name``;
@@ -160,16 +160,7 @@ def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
     manifest = _pinned_manifest(pin, skill_dir)
     where = skill_dir / manifest
     with open_in(pin, label, base, manifest) as fh:
-        try:
-            data = read_capped(fh, os.fstat(fh.fileno()).st_size, DEFAULT_MAX_MANIFEST_BYTES)
-        except OSError as exc:
-            raise fs_error(exc, where) from None
-    if data is None:
-        raise SkillError(
-            ErrorCode.TOO_LARGE,
-            f"manifest {where} is larger than {DEFAULT_MAX_MANIFEST_BYTES} bytes",
-            {"path": str(where), "max_bytes": DEFAULT_MAX_MANIFEST_BYTES},
-        )
+        data = read_whole(fh, DEFAULT_MAX_MANIFEST_BYTES, where)
     name, version = manifest_facts(data, where)
     # A skill is packed or copied whole or not at all: a listing cut at a cap would drop files.
     listing = list_resources(skill_dir, max_resources=MAX_MEMBERS, pin=pin, name=label)
