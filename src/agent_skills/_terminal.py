@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["json_text", "safe_text", "undecodable_text", "wire_safe"]
+__all__ = ["json_safe", "json_text", "safe_text", "undecodable_text", "wire_safe"]
 
 # C0 controls but tab and newline, DEL, C1 controls, and lone surrogates. Compiled on first use
 # (see _pattern): the JSON output of the CLI never needs them (SPEC §26).
@@ -100,7 +100,13 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
         writes it; a lone surrogate from an undecodable file name is written as ``\\xNN``
         inside its string.
     """
-    text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    return json_safe(json.dumps(value, ensure_ascii=False, indent=indent, default=str))
+
+
+def json_safe(text: str) -> str:
+    """A JSON text (``json.dumps(..., ensure_ascii=False)``'s output) with each lone surrogate
+    inside its strings written as the characters ``\\xNN`` (SPEC §20.8): valid UTF-8, the
+    same document otherwise. For JSON built elsewhere (a catalog) before it is written."""
     if text.isascii():
         return text
     try:

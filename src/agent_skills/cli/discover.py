@@ -20,7 +20,7 @@ from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
 from .._terminal import safe_text
-from ._app import PROG, emit_json, json_option, safe
+from ._app import PROG, emit_json, emit_json_text, json_option, safe
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -259,7 +259,16 @@ def catalog_command(
         text = _catalog.render_catalog_json(infos) + "\n"
     if not infos:
         click.echo(f"note: no skills to list (see `{PROG} report`)", err=True)
-    click.echo(text, nl=False)
+    _print_catalog(text, fmt)
+
+
+def _print_catalog(text: str, fmt: str) -> None:
+    """A catalog on stdout: JSON as UTF-8 whatever the names (SPEC §30.5); markdown and XML,
+    read by a person too, with skill-supplied control characters escaped (SPEC §20.9)."""
+    if fmt == "json":
+        emit_json_text(text)
+    else:
+        click.echo(safe_text(text), nl=False)
 
 
 _OMITTED_SHOWN = 20  # names of omitted skills in the catalog --max-chars note
@@ -271,7 +280,7 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
 
     fit = fit_catalog(infos, max_chars=max_chars, format=fmt)  # type: ignore[arg-type]
     text = fit.text + ("\n" if fmt == "json" and fit.text else "")
-    click.echo(text, nl=False)
+    _print_catalog(text, fmt)
     note = (
         f"note: {len(fit.included)} of {len(infos)} skills listed in {len(fit.text)} of "
         f"{max_chars} characters"
