@@ -8,24 +8,29 @@ with the first application built: stdio serving never imports it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from mcp.server.lowlevel import Server
 
 from .._diagnostics import get_logger
+from .._errors import StartupError
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
 
     from .._watch import SkillWatcher
 
 __all__ = [
+    "LOOPBACK_NAMES",
     "MAX_SESSIONS",
     "SESSION_IDLE_TIMEOUT",
     "HttpServed",
+    "allowed_hosts",
     "http_app",
     "session_manager_class",
 ]
@@ -36,6 +41,81 @@ logger = get_logger()
 MAX_SESSIONS = 1000
 #: Seconds an HTTP session may stay idle before it is closed (SPEC §24.4: 30 minutes).
 SESSION_IDLE_TIMEOUT = 30 * 60.0
+
+
+#: The names a loopback client uses: always allowed in the ``Host`` and ``Origin`` headers.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+# Bind addresses meaning every interface: no name of their own a client would use.
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _host_name(name: str) -> str:
+    """``name`` as a ``Host`` header writes it: an IPv6 address in brackets."""
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(name.split("%", 1)[0])
+    except ValueError:
+        return name
+    return f"[{name}]"
+
+
+def allowed_hosts(host: str, allow: Sequence[str] = ()) -> list[str]:
+    """The names requests may carry in ``Host`` (and, as ``http(s)://NAME``, in ``Origin``)
+    when the server binds ``host`` (SPEC §24.4, §30): the loopback names, the bind address
+    itself unless it is a wildcard (``0.0.0.0``, ``::``), and every name in ``allow``
+    (``--allow-host``). Whatever the bind address, a request naming another host is refused
+    (``421``), so a web page whose name rebinds to the server cannot call it.
+
+    Raises:
+        StartupError: A name in ``allow`` that is empty or holds a scheme, a path, a space or
+            a wildcard.
+    """
+    names = list(LOOPBACK_NAMES)
+    candidates = [] if host in _WILDCARDS else [host]
+    for name in [*candidates, *allow]:
+        if not _is_host_name(name):
+            raise StartupError(
+                f"--allow-host takes a host name or address (with an optional :PORT), got {name!r}"
+            )
+        shown = _host_name(name)
+        if shown not in names:
+            names.append(shown)
+    return names
+
+
+# A host name or IPv4 address, or a bracketed IPv6 address, with an optional :PORT.
+_NAME_RE = re.compile(
+    r"(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9._-]+)?\])(?::(?P<port>[0-9]{1,5}))?"
+)
+
+
+def _is_host_name(name: object) -> bool:
+    """A name ``--allow-host`` takes: a host name or address with an optional ``:PORT``, or a
+    bare IPv6 address."""
+    if not isinstance(name, str):
+        return False
+    match = _NAME_RE.fullmatch(name)
+    if match is not None:
+        return match.group("port") is None or 0 < int(match.group("port")) < 65536
+    return _host_name(name) != name
+
+
+def _security(host: str, allow: Sequence[str]) -> TransportSecuritySettings:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = allowed_hosts(host, allow)
+    hosts = [pattern for name in names for pattern in (name, f"{name}:*")]
+    origins = [
+        pattern
+        for name in names
+        for scheme in ("http", "https")
+        for pattern in (f"{scheme}://{name}", f"{scheme}://{name}:*")
+    ]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
 
 
 class HttpServed(Protocol):
@@ -111,6 +191,7 @@ def http_app(
     served: HttpServed,
     *,
     host: str = "127.0.0.1",
+    allow_hosts: Sequence[str] = (),
     stateless: bool = False,
     watch: bool = False,
     debounce_ms: int = 200,
@@ -126,9 +207,14 @@ def http_app(
     need no affinity, and with ``watch`` clients see a change on their next request.
     ``GET /healthz`` answers 200 ``{"status": "ok", "skills": N}``.
 
+    Every request, ``/healthz`` included, must name an allowed host in ``Host`` and, when it
+    sends one, in ``Origin`` (DNS rebinding protection, on every bind address: see
+    :func:`allowed_hosts`); another is refused with ``421`` (``403`` for the origin).
+
     Args:
-        host: The address the server binds; for loopback addresses requests must carry a
-            loopback ``Host`` and ``Origin`` (DNS rebinding protection).
+        host: The address the server binds.
+        allow_hosts: More names clients use to reach it (``--allow-host``): a server bound to
+            ``0.0.0.0`` answers other machines only under the names given here.
         stateless: Serve without sessions.
         watch: Watch the roots while the application runs (SPEC §23.2).
         debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
@@ -139,19 +225,14 @@ def http_app(
         A Starlette application (run it with any ASGI server).
     """
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-    from mcp.server.transport_security import TransportSecuritySettings
+    from mcp.server.transport_security import TransportSecurityMiddleware
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
-    security = None
-    if host in ("127.0.0.1", "localhost", "::1"):
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
+    security = _security(host, allow_hosts)
+    guard = TransportSecurityMiddleware(security)
     manager = session_manager_class()(
         served.server,
         stateless=stateless,
@@ -162,7 +243,10 @@ def http_app(
         max_sessions=max_sessions,
     )
 
-    async def healthz(request: Request) -> JSONResponse:
+    async def healthz(request: Request) -> Response:
+        refused = await guard.validate_request(request)
+        if refused is not None:
+            return refused
         return JSONResponse({"status": "ok", "skills": served.skill_count()})
 
     @contextlib.asynccontextmanager

@@ -395,6 +395,7 @@ class SkillServer:
         self,
         *,
         host: str = "127.0.0.1",
+        allow_hosts: Sequence[str] = (),
         stateless: bool = False,
         watch: bool = False,
         debounce_ms: int = 200,
@@ -411,6 +412,7 @@ class SkillServer:
         return http_app(
             self,
             host=host,
+            allow_hosts=allow_hosts,
             stateless=stateless,
             watch=watch,
             debounce_ms=debounce_ms,
@@ -704,6 +706,7 @@ def run_http(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
+    allow_hosts: Sequence[str] = (),
     stateless: bool = False,
     watch: bool = False,
     debounce_ms: int = 200,
@@ -715,6 +718,8 @@ def run_http(
         skills: The skills (or the server) to serve.
         host: Interface to bind; the default keeps the server local.
         port: TCP port.
+        allow_hosts: More names clients reach the server by (``Host``/``Origin`` checks hold
+            on every bind address: see ``_http.allowed_hosts``).
         stateless: Serve without sessions (see :meth:`SkillServer.http_app`).
         watch: Refresh on changes and notify session clients (SPEC §23.2).
         debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
@@ -722,7 +727,8 @@ def run_http(
             (``http://<host>:<port>/mcp``; an IPv6 host in brackets).
 
     Raises:
-        StartupError: ``watch`` without the ``watch`` extra; the server could not start.
+        StartupError: ``watch`` without the ``watch`` extra; a name in ``allow_hosts`` that
+            is no host name; the server could not start.
     """
     import uvicorn
 
@@ -731,7 +737,13 @@ def run_http(
 
         notifier_class()  # fail now, not in the server's start-up, when the extra is missing
     served = _served(skills, watch)
-    app = served.http_app(host=host, stateless=stateless, watch=watch, debounce_ms=debounce_ms)
+    app = served.http_app(
+        host=host,
+        allow_hosts=allow_hosts,
+        stateless=stateless,
+        watch=watch,
+        debounce_ms=debounce_ms,
+    )
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
 
     class _Server(uvicorn.Server):
