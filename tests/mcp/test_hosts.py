@@ -23,7 +23,7 @@ import uvicorn
 
 from agent_skills import StartupError, create_agent_skills
 from agent_skills.mcp import SkillServer
-from agent_skills.mcp._http import allowed_hosts
+from agent_skills.mcp._http import allowed_hosts, refusal
 from conftest import make_skill
 
 WAIT = 30.0
@@ -61,6 +61,41 @@ def test_the_allowed_names_of_every_bind_address(
 def test_a_name_that_is_no_host_is_refused(name: str) -> None:
     with pytest.raises(StartupError):
         allowed_hosts("0.0.0.0", [name])
+
+
+NAMES = allowed_hosts("0.0.0.0", ["skills.internal", "pinned.internal:8443"])
+
+
+@pytest.mark.parametrize(
+    ("host", "origin", "answer"),
+    [
+        ("127.0.0.1:8000", None, None),
+        ("localhost", "http://localhost:6274", None),
+        ("[::1]:8000", "https://[::1]", None),
+        ("LOCALHOST:8000", "HTTP://LocalHost:1", None),
+        ("skills.internal", "https://skills.internal", None),
+        ("pinned.internal:8443", "https://pinned.internal:8443", None),
+        ("10.1.2.3:8000", None, None),  # an address: never what a rebound page sends
+        ("[2001:db8::7]:8000", None, None),
+        ("evil.example", None, 421),
+        ("evil.example:8000", "http://localhost", 421),
+        ("pinned.internal:9999", None, 421),  # a name given with a port allows that port only
+        ("pinned.internal", None, 421),
+        ("127.0.0.1.evil.example", None, 421),
+        ("", None, 421),
+        (None, None, 421),
+        ("a b", None, 421),
+        ("localhost:8000", "http://evil.example", 403),
+        ("localhost:8000", "http://10.1.2.3:8000", 403),  # an origin must be named
+        ("localhost:8000", "null", 403),
+        ("localhost:8000", "file://localhost", 403),
+        ("localhost:8000", "http://localhost.evil.example", 403),
+        ("localhost:8000", "http://pinned.internal:1", 403),
+    ],
+)
+def test_the_check_of_one_request(host: str | None, origin: str | None, answer: int | None) -> None:
+    refused = refusal(host, origin, NAMES)
+    assert (refused[0] if refused else None) == answer
 
 
 class _Uvicorn:
@@ -125,9 +160,11 @@ def test_every_bind_address_refuses_a_foreign_host_and_origin(
         assert _status(port, "evil.example", path=path) == 421
         assert _status(port, f"127.0.0.1:{port}", "http://evil.example", path) == 403
         assert _status(port, f"127.0.0.1:{port}", f"http://evil.example:{port}", path) == 403
+        assert _status(port, f"192.0.2.99:{port}", path=path) == ok  # an address, not a name
         named = bind not in ("0.0.0.0", "::")
         shown = f"[{bind}]" if ":" in bind else bind
-        assert _status(port, f"{shown}:{port}", path=path) == (ok if named else 421)
+        origin = f"http://{shown}:{port}"
+        assert _status(port, f"localhost:{port}", origin, path) == (ok if named else 403)
 
 
 def test_allow_host_names_the_hosts_clients_use(skills: Any) -> None:

@@ -20,7 +20,6 @@ from .._errors import StartupError
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
 
     from .._watch import SkillWatcher
@@ -32,6 +31,7 @@ __all__ = [
     "HttpServed",
     "allowed_hosts",
     "http_app",
+    "refusal",
     "session_manager_class",
 ]
 
@@ -62,11 +62,11 @@ def _host_name(name: str) -> str:
 
 
 def allowed_hosts(host: str, allow: Sequence[str] = ()) -> list[str]:
-    """The names requests may carry in ``Host`` (and, as ``http(s)://NAME``, in ``Origin``)
-    when the server binds ``host`` (SPEC §24.4, §30): the loopback names, the bind address
-    itself unless it is a wildcard (``0.0.0.0``, ``::``), and every name in ``allow``
-    (``--allow-host``). Whatever the bind address, a request naming another host is refused
-    (``421``), so a web page whose name rebinds to the server cannot call it.
+    """The names a request may carry in ``Host`` and, as ``http(s)://NAME``, in ``Origin`` when
+    the server binds ``host`` (SPEC §24.4, §30): the loopback names, the bind address itself
+    unless it is a wildcard (``0.0.0.0``, ``::``), and every name in ``allow``
+    (``--allow-host``; a name with ``:PORT`` allows that port only). An IP address is also
+    accepted in ``Host`` (see :func:`refusal`).
 
     Raises:
         StartupError: A name in ``allow`` that is empty or holds a scheme, a path, a space or
@@ -79,7 +79,7 @@ def allowed_hosts(host: str, allow: Sequence[str] = ()) -> list[str]:
             raise StartupError(
                 f"--allow-host takes a host name or address (with an optional :PORT), got {name!r}"
             )
-        shown = _host_name(name)
+        shown = _host_name(name).lower()
         if shown not in names:
             names.append(shown)
     return names
@@ -87,7 +87,8 @@ def allowed_hosts(host: str, allow: Sequence[str] = ()) -> list[str]:
 
 # A host name or IPv4 address, or a bracketed IPv6 address, with an optional :PORT.
 _NAME_RE = re.compile(
-    r"(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9._-]+)?\])(?::(?P<port>[0-9]{1,5}))?"
+    r"(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9._-]+)?\])"
+    r"(?::(?P<port>[0-9]{1,5}))?"
 )
 
 
@@ -102,20 +103,73 @@ def _is_host_name(name: object) -> bool:
     return _host_name(name) != name
 
 
-def _security(host: str, allow: Sequence[str]) -> TransportSecuritySettings:
-    from mcp.server.transport_security import TransportSecuritySettings
+def _split(value: str) -> tuple[str, str | None] | None:
+    """``(host, port)`` of a ``Host`` header's value (lower case), or ``None`` if malformed."""
+    match = _NAME_RE.fullmatch(value.strip())
+    if match is None:
+        return None
+    return match.group("host").lower(), match.group("port")
 
-    names = allowed_hosts(host, allow)
-    hosts = [pattern for name in names for pattern in (name, f"{name}:*")]
-    origins = [
-        pattern
-        for name in names
-        for scheme in ("http", "https")
-        for pattern in (f"{scheme}://{name}", f"{scheme}://{name}:*")
-    ]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-    )
+
+def _is_ip(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _named(host: str, port: str | None, names: Sequence[str]) -> bool:
+    for name in names:
+        allowed = _split(name)
+        if allowed is not None and allowed[0] == host and allowed[1] in (None, port):
+            return True
+    return False
+
+
+def refusal(host: str | None, origin: str | None, names: Sequence[str]) -> tuple[int, str] | None:
+    """Why a request is refused by the DNS rebinding protection, or ``None`` (SPEC §30). Pure.
+
+    ``Host`` must be present and name an allowed host (``names``, from :func:`allowed_hosts`)
+    or an IP address: a page whose domain an attacker rebinds to the server sends that domain,
+    never an address. ``Origin``, when sent, must be ``http(s)://`` an allowed host.
+
+    Returns:
+        ``(421, reason)`` for the host, ``(403, reason)`` for the origin, or ``None``.
+    """
+    parsed = _split(host) if host else None
+    if parsed is None or not (_named(*parsed, names) or _is_ip(parsed[0])):
+        return 421, "Invalid Host header"
+    if origin is None:
+        return None
+    scheme, sep, rest = origin.partition("://")
+    source = _split(rest) if sep and scheme.lower() in ("http", "https") else None
+    if source is None or not _named(*source, names):
+        return 403, "Invalid Origin header"
+    return None
+
+
+class _HostGuard:
+    """ASGI middleware refusing what :func:`refusal` refuses, before any route runs."""
+
+    def __init__(self, app: Any, names: Sequence[str]) -> None:
+        self.app = app
+        self.names = tuple(names)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            from starlette.datastructures import Headers
+            from starlette.responses import PlainTextResponse
+
+            headers = Headers(scope=scope)
+            refused = refusal(headers.get("host"), headers.get("origin"), self.names)
+            if refused is not None:
+                status, reason = refused
+                await PlainTextResponse(reason, status_code=status)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class HttpServed(Protocol):
@@ -207,9 +261,10 @@ def http_app(
     need no affinity, and with ``watch`` clients see a change on their next request.
     ``GET /healthz`` answers 200 ``{"status": "ok", "skills": N}``.
 
-    Every request, ``/healthz`` included, must name an allowed host in ``Host`` and, when it
-    sends one, in ``Origin`` (DNS rebinding protection, on every bind address: see
-    :func:`allowed_hosts`); another is refused with ``421`` (``403`` for the origin).
+    Every request, ``/healthz`` included, must name an allowed host (or an IP address) in
+    ``Host`` and, when it sends one, an allowed host in ``Origin`` (DNS rebinding protection, on
+    every bind address: :func:`allowed_hosts`, :func:`refusal`); another is refused with
+    ``421`` (``403`` for the origin).
 
     Args:
         host: The address the server binds.
@@ -225,28 +280,25 @@ def http_app(
         A Starlette application (run it with any ASGI server).
     """
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-    from mcp.server.transport_security import TransportSecurityMiddleware
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
+    from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    security = _security(host, allow_hosts)
-    guard = TransportSecurityMiddleware(security)
+    names = allowed_hosts(host, allow_hosts)
     manager = session_manager_class()(
         served.server,
         stateless=stateless,
         # Without sessions there is no stream to keep open: plain JSON answers cost less.
         json_response=stateless,
-        security_settings=security,
+        # The Host and Origin checks are the application's own (_HostGuard), on every route.
+        security_settings=None,
         session_idle_timeout=session_idle_timeout,
         max_sessions=max_sessions,
     )
 
-    async def healthz(request: Request) -> Response:
-        refused = await guard.validate_request(request)
-        if refused is not None:
-            return refused
+    async def healthz(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "skills": served.skill_count()})
 
     @contextlib.asynccontextmanager
@@ -264,5 +316,6 @@ def http_app(
             Route("/mcp", endpoint=StreamableHTTPASGIApp(manager)),
             Route("/healthz", endpoint=healthz, methods=["GET"]),
         ],
+        middleware=[Middleware(_HostGuard, names=names)],
         lifespan=lifespan,
     )
