@@ -232,13 +232,19 @@ def _read_text(real: Path, max_bytes: int) -> tuple[bool, str]:
         return False, f"not_found: no such file: {real}"
     except OSError as exc:
         return False, f"io_error: {exc.strerror}: {real}"
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
+    try:
+        info = os.fstat(fd)  # before any file object: a directory cannot be one
         if not stat.S_ISREG(info.st_mode):
             return False, f"not_a_file: {real}"
         if info.st_size > max_bytes:
             return False, f"too_large: {real} is larger than {max_bytes} bytes"
-        return True, fh.read(max_bytes).decode("utf-8", errors="replace")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:  # it grew since it was checked
+        return False, f"too_large: {real} is larger than {max_bytes} bytes"
+    return True, data.decode("utf-8", errors="replace")
 
 
 def _preview(text: str, lines: int = PREVIEW_LINES) -> str:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up a virtual environment with every extra and run all checks and tests:
-# ruff (lint + format), mypy --strict, pytest with branch coverage, and the quick benchmark.
+# ruff (lint + format), mypy --strict, pytest on every CPU (pytest-xdist) with branch coverage
+# combined from the workers, and the quick benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trap 'echo "== checks FAILED"' ERR
@@ -13,7 +14,7 @@ fi
 echo "== ruff"; .venv/bin/ruff check src tests benchmarks examples
 .venv/bin/ruff format --check src tests benchmarks examples
 echo "== mypy"; .venv/bin/mypy
-echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider --cov=agent_skills --cov-branch --cov-report=term:skip-covered --cov-fail-under=90
+echo "== pytest"; .venv/bin/pytest -q -p no:cacheprovider -n auto --cov=agent_skills --cov-branch --cov-report=term:skip-covered --cov-fail-under=90
 if [ -f benchmarks/run.py ]; then
   echo "== benchmark (quick)"; .venv/bin/python benchmarks/run.py --quick
 fi

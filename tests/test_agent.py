@@ -474,12 +474,27 @@ def test_read_resource_needs_activation(session: SkillSession) -> None:
     assert session.read_resource("beta", "SKILL.md").startswith(b"---\nname: beta\n")
 
 
-@pytest.mark.parametrize("name", ["gamma", "hidden", "nope"])
-def test_read_resource_other_skills_denied(session: SkillSession, name: str) -> None:
+def test_read_resource_other_skills_denied(session: SkillSession) -> None:
+    session.activate("beta")
+    with pytest.raises(SkillError) as exc:
+        session.read_resource("gamma", "SKILL.md")
+    assert _err(exc) == ("access_denied", {"name": "gamma", "rel": "SKILL.md"})
+    assert str(exc.value) == (
+        "Skill 'gamma' is not active in this conversation; call activate_skill first"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "suggestions"), [("hidden", []), ("nope", []), ("Gamma", ["gamma"]), ("bta", ["beta"])]
+)
+def test_read_resource_of_a_skill_the_model_cannot_activate_is_not_found(
+    session: SkillSession, name: str, suggestions: list[str]
+) -> None:
+    # SPEC §29.5: an unknown skill (or one hidden from the model) is not_found, as activate says.
     session.activate("beta")
     with pytest.raises(SkillError) as exc:
         session.read_resource(name, "SKILL.md")
-    assert _err(exc) == ("access_denied", {"name": name, "rel": "SKILL.md"})
+    assert _err(exc) == ("not_found", {"name": name, "suggestions": suggestions})
 
 
 @pytest.mark.parametrize(
@@ -488,7 +503,15 @@ def test_read_resource_other_skills_denied(session: SkillSession, name: str) -> 
         ("../gamma/SKILL.md", "path_escape", {"rel": "../gamma/SKILL.md", "name": "beta"}),
         ("/etc/passwd", "invalid_input", {"rel": "/etc/passwd"}),
         ("", "invalid_input", {"rel": ""}),
-        ("references/missing.md", "not_found", {"name": "beta", "rel": "references/missing.md"}),
+        (
+            "references/missing.md",
+            "not_found",
+            {
+                "name": "beta",
+                "rel": "references/missing.md",
+                "suggestions": ["references/guide.md"],
+            },
+        ),
         ("references", "not_a_file", {"name": "beta", "rel": "references"}),
     ],
 )

@@ -330,7 +330,8 @@ def test_dispatch_activate_and_read(mixed: AgentSkills) -> None:
         "read_skill_resource", {"name": "pdf-tools", "path": "references/forms.md"}
     )
     assert denied == ToolResult(
-        "access_denied: Skill 'pdf-tools' is not active in this conversation; activate it first",
+        "access_denied: Skill 'pdf-tools' is not active in this conversation; call "
+        "activate_skill first",
         True,
     )
     first = session.handle_tool_call("activate_skill", '{"name": "pdf-tools"}')

@@ -6,6 +6,7 @@ The script runs in a subprocess, from an unrelated working directory, on the ski
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,7 +92,7 @@ def test_transcript_api_review(tmp_path: Path, session: SkillSession) -> None:
         "readable roots",
         'assistant -> read_skill_resource {"name": "commit-message", "path": "SKILL.md"}',
         "tool read_skill_resource: REFUSED access_denied: Skill 'commit-message' is not active "
-        "in this conversation; activate it first",
+        "in this conversation; call activate_skill first",
         'assistant -> read_skill_resource {"name": "api-review", "path": "../../secret"}',
         "tool read_skill_resource: REFUSED path_escape: resource path escapes the skill "
         "directory: ../../secret",
@@ -163,3 +164,33 @@ def test_transcript_single_skill(tmp_path: Path) -> None:
         'assistant -> read_skill_resource {"name": "solo", "path": "../../secret"}',
     ]
     assert lines[-1] == f"  {root / 'solo'}"
+
+
+def test_the_host_s_read_file_answers_what_is_not_a_readable_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The example's sandboxed read_file tool: a missing file, a directory, a FIFO, a link at the
+    # last step and a file over the cap are answers to the model, never exceptions.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("agent_loop_example", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # (its dataclasses look it up)
+    spec.loader.exec_module(module)
+    read = module._read_text
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "small.txt").write_text("ok\n")
+    (tmp_path / "big.txt").write_text("x" * 11)
+    (tmp_path / "link").symlink_to(tmp_path / "small.txt")
+    assert read(tmp_path / "small.txt", 10) == (True, "ok\n")
+    assert read(tmp_path / "missing", 10) == (False, f"not_found: no such file: {tmp_path}/missing")
+    assert read(tmp_path / "dir", 10) == (False, f"not_a_file: {tmp_path}/dir")
+    assert read(tmp_path / "pipe", 10) == (False, f"not_a_file: {tmp_path}/pipe")
+    assert read(tmp_path / "big.txt", 10) == (
+        False,
+        f"too_large: {tmp_path}/big.txt is larger than 10 bytes",
+    )
+    ok, text = read(tmp_path / "link", 10)
+    assert (ok, text.split(":")[0]) == (False, "io_error")

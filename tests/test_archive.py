@@ -344,3 +344,18 @@ def test_tgz_members_read_the_same_with_and_without_the_cache(tmp_path: Path) ->
     assert read_member(index, "hello/f7.txt") == data["hello/f7.txt"]
     with arc.open_member(index, "hello/f39.txt") as fh:
         assert fh.read() == data["hello/f39.txt"]
+
+
+def test_compiled_python_members_are_not_resources(tmp_path: Path) -> None:
+    """SPEC §29.6: an archived skill lists no ``*.pyc``/``*.pyo``, as a folder does."""
+    path = make_zip(
+        tmp_path / "c.zip",
+        [
+            ("c/SKILL.md", MANIFEST),
+            ("c/scripts/run.py", b"print(1)\n"),
+            ("c/scripts/__cache.pyc", b"\x00"),
+            ("c/scripts/old.PYO", b"\x00"),
+        ],
+    )
+    index = read_index(path)
+    assert [rel for rel, _ in index.resources(index.skills[0])] == ["scripts/run.py"]

@@ -248,9 +248,10 @@ def test_mcp_serves_an_archived_skill(archive: Path) -> None:
     async def go() -> None:
         async with Client(server, mode="legacy", cache=None) as client:
             listed = await client.list_resources()
-            assert sorted(str(r.uri) for r in listed.resources) == [
+            assert [str(r.uri) for r in listed.resources] == [
                 "skill://hello/SKILL.md",
                 "skill://other/SKILL.md",
+                "skill://index.json",
             ]
             read = await client.read_resource("skill://hello/scripts/hi.sh")
             assert read.contents[0].text == SCRIPT.decode()  # type: ignore[union-attr]

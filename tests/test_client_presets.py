@@ -66,12 +66,23 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("/ws/.opencode/skills", "workspace", "opencode"),
     ],
     "goose": [
-        ("/h/.claude/skills", "user", "claude"),
         ("/h/.config/agents/skills", "user", "agents"),
+        ("/h/.claude/skills", "user", "claude"),
         ("/h/.config/goose/skills", "user", "goose"),
+        ("/h/.agents/skills", "user", "agents"),
         ("/ws/.claude/skills", "workspace", "claude"),
-        ("/ws/.agents/skills", "workspace", "agents"),
         ("/ws/.goose/skills", "workspace", "goose"),
+        ("/ws/.agents/skills", "workspace", "agents"),
+    ],
+    "antigravity": [
+        ("/h/.gemini/config/skills", "user", "antigravity"),
+        ("/h/.gemini/skills", "user", "gemini"),
+        ("/ws/.agents/skills", "workspace", "agents"),
+        ("/ws/.agent/skills", "workspace", "antigravity"),
+    ],
+    "windsurf": [
+        ("/h/.codeium/windsurf/skills", "user", "windsurf"),
+        ("/ws/.windsurf/skills", "workspace", "windsurf"),
     ],
     "clarvis": [
         ("/h/.agents/skills", "user", "agents"),
@@ -89,6 +100,8 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("/h/.config/opencode/skills", "user", "opencode"),
         ("/h/.config/agents/skills", "user", "agents"),
         ("/h/.config/goose/skills", "user", "goose"),
+        ("/h/.gemini/config/skills", "user", "antigravity"),
+        ("/h/.codeium/windsurf/skills", "user", "windsurf"),
         ("/h/.clarvis/skills", "user", "clarvis"),
         ("/ws/.agents/skills", "workspace", "agents"),
         ("/ws/.claude/skills", "workspace", "claude"),
@@ -98,6 +111,8 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("/ws/.cursor/skills", "workspace", "cursor"),
         ("/ws/.opencode/skills", "workspace", "opencode"),
         ("/ws/.goose/skills", "workspace", "goose"),
+        ("/ws/.agent/skills", "workspace", "antigravity"),
+        ("/ws/.windsurf/skills", "workspace", "windsurf"),
         ("/ws/.clarvis/skills", "workspace", "clarvis"),
         ("/ws/a/.agents/skills", "workspace", "agents"),
         ("/ws/a/b/.agents/skills", "workspace", "agents"),
@@ -119,6 +134,8 @@ def test_every_client_is_covered() -> None:
         "cursor",
         "opencode",
         "goose",
+        "antigravity",
+        "windsurf",
         "clarvis",
         "auto",
     )
@@ -157,11 +174,13 @@ def test_workspace_equal_to_home_gives_no_duplicates() -> None:
     paths = [p for p, _, _ in auto]
     assert len(paths) == len(set(paths))
     # Each path keeps the scope of its first place: the user group comes first.
-    assert auto[:10] == [(p.replace("/ws", "/h"), s, src) for p, s, src in EXPECTED["auto"][:10]]
-    assert auto[10:] == [
+    assert auto[:12] == [(p.replace("/ws", "/h"), s, src) for p, s, src in EXPECTED["auto"][:12]]
+    assert auto[12:] == [
         ("/h/.github/skills", "workspace", "github"),
         ("/h/.opencode/skills", "workspace", "opencode"),
         ("/h/.goose/skills", "workspace", "goose"),
+        ("/h/.agent/skills", "workspace", "antigravity"),
+        ("/h/.windsurf/skills", "workspace", "windsurf"),
     ]
     assert triples(client_skill_roots("claude", **kw)) == [
         ("/h/.claude/skills", "workspace", "claude")
@@ -182,7 +201,7 @@ def test_unknown_client_is_a_startup_error_listing_the_known_ones(client: object
         client_skill_roots(client, **KW)  # type: ignore[arg-type]
     assert str(info.value) == (
         f"unknown client {client!r}: expected one of agents, claude, codex, gemini, copilot, "
-        "cursor, opencode, goose, clarvis, auto"
+        "cursor, opencode, goose, antigravity, windsurf, clarvis, auto"
     )
 
 
@@ -207,6 +226,10 @@ def test_layout_table_sources_follow_the_folder() -> None:
         ".opencode/skills": "opencode",
         ".config/goose/skills": "goose",
         ".goose/skills": "goose",
+        ".gemini/config/skills": "antigravity",
+        ".agent/skills": "antigravity",
+        ".codeium/windsurf/skills": "windsurf",
+        ".windsurf/skills": "windsurf",
         ".clarvis/skills": "clarvis",
     }
     for layout in CLIENT_LAYOUTS.values():

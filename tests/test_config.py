@@ -259,9 +259,11 @@ def test_bad_options_are_startup_errors(ws: Path, kwargs: dict[str, Any]) -> Non
         resolve_config(["r"], cwd=ws, home=HOME, **kwargs)
 
 
-def test_single_root_instead_of_sequence_is_startup_error(ws: Path) -> None:
+def test_single_root_is_a_sequence_of_one(ws: Path) -> None:
+    # SPEC §29.6 (0.2 refused it): one root alone is that root; a non-root still fails.
+    assert resolve_config("skills", cwd=ws, home=HOME).roots == (SkillRoot(ws / "skills"),)
     with pytest.raises(StartupError):
-        resolve_config("skills", cwd=ws, home=HOME)  # type: ignore[arg-type]
+        resolve_config(7, cwd=ws, home=HOME)  # type: ignore[arg-type]
 
 
 def test_config_is_immutable(ws: Path) -> None:
@@ -357,3 +359,20 @@ def test_no_environment_variable_is_read(tmp_path: Path, monkeypatch: pytest.Mon
 def test_non_path_arguments_are_startup_errors(call: Any) -> None:
     with pytest.raises(StartupError):
         call()
+
+
+def test_one_root_alone_stands_for_a_sequence_of_it(tmp_path: Path) -> None:
+    """SPEC §29.6: ``create_agent_skills(root)`` and ``resolve_config(root)`` take one root."""
+    make_skill(tmp_path / "skills", "one")
+    root = tmp_path / "skills"
+    for given in (
+        str(root),
+        root,
+        SkillRoot(root, "user", "mine"),
+        {"path": str(root), "scope": "user", "source": "mine"},
+    ):
+        config = resolve_config(given, cwd=tmp_path)  # type: ignore[arg-type]
+        assert config.roots == resolve_config([given], cwd=tmp_path).roots  # type: ignore[list-item]
+        skills = create_agent_skills(given, cwd=tmp_path)  # type: ignore[arg-type]
+        assert [(s.name, s.root) for s in skills.list_skills()] == [("one", root)]
+    assert resolve_config("skills", cwd=tmp_path).roots[0].path == root

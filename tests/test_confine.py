@@ -613,8 +613,8 @@ class _RaisingPath:
     [
         ({"roots": None}, "roots must be a sequence of roots, got NoneType"),
         ({"roots": 5}, "roots must be a sequence of roots, got int"),
-        ({"roots": "skills"}, "roots must be a sequence of roots, not a single root"),
-        ({"roots": b"skills"}, "roots must be a sequence of roots, not a single root"),
+        # A single root is accepted (SPEC §29.6): a bytes one fails as a root path.
+        ({"roots": b"skills"}, "root path must be a str or os.PathLike[str], got bytes"),
         ({"roots": [b"skills"]}, "root path must be a str or os.PathLike[str], got bytes"),
         ({"roots": [None]}, "root path must be a str or os.PathLike[str], got NoneType"),
         (

@@ -438,6 +438,7 @@ def test_json_shapes_and_repr(tmp_path: Path) -> None:
         "model_invocable": True,
         "shadowed": [{"scope": "workspace", "source": "", "root": str(low), "dir": str(low / "a")}],
         "category": "",
+        "version": None,
     }
     assert info.to_dict() == expected
     content = skills.load_skill("a")

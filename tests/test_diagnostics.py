@@ -41,6 +41,8 @@ KINDS = [
     "not_a_file",
     "too_large",
     "path_left_out",  # SPEC §28.2: a granted path a host's format cannot carry
+    "description_too_long",  # SPEC §29.6
+    "unknown_name",  # SPEC §29.6: a name in only or disabled that matches no skill
 ]
 
 
@@ -188,3 +190,46 @@ def test_severity_and_root_status_are_enums_and_accept_their_words(tmp_path: Pat
     (note,) = skills.report().roots
     assert note.status is RootStatus.MISSING
     assert note.to_dict()["status"] == "missing"
+
+
+def test_a_logged_diagnostic_holds_no_lone_surrogate(caplog: pytest.LogCaptureFixture) -> None:
+    """A name that is not UTF-8 reaches the log escaped: a UTF-8 handler can write the record."""
+    from agent_skills._diagnostics import Diagnostic, DiagnosticKind, emit
+
+    message = "skill folder b'\\xff' skipped: /skills/\udcff"
+    with caplog.at_level("INFO", logger="agent_skills"):
+        emit([Diagnostic(DiagnosticKind.INVALID_SKILL, message)])
+    logged = [record.getMessage() for record in caplog.records]
+    assert logged == ["skill folder b'\\xff' skipped: /skills/\\udcff"]
+    assert all(text.encode("utf-8") for text in logged)
+
+
+def test_a_library_user_gets_log_records_never_bare_stderr_lines(tmp_path: Path) -> None:
+    """Issue friction: without logging configured nothing reaches stderr; with it, every
+    warning is a record of the ``agent_skills`` logger (SPEC §7.6)."""
+    import subprocess
+    import sys
+
+    from conftest import make_skill
+
+    make_skill(tmp_path / "r", "broken", raw="---\nname: broken\n---\n")
+    make_skill(tmp_path / "r", "ok")
+    code = (
+        "import sys, agent_skills\n"
+        "if sys.argv[1] == 'logging':\n"
+        "    import logging; logging.basicConfig(format='%(levelname)s %(name)s: %(message)s')\n"
+        "s = agent_skills.create_agent_skills([sys.argv[2]])\n"
+        "print(len(s))\n"
+    )
+    root = str(tmp_path / "r")
+    plain = subprocess.run(
+        [sys.executable, "-c", code, "plain", root], capture_output=True, text=True, timeout=60
+    )
+    assert (plain.returncode, plain.stdout, plain.stderr) == (0, "1\n", "")
+    logged = subprocess.run(
+        [sys.executable, "-c", code, "logging", root], capture_output=True, text=True, timeout=60
+    )
+    assert logged.stderr == (
+        f"WARNING agent_skills: skipping {tmp_path / 'r' / 'broken' / 'SKILL.md'}: invalid "
+        "frontmatter 'description': required key is missing\n"
+    )

@@ -208,3 +208,55 @@ def test_disabled_names_are_never_suggested(two_roots: tuple[Path, Path]) -> Non
     with pytest.raises(SkillError) as info:
         skills.resource_path("deplyo", "SKILL.md")
     assert info.value.fields["suggestions"] == []
+
+
+# --- §29.6 only= and unknown_name ----------------------------------------------------------------
+
+
+def _report(skills: object) -> list[tuple[str, str | None, str]]:
+    return [(e.status.value, e.name, e.reason) for e in skills.report().entries]  # type: ignore[attr-defined]
+
+
+def test_only_serves_the_named_skills_and_disables_the_others(
+    two_roots: tuple[Path, Path],
+) -> None:
+    low, high = two_roots
+    skills = create_agent_skills([low, high], only=["lint"])
+    assert [s.name for s in skills.list_skills()] == ["lint"]
+    assert skills.load_skill("deploy") is None
+    assert _report(skills) == [
+        ("disabled", "deploy", "not named in only"),
+        ("disabled", "deploy", "not named in only"),
+        ("loaded", "lint", ""),
+    ]
+    assert not [d for d in skills.diagnostics if d.kind == "unknown_name"]
+    # only and disabled together: disabled wins for a name in both.
+    both = create_agent_skills([low, high], only=["lint", "deploy"], disabled=["deploy"])
+    assert [s.name for s in both.list_skills()] == ["lint"]
+    assert _report(both)[0] == ("disabled", "deploy", "disabled by name 'deploy'")
+    # An empty only serves nothing; None (the default) serves everything.
+    assert create_agent_skills([low, high], only=[]).list_skills() == []
+    assert len(create_agent_skills([low, high], only=None)) == 2
+    assert resolve_config([low], only=[" lint ", "lint"]).only == ("lint",)
+
+
+def test_a_name_that_matches_no_skill_is_an_unknown_name_warning(
+    two_roots: tuple[Path, Path], warn_messages: list[str]
+) -> None:
+    low, high = two_roots
+    skills = create_agent_skills([low, high], only=["lint", "deplyo"], disabled=["nope", "/x/y"])
+    unknown = [(d.kind, d.message, d.path) for d in skills.diagnostics if d.kind == "unknown_name"]
+    assert unknown == [
+        ("unknown_name", "'nope' in disabled matches no skill found", None),
+        ("unknown_name", "'deplyo' in only matches no skill found (did you mean deploy?)", None),
+    ]
+    assert [m for m in warn_messages if "matches no skill" in m] == [u[1] for u in unknown]
+    # A disabled skill is still a skill found: its name is not unknown.
+    quiet = create_agent_skills([low, high], disabled=["deploy"])
+    assert not [d for d in quiet.diagnostics if d.kind == "unknown_name"]
+
+
+@pytest.mark.parametrize("bad", ["lint", b"lint", 3, [""], [None]])
+def test_only_must_be_a_sequence_of_names(tmp_path: Path, bad: object) -> None:
+    with pytest.raises(StartupError):
+        create_agent_skills([tmp_path], only=bad)  # type: ignore[arg-type]

@@ -82,6 +82,7 @@ ORDER = (
     "cli._table",
     "cli._roots",
     "cli.discover",
+    "cli.where",
     "cli.validate",
     "cli.trust",
     "cli.grants",

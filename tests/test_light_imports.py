@@ -193,7 +193,7 @@ def test_commands_are_built_on_first_use_and_help_lists_every_one() -> None:
 
     expected = [
         "add", "catalog", "grants", "list", "lock", "pack", "path", "read", "remove", "report",
-        "resources", "sandbox", "serve", "show", "trust", "update", "validate", "verify",
+        "resources", "sandbox", "serve", "show", "trust", "update", "validate", "verify", "where",
     ]  # fmt: skip
     code = (
         "from agent_skills.cli import main\n"

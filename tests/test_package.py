@@ -42,3 +42,20 @@ def test_pydantic_model_loads_on_first_use() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # SPEC §26: validation on the hot path does not import pydantic; the model does.
     assert out.stdout.split() == ["False", "SkillFrontmatter", "True"]
+
+
+def test_the_license_file_is_the_mit_license_the_metadata_names() -> None:
+    import tomllib
+
+    from conftest import REPO
+
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert meta["project"]["license"] == "MIT"
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.splitlines()[:3] == [
+        "MIT License",
+        "",
+        "Copyright (c) 2026 the agent-skills authors",
+    ]
+    assert "Permission is hereby granted, free of charge" in text
+    assert text.rstrip().endswith("DEALINGS IN THE\nSOFTWARE.")

@@ -658,10 +658,12 @@ def test_skill_info_fields_in_order(tmp_path: Path) -> None:
         "shadowed",
         "category",
         "real_dir",
+        "version",
     ]
     skill = make_skill(tmp_path / "skills", "a")
     (skill / "SKILL.md").write_text(
-        "---\nname: a\ndescription: d\nallowed-tools: Read\nuser-invocable: false\n---\nbody\n"
+        "---\nname: a\ndescription: d\nallowed-tools: Read\nuser-invocable: false\n"
+        "version: '1.2'\n---\nbody\n"
     )
     [info] = agent_skills.create_agent_skills(
         [agent_skills.SkillRoot(tmp_path / "skills", "user", "src")]
@@ -670,5 +672,5 @@ def test_skill_info_fields_in_order(tmp_path: Path) -> None:
     assert (info.user_invocable, info.model_invocable) == (False, True)
     assert (info.scope, info.source, info.root) == ("user", "src", tmp_path / "skills")
     assert (info.dir, info.path, info.shadowed) == (skill, skill / "SKILL.md", ())
-    assert (info.category, info.real_dir) == ("", skill.resolve())
+    assert (info.category, info.real_dir, info.version) == ("", skill.resolve(), "1.2")
     assert info.metadata["allowed-tools"] == "Read"

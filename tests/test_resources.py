@@ -306,3 +306,35 @@ def test_list_resources_direct(tmp_path: Path) -> None:
     assert [x.kind for x in list_resources(tmp_path / "gone").diagnostics] == [
         DiagnosticKind.IO_ERROR
     ]
+
+
+def test_compiled_python_files_are_not_resources(tmp_path: Path) -> None:
+    """SPEC §29.6: ``*.pyc`` and ``*.pyo`` (any letter case) are not resources; a plain ``.py``
+    and a name that only holds the suffix inside it stay."""
+    from agent_skills._trust import digest_skill_dir
+
+    skill = make_skill(
+        tmp_path,
+        "compiled",
+        files={
+            "scripts/run.py": "print(1)\n",
+            "scripts/run.cpython-312.pyc": b"\x00\x01",
+            "scripts/old.pyo": b"\x02",
+            "UPPER.PYC": b"\x03",
+            "notes.pyc.txt": "kept\n",
+        },
+    )
+    skills, content = load(tmp_path, "compiled")
+    assert rels(content) == ["notes.pyc.txt", "scripts/run.py"]
+    assert_all_served(skills, content)
+    before = digest_skill_dir(skill)
+    (skill / "scripts" / "more.pyc").write_bytes(b"\x04")
+    assert digest_skill_dir(skill) == before  # not hashed either (trust, lock)
+
+
+def test_a_link_to_a_compiled_file_is_not_a_resource(tmp_path: Path) -> None:
+    """SPEC §29.6 with §30.2: the rule applies to a link's target inside the skill too."""
+    skill = make_skill(tmp_path, "linked", files={"build/mod.pyc": b"\x00", "a.txt": "a\n"})
+    symlink(skill / "mod.bin", "build/mod.pyc")
+    _, content = load(tmp_path, "linked")
+    assert rels(content) == ["a.txt"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -309,3 +310,31 @@ def test_skill_frontmatter_can_be_built_from_aliases() -> None:
 )
 def test_normalize_tools_parentheses_in_every_shape(text: str, expected: list[str]) -> None:
     assert normalize_tools(text) == expected
+
+
+def test_a_long_description_loads_with_a_warning(tmp_path: Path) -> None:
+    """SPEC §29.6: over 1 024 characters (after trimming) the skill loads whole, with one
+    ``description_too_long`` warning naming the manifest; at 1 024 there is none. Strict mode
+    loads it too (§7.5 raises for no such thing)."""
+    from agent_skills import DiagnosticKind, create_agent_skills
+    from agent_skills._schema import MAX_DESCRIPTION_LENGTH
+    from agent_skills.validate import MAX_DESCRIPTION_LENGTH as VALIDATE_MAX
+    from conftest import make_skill
+
+    assert MAX_DESCRIPTION_LENGTH == VALIDATE_MAX == 1024
+    long_text = "d" * 1025
+    make_skill(tmp_path, "long", frontmatter={"name": "long", "description": f"  {long_text} "})
+    make_skill(tmp_path, "edge", frontmatter={"name": "edge", "description": "e" * 1024})
+    for strict in (False, True):
+        skills = create_agent_skills([tmp_path], strict=strict)
+        assert [s.name for s in skills.list_skills()] == ["edge", "long"]
+        info = {s.name: s for s in skills.list_skills()}["long"]
+        assert info.description == long_text
+        found = [
+            (d.kind, d.path, d.severity)
+            for d in skills.diagnostics
+            if d.kind == DiagnosticKind.DESCRIPTION_TOO_LONG
+        ]
+        assert found == [(DiagnosticKind.DESCRIPTION_TOO_LONG, info.path, "warning")]
+        message = next(d.message for d in skills.diagnostics if d.path == info.path)
+        assert "1025 characters, more than the 1024" in message

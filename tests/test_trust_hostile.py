@@ -164,7 +164,7 @@ def test_cli_trust_on_a_fresh_home_creates_the_store(tmp_path: Path) -> None:
     try:
         result = CliRunner().invoke(
             cli,
-            ["trust", "--store", "~/.config/agent-skills/trust.json"],
+            ["trust", "--yes", "--store", "~/.config/agent-skills/trust.json"],
             env={"HOME": str(home)},
             catch_exceptions=False,
         )

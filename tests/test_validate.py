@@ -380,3 +380,42 @@ def test_references_checked_even_when_yaml_fails(tmp_path: Path) -> None:
         ("error", "yaml_error", None, 3),
         ("warning", "broken_reference", None, 4),
     ]
+
+
+def test_every_problem_in_one_run_past_a_yaml_error(tmp_path: Path) -> None:
+    """Issue friction: the YAML error with its line and column, and the rest checked on what
+    discovery's lenient repair reads, instead of four more problems after the first fix."""
+    d = write(
+        tmp_path,
+        "demo",
+        "---\nname: Bad_Name\ndescription: Use when: x happens\ncompatibility: 3\nfoo: bar\n---\n"
+        "See [x](references/missing.md)\n",
+    )
+    problems = validate_skill(d)
+    assert codes(problems) == [
+        ("error", "yaml_error", None, 3),
+        ("error", "name_uppercase", "name", 2),
+        ("error", "name_invalid_chars", "name", 2),
+        ("error", "name_dir_mismatch", "name", 2),
+        ("error", "compatibility_type", "compatibility", 4),
+        ("warning", "unknown_key", "foo", 5),
+        ("warning", "broken_reference", None, 7),
+    ]
+    assert problems[0].message == (
+        "invalid YAML frontmatter: mapping values are not allowed in this context, at column 22"
+    )
+    # Fixed as the repair reads it, only the YAML error goes away.
+    fixed = write(
+        tmp_path,
+        "demo2",
+        '---\nname: Bad_Name\ndescription: "Use when: x happens"\ncompatibility: 3\nfoo: bar\n'
+        "---\nSee [x](references/missing.md)\n",
+    )
+    assert [p.code for p in validate_skill(fixed)] == [p.code for p in problems[1:]]
+
+
+def test_a_yaml_error_the_repair_cannot_read_checks_no_frontmatter_key(tmp_path: Path) -> None:
+    d = write(tmp_path, "demo", "---\nname: demo\nlicense: [unclosed\n---\n")
+    [problem] = validate_skill(d)
+    assert (problem.code, problem.line) == ("yaml_error", 4)
+    assert ", at column " in problem.message

@@ -18,7 +18,7 @@ from ._args import coerce_path
 from ._confine import Pin, contains, real_path, verify_pin
 from ._core import AgentSkills, ServedSkill
 from ._errors import ErrorCode, SkillError
-from ._grant import ARCHIVED, STALE, UNTRUSTED
+from ._grant import ARCHIVED, SINGLE_FILE, STALE, UNTRUSTED
 from ._model import Grant, GrantSet
 
 __all__ = ["check_read", "granted", "readable_roots", "session_grants"]
@@ -102,8 +102,8 @@ def readable_roots(
     roots = [os.fspath(project_root)] if project_root is not None else []
     for name, pin in active:
         skill = skills.served(name)
-        if skill is not None and skill.archived:
-            continue
+        if skill is not None and (skill.archived or skill.info.single_file):
+            continue  # no directory (SPEC §25.1, §29.2)
         if pin.real_dir not in roots and _fresh(pin, name) and granted(skill, pin):
             roots.append(pin.real_dir)
     return roots
@@ -123,6 +123,8 @@ def session_grants(skills: AgentSkills, active: Sequence[tuple[str, Pin, Path]])
         skill = skills.served(name)
         if skill is not None and skill.archived:
             left_out.append((name, ARCHIVED))
+        elif skill is not None and skill.info.single_file:
+            left_out.append((name, SINGLE_FILE))
         elif not _fresh(pin, name):
             left_out.append((name, STALE))
         elif not granted(skill, pin):

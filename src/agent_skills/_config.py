@@ -166,6 +166,8 @@ class SkillConfig:
             diagnostic (strict: raised). SPEC §20.5.
         max_resource_bytes: Cap of ``read_resource`` when ``max_bytes`` is ``None`` and of every
             MCP read (SPEC §20.5).
+        only: When not ``None``, the names of the only skills served; every other skill is
+            discovered and reported ``disabled`` (SPEC §29.6).
     """
 
     home: Path
@@ -180,6 +182,7 @@ class SkillConfig:
     disabled: tuple[str, ...] = ()
     max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES
     max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES
+    only: tuple[str, ...] | None = None
 
 
 def expand_home(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> str:
@@ -309,8 +312,38 @@ def _disabled_entries(disabled: object, workspace_dir: str, home: str) -> tuple[
     return tuple(dict.fromkeys(out))
 
 
+def _only_names(only: object) -> tuple[str, ...] | None:
+    """``only`` as a tuple of distinct trimmed names (SPEC §29.6), or ``None``."""
+    if only is None:
+        return None
+    if isinstance(only, (str, bytes, os.PathLike)):
+        raise StartupError("only must be a sequence of skill names, not a single one")
+    try:
+        items = list(only)  # type: ignore[call-overload]
+    except TypeError:
+        raise StartupError(
+            f"only must be a sequence of skill names, got {type(only).__name__}"
+        ) from None
+    names: list[str] = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise StartupError(f"only entries must be non-empty skill names, got {item!r}")
+        names.append(item.strip())
+    return tuple(dict.fromkeys(names))
+
+
+def _root_sequence(roots: object) -> list[object]:
+    try:
+        items: list[object] = list(roots)  # type: ignore[call-overload]
+        return items
+    except TypeError:
+        raise StartupError(
+            f"roots must be a sequence of roots, got {type(roots).__name__}"
+        ) from None
+
+
 def resolve_config(
-    roots: Sequence[RootInput],
+    roots: RootInput | Sequence[RootInput],
     *,
     workspace: str | os.PathLike[str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -324,13 +357,15 @@ def resolve_config(
     disabled: Sequence[str | os.PathLike[str]] = (),
     max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
     max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
+    only: Sequence[str] | None = None,
 ) -> SkillConfig:
     """Validate and normalise a configuration (SPEC §2).
 
     Args:
         roots: Ordered roots, lowest precedence first: each a path (scope ``workspace``, source
             ``""``), a :class:`SkillRoot`, or a mapping with ``path`` and optional ``scope`` and
-            ``source``. Roots are never checked on disk.
+            ``source``; one such root alone stands for a sequence of it (SPEC §29.6). Roots are
+            never checked on disk.
         workspace: When given, resolved against ``cwd`` and required to be an existing directory
             (symlinks followed). When ``None``, the workspace is ``cwd``, unchecked.
         cwd: Defaults to the process working directory.
@@ -349,6 +384,9 @@ def resolve_config(
             resolves against the workspace, as for roots. Anything else is a name.
         max_manifest_bytes: Positive cap on a manifest's size, in bytes (SPEC §20.5).
         max_resource_bytes: Positive cap on one resource read, in bytes (SPEC §20.5).
+        only: Skill names: when given, only these skills are served and every other one is
+            reported ``disabled`` (SPEC §29.6). ``None`` (the default) serves every skill; an
+            empty sequence serves none.
 
     Returns:
         The immutable :class:`SkillConfig`.
@@ -370,13 +408,9 @@ def resolve_config(
         if not os.path.isdir(workspace_dir):
             raise StartupError(f"Workspace is not a directory: {workspace_dir}")
     if isinstance(roots, (str, bytes, os.PathLike, Mapping, SkillRoot)):
-        raise StartupError("roots must be a sequence of roots, not a single root")
-    try:
-        root_list = list(roots)
-    except TypeError:
-        raise StartupError(
-            f"roots must be a sequence of roots, got {type(roots).__name__}"
-        ) from None
+        root_list: list[object] = [roots]  # one root (SPEC §29.6)
+    else:
+        root_list = _root_sequence(roots)
     if not root_list:
         raise StartupError("create_agent_skills requires at least one root in roots")
     coerce_bool(strict, "strict", startup=True)
@@ -393,6 +427,7 @@ def resolve_config(
             f"max_depth must be an int from 1 to {MAX_SEARCH_DEPTH}, got {max_depth!r}"
         )
     disabled_t = _disabled_entries(disabled, workspace_dir, home_s)
+    only_t = _only_names(only)
     coerce_int(max_manifest_bytes, "max_manifest_bytes", minimum=1, startup=True)
     coerce_int(max_resource_bytes, "max_resource_bytes", minimum=1, startup=True)
     resolved = tuple(_root_from_input(item, workspace_dir, home_s) for item in root_list)
@@ -411,4 +446,5 @@ def resolve_config(
         disabled=disabled_t,
         max_manifest_bytes=max_manifest_bytes,
         max_resource_bytes=max_resource_bytes,
+        only=only_t,
     )

@@ -69,6 +69,7 @@ __all__ = [
     "contains",
     "has_drive",
     "is_absolute_rel",
+    "is_file_pin",
     "lexical_rel",
     "open_below",
     "open_confined",
@@ -79,6 +80,7 @@ __all__ = [
     "open_real_dir",
     "pin_by_name",
     "pin_directory",
+    "pin_file",
     "reach",
     "read_file_capped",
     "read_whole",
@@ -474,6 +476,63 @@ def open_pinned(pin: Pin, name: str) -> int:
     return fd
 
 
+def pin_file(real_path: str, st: os.stat_result, hops: int = 0) -> Pin:
+    """The pin of a single-file skill (SPEC §20.1, §29.2): the file's real path and identity
+    stand as its ``real_dir`` and as its ``manifest``. Any walk below it fails closed (the
+    kernel refuses to open a file as a directory: ``stale_skill``), so nothing next to the file
+    is reached through it; :func:`verify_pin` and :func:`read_pinned_manifest` check the file.
+
+    Args:
+        real_path: The file's real path (no symlink in it).
+        st: The ``fstat`` of the file opened there.
+        hops: Symlinks followed from the listed name to ``real_path``.
+    """
+    return Pin(real_path, st.st_dev, st.st_ino, hops, (real_path, st.st_dev, st.st_ino))
+
+
+def is_file_pin(pin: Pin) -> bool:
+    """Whether ``pin`` is a single-file skill's (:func:`pin_file`)."""
+    manifest = pin.manifest
+    return manifest is not None and manifest[0] == pin.real_dir
+
+
+def _open_pinned_file(pin: Pin, name: str) -> int:
+    """Open the file ``pin.manifest`` names, checked against its pinned identity: its directory
+    walked from ``/`` with ``O_NOFOLLOW``, the file opened with ``O_NOFOLLOW | O_NONBLOCK |
+    O_NOCTTY`` (SPEC §20.3, §20.4). The caller closes the descriptor.
+
+    Raises:
+        SkillError: ``stale_skill`` ``{name, dir}`` when it is gone, became a link, is not a
+            regular file or is another file; ``fs_error``'s code for other OS errors.
+    """
+    assert pin.manifest is not None
+    target, dev, ino = pin.manifest
+    parent, leaf = posixpath.split(target)
+    try:
+        dir_fd = open_real_dir(parent)
+        if dir_fd is None:
+            raise _stale(name, pin.real_dir)
+        try:
+            fd = open_file(leaf, dir_fd)
+        except OSError as exc:
+            if gone_or_link(exc):
+                raise _stale(name, pin.real_dir) from None
+            raise
+        finally:
+            os.close(dir_fd)
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+    except OSError as exc:
+        raise fs_error(exc, target) from None
+    if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (dev, ino):
+        os.close(fd)
+        raise _stale(name, pin.real_dir)
+    return fd
+
+
 def read_pinned_manifest(pin: Pin, name: str, cap: int) -> bytes | None:
     """Read the manifest of a skill whose ``SKILL.md`` links outside it (SPEC §20.3, §22.4).
 
@@ -494,30 +553,14 @@ def read_pinned_manifest(pin: Pin, name: str, cap: int) -> bytes | None:
             not a regular file or is another file than the one pinned; ``fs_error``'s code for
             other OS errors.
     """
-    assert pin.manifest is not None
-    target, dev, ino = pin.manifest
-    parent, leaf = posixpath.split(target)
+    fd = _open_pinned_file(pin, name)
     try:
-        dir_fd = open_real_dir(parent)
-        if dir_fd is None:
-            raise _stale(name, pin.real_dir)
-        try:
-            fd = open_file(leaf, dir_fd)
-        except OSError as exc:
-            if gone_or_link(exc):
-                raise _stale(name, pin.real_dir) from None
-            raise
-        finally:
-            os.close(dir_fd)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (dev, ino):
-                raise _stale(name, pin.real_dir)
-            return read_limited(fd, cap)
-        finally:
-            os.close(fd)
+        return read_limited(fd, cap)
     except OSError as exc:
-        raise fs_error(exc, target) from None
+        assert pin.manifest is not None
+        raise fs_error(exc, pin.manifest[0]) from None
+    finally:
+        os.close(fd)
 
 
 def pin_by_name(skill_dir: str | os.PathLike[str], name: str) -> Pin:
@@ -545,9 +588,15 @@ def pin_by_name(skill_dir: str | os.PathLike[str], name: str) -> Pin:
 def verify_pin(pin: Pin, name: str) -> None:
     """Raise ``stale_skill`` unless the pinned directory is still the one discovered.
 
+    A single-file skill's pin (:func:`is_file_pin`) is checked as its file: reached the same
+    way, and a regular file of the pinned identity (SPEC §29.2).
+
     Raises:
         SkillError: As :func:`open_pinned`.
     """
+    if is_file_pin(pin):
+        os.close(_open_pinned_file(pin, name))
+        return
     if not _fs.HAS_SAFE_OPEN:
         _verify_by_name(pin, name)
         return
@@ -571,7 +620,9 @@ def verify_link(pin: Pin, name: str, skill_dir: str | os.PathLike[str]) -> None:
         st = os.stat(absolute(os.fspath(skill_dir)))
     except (OSError, ValueError):
         raise _stale(name, pin.real_dir) from None
-    if not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) != (pin.dev, pin.ino):
+    # A single-file skill's "directory" is its file (SPEC §29.2).
+    kind_ok = stat.S_ISREG(st.st_mode) if is_file_pin(pin) else stat.S_ISDIR(st.st_mode)
+    if not kind_ok or (st.st_dev, st.st_ino) != (pin.dev, pin.ino):
         raise _stale(name, pin.real_dir)
 
 

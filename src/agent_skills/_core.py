@@ -34,7 +34,7 @@ from ._discover import discover_skills
 from ._errors import ErrorCode, SkillError, fs_error
 from ._fs import read_capped
 from ._manifest import parse_skill
-from ._model import MANIFEST_NAME, GrantSet, SkillContent, SkillInfo
+from ._model import GrantSet, SkillContent, SkillInfo
 from ._registry import SkillRegistry, unknown_skill
 
 if TYPE_CHECKING:
@@ -281,12 +281,13 @@ class ServedSkill:
             raise SkillError(
                 ErrorCode.TOO_LARGE,
                 f"The manifest of skill '{self.name}' is larger than {limit} bytes",
-                {"name": self.name, "rel": MANIFEST_NAME, "max_bytes": limit},
+                {"name": self.name, "rel": self.info.path.name, "max_bytes": limit},
             )
         approval = self._registry.approval(self.name)
         trust = self._config.trust
         if approval is not None and trust is not None:
-            trust.check_read(approval, self.name, MANIFEST_NAME, data)
+            # The manifest's name as approved: its case variant, or a single file's own name.
+            trust.check_read(approval, self.name, self.info.path.name, data)
         return data
 
     def still_approved(self) -> bool:
@@ -538,7 +539,8 @@ class AgentSkills:
         once changes have settled for ``debounce_ms``. After each refresh that changed something
         it calls ``on_change(SkillChanges(added, removed, changed))`` on the watcher's thread;
         changes to files that are not listed resources (hidden files, ``node_modules``) call
-        nothing.
+        nothing. The watcher is also iterable, on the caller's thread: ``for changes in
+        skills.watch(): ...`` (leaving the loop stops it; :meth:`SkillWatcher.__iter__`).
 
         Args:
             on_change: A callable taking a :class:`~agent_skills.SkillChanges`, or ``None``.
@@ -615,7 +617,7 @@ class AgentSkills:
 
     def allowed_read_roots(self) -> list[Path]:
         """Return the pinned real directory of every merged skill, ordered as :meth:`list_skills`
-        (SPEC §14, §20.1).
+        (SPEC §14, §20.1); archived and single-file skills have none (SPEC §25.1, §29.2).
 
         Each pin is verified when called: a skill whose directory was replaced, renamed away or
         turned into a link since discovery is left out, and so is a gated skill whose files no
@@ -626,8 +628,8 @@ class AgentSkills:
         roots: list[Path] = []
         for info in registry.list():
             served = ServedSkill(registry, self._config, info)
-            if served.archived:
-                continue  # SPEC §25.1: an archived skill has no directory to grant
+            if served.archived or info.single_file:
+                continue  # SPEC §25.1, §29.2: no directory to grant
             try:
                 pin = served.verify()
             except SkillError:
@@ -646,7 +648,7 @@ def _opened_size(fh: IO[bytes]) -> int:
 
 
 def create_agent_skills(
-    roots: Sequence[RootInput],
+    roots: RootInput | Sequence[RootInput],
     *,
     workspace: str | os.PathLike[str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -660,11 +662,13 @@ def create_agent_skills(
     disabled: Sequence[str | os.PathLike[str]] = (),
     max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
     max_resource_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
+    only: Sequence[str] | None = None,
 ) -> AgentSkills:
     """Resolve the configuration and scan the roots once (SPEC §1-§2).
 
     Args:
-        roots: Ordered roots, lowest precedence first (see ``resolve_config``).
+        roots: Ordered roots, lowest precedence first, or one root alone (see
+            ``resolve_config``; SPEC §29.6).
         workspace, cwd, home, strict, follow_symlinks, max_resources, max_manifest_bytes,
             max_resource_bytes: See ``resolve_config``.
         trust: A :class:`~agent_skills.TrustStore` gating workspace-scope skills (SPEC §23.3);
@@ -676,6 +680,9 @@ def create_agent_skills(
         disabled: Names or skill directory paths that are discovered, reported as ``disabled``
             and never listed, loaded or served; they take no part in precedence, so a copy in a
             lower root wins (SPEC §21.9).
+        only: Skill names to serve alone; every other skill is reported ``disabled`` (SPEC
+            §29.6). A name in ``only`` or ``disabled`` that matches no skill found gives an
+            ``unknown_name`` warning.
 
     Returns:
         An :class:`AgentSkills`.
@@ -698,5 +705,6 @@ def create_agent_skills(
         disabled=disabled,
         max_manifest_bytes=max_manifest_bytes,
         max_resource_bytes=max_resource_bytes,
+        only=only,
     )
     return AgentSkills(config)

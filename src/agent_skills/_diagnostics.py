@@ -35,26 +35,32 @@ __all__ = [
 ]
 
 LOGGER_NAME = "agent_skills"
-_quiet = False
+_handled = False
 
 
 def get_logger() -> logging.Logger:
     """The ``agent_skills`` logger (SPEC §7.6). ``logging`` loads with the first call, not with
-    the package: a scan that finds nothing to report never imports it (SPEC §26)."""
+    the package: a scan that finds nothing to report never imports it (SPEC §26).
+
+    As a library should, it gets a ``logging.NullHandler`` on first use: a program that
+    configures no logging sees no bare lines on stderr from Python's last-resort handler; one
+    that does (``logging.basicConfig()``, its own handlers) gets every diagnostic as a record,
+    propagated as usual.
+    """
     import logging
 
+    global _handled
     logger = logging.getLogger(LOGGER_NAME)
-    if _quiet and not logger.handlers:
-        logger.addHandler(logging.NullHandler())
+    if not _handled:
+        _handled = True
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
     return logger
 
 
 def quiet_logger() -> None:
-    """Give the ``agent_skills`` logger a ``NullHandler`` when it has no handler, now or when it
-    is first used: for a program that shows the warnings itself through a sink (the CLI), where
-    Python's last-resort handler would print each warning a second time."""
-    global _quiet
-    _quiet = True
+    """Make sure the ``agent_skills`` logger prints nothing by itself (its ``NullHandler``, see
+    :func:`get_logger`): for a program that shows the warnings through a sink (the CLI)."""
     if "logging" in sys.modules:
         get_logger()
 
@@ -100,6 +106,10 @@ class DiagnosticKind(StrEnum):
     TOO_LARGE = "too_large"
     #: A granted path a host's format cannot carry, left out of that rendering (SPEC §28.2).
     PATH_LEFT_OUT = "path_left_out"
+    #: A description over 1 024 characters, loaded whole (SPEC §29.6).
+    DESCRIPTION_TOO_LONG = "description_too_long"
+    #: A name in ``only`` or ``disabled`` that matches no skill (SPEC §29.6).
+    UNKNOWN_NAME = "unknown_name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +281,16 @@ def set_diagnostic_sink(fn: Callable[[Diagnostic], object] | None) -> None:
         _diagnostic_sink = fn
 
 
+def _loggable(text: str) -> str:
+    """``text`` as a log handler can write it: a name that is not UTF-8 (its bytes kept as lone
+    surrogates) shown with ``\\udcXX`` escapes, so no UTF-8 handler fails on the record."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def emit(diagnostics: Iterable[Diagnostic]) -> None:
     """Log each diagnostic and pass warnings to the sinks (SPEC §7.6)."""
     sink = _warn_sink
@@ -280,7 +300,7 @@ def emit(diagnostics: Iterable[Diagnostic]) -> None:
         if logger is None:
             logger = get_logger()
         if diag.severity is DiagnosticSeverity.WARNING:
-            logger.warning("%s", diag.message)
+            logger.warning("%s", _loggable(diag.message))
             if whole is not None:
                 try:
                     whole(diag)
@@ -292,4 +312,4 @@ def emit(diagnostics: Iterable[Diagnostic]) -> None:
                 except Exception:
                     logger.debug("warn sink raised", exc_info=True)
         else:
-            logger.info("%s", diag.message)
+            logger.info("%s", _loggable(diag.message))

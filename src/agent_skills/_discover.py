@@ -38,11 +38,12 @@ from ._model import (
     SkillInfo,
     make_resolved,
     make_skill_info,
+    single_file_id,
     sort_key,
 )
-from ._registry import SkillRegistry
+from ._registry import SkillRegistry, suggest_names
 from ._scan import Candidate
-from ._schema import name_key, normalize_tools, tools_key
+from ._schema import name_key, normalize_tools, skill_version, tools_key
 from ._walk import walk_root
 
 if TYPE_CHECKING:
@@ -161,6 +162,7 @@ def _skill_info(
         (),
         cand.category,
         real_dir,
+        skill_version(metadata),
     )
 
 
@@ -309,6 +311,9 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     diags = [*root_diags, *(d for results in per_root for r in results for d in r.diagnostics)]
     diags.extend(shadow_notes)
     diags.extend(index_notes)
+    if gate.asks_names:
+        named = {r.name for results in per_root for r in results if r.name is not None}
+        diags.extend(gate.unknown_names(named))
     report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
     emit(diags)
     archived_by_name = (
@@ -347,10 +352,35 @@ class _Gate:
         self._names = frozenset(e for e in config.disabled if not is_path_entry(e))
         paths = [e for e in config.disabled if is_path_entry(e)]
         self._paths = frozenset((*paths, *(_real(e) for e in paths)))
+        # SPEC §29.6: with ``only``, every skill it does not name is disabled.
+        only = getattr(config, "only", None)
+        self._only = None if only is None else frozenset(only)
+
+    @property
+    def asks_names(self) -> bool:
+        """Whether ``disabled`` or ``only`` names skills (then each is checked, SPEC §29.6)."""
+        return bool(self._names) or self._only is not None
+
+    def unknown_names(self, found: set[str]) -> list[Diagnostic]:
+        """An ``unknown_name`` warning for each name of ``disabled`` and ``only`` that no
+        candidate of the scan was called (SPEC §29.6), with the closest names found."""
+        out: list[Diagnostic] = []
+        asked = [("disabled", n) for n in sorted(self._names, key=sort_key)]
+        asked += [("only", n) for n in sorted(self._only or (), key=sort_key)]
+        for option, name in asked:
+            if name in found:
+                continue
+            close = suggest_names(name, sorted(found, key=sort_key))
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            message = f"'{name}' in {option} matches no skill found{hint}"
+            out.append(Diagnostic(DiagnosticKind.UNKNOWN_NAME, message))
+        return out
 
     def __call__(self, cand: Candidate, info: SkillInfo) -> tuple[EntryStatus, str] | None:
         if info.name in self._names:
             return EntryStatus.DISABLED, f"disabled by name '{info.name}'"
+        if self._only is not None and info.name not in self._only:
+            return EntryStatus.DISABLED, "not named in only"
         if self._paths:
             lexical = os.path.normpath(os.fspath(info.dir))
             if lexical in self._paths or _real_dir(info, info.dir) in self._paths:
@@ -467,7 +497,10 @@ def load_candidate(
         hit.result = (cand, done)
         return done
     assert cand.data is not None
-    result = parse_manifest(cand.data, strict=strict, path=cand.location)
+    # A single-file skill (SPEC §29.2): its id, the file's name without ".md", stands for the
+    # directory's name.
+    single = single_file_id(cand.entry_name) if cand.manifest is cand.dir else None
+    result = parse_manifest(cand.data, strict=strict, path=cand.location, skill_id=single)
     found.extend(result.diagnostics)
     parsed = result.parsed
     info = _build_info(cand, parsed, pool) if parsed is not None else None
@@ -510,12 +543,15 @@ def _loaded(
 ) -> CandidateResult:
     """The ``loaded`` result of a parsed skill, with a ``name_mismatch`` note when due; a
     ``memoryview`` body is the on-disk index's UTF-8 bytes (see :func:`make_resolved`)."""
-    if info.name != cand.entry_name and name_key(info.name) != name_key(cand.entry_name):
+    entry_id = cand.entry_name
+    what = "directory"
+    if cand.manifest is cand.dir:  # a single-file skill: its id is the file's name (SPEC §29.2)
+        entry_id, what = single_file_id(entry_id) or entry_id, "file"
+    if info.name != entry_id and name_key(info.name) != name_key(entry_id):
         found.append(
             Diagnostic(
                 DiagnosticKind.NAME_MISMATCH,
-                f"skill name '{info.name}' does not match directory '{cand.entry_name}' "
-                f"({cand.manifest})",
+                f"skill name '{info.name}' does not match {what} '{entry_id}' ({cand.manifest})",
                 cand.manifest,
             )
         )

@@ -21,12 +21,14 @@ from ._registry import unknown_skill
 if TYPE_CHECKING:
     from ._registry import SkillRegistry
 
-__all__ = ["ARCHIVED", "STALE", "UNTRUSTED", "grants_of"]
+__all__ = ["ARCHIVED", "SINGLE_FILE", "STALE", "UNTRUSTED", "grants_of"]
 
 #: Why a merged skill is left out of the grants (SPEC §28.1).
 STALE = "stale_skill"
 ARCHIVED = "archived_skill"
 UNTRUSTED = "untrusted"
+#: A single-file skill has no directory; its body comes with its activation (SPEC §29.2).
+SINGLE_FILE = "single_file_skill"
 
 
 def grants_of(
@@ -47,7 +49,8 @@ def grants_of(
 
     Returns:
         A :class:`~agent_skills.GrantSet`: the grants, the ``(skill, reason)`` pairs left out
-        (``stale_skill``, ``archived_skill``, ``untrusted``; the error code, such as
+        (``stale_skill``, ``archived_skill``, ``single_file_skill``, ``untrusted``; the error
+        code, such as
         ``io_error``, when the directory cannot be reached now for another reason), the
         configured roots.
 
@@ -80,6 +83,9 @@ def grants_of(
             continue
         if registry.archived(name) is not None:
             left_out.append((name, ARCHIVED))
+            continue
+        if info.single_file:
+            left_out.append((name, SINGLE_FILE))
             continue
         try:
             pin = registry.verify_dir(name)

@@ -38,6 +38,7 @@ __all__ = [
     "ParsedSkill",
     "invalid_utf8_diagnostic",
     "load_frontmatter_yaml",
+    "load_repaired_yaml",
     "parse_manifest",
     "parse_skill",
     "plain_scalar_tag",
@@ -688,6 +689,29 @@ def _repair(yaml_text: str) -> tuple[str, list[int], list[str]]:
     return "\n".join(lines), changed, [p for p in (_REPAIR_QUOTES, _REPAIR_TABS) if p in done]
 
 
+def load_repaired_yaml(yaml_text: str, *, first_line: int = 2) -> tuple[Any, list[int]] | None:
+    """The frontmatter as the lenient loader reads YAML that failed to load (SPEC §5): after
+    the repair :func:`parse_manifest` applies (top-level plain values holding ``: ``, `` #`` or
+    a trailing colon quoted; leading tabs expanded).
+
+    Args:
+        yaml_text: The frontmatter's YAML, as :func:`split_frontmatter` gave it.
+        first_line: Its first line's number in the file.
+
+    Returns:
+        ``(data, lines)``: the loaded value and the 1-based file lines the repair changed;
+        ``None`` when the repair changes nothing or the repaired text does not load either.
+    """
+    repaired, changed, _ = _repair(yaml_text)
+    if not changed:
+        return None
+    try:
+        data = load_frontmatter_yaml(repaired, first_line=first_line)
+    except SkillError:
+        return None
+    return data, [i + first_line for i in changed]
+
+
 class ManifestResult(NamedTuple):
     """Outcome of :func:`parse_manifest`: the parsed skill or the error, never both (a named
     tuple: one is made per manifest, SPEC §26).
@@ -738,7 +762,11 @@ def parse_skill(
 
 
 def parse_manifest(
-    text: str | bytes, *, strict: bool = False, path: str | Path | None = None
+    text: str | bytes,
+    *,
+    strict: bool = False,
+    path: str | Path | None = None,
+    skill_id: str | None = None,
 ) -> ManifestResult:
     """Parse a ``SKILL.md`` as :func:`parse_skill` does, returning the failure instead of raising.
 
@@ -749,6 +777,8 @@ def parse_manifest(
         text: The manifest (``str`` or ``bytes``), as for :func:`parse_skill`.
         strict: As for :func:`parse_skill`.
         path: The manifest's path, added to the error's ``fields`` (when absent) and diagnostics.
+        skill_id: What stands in for a missing ``name`` in lenient mode (SPEC §21.6), when not
+            the name of ``path``'s directory: a single-file skill's id (SPEC §29.2).
 
     Returns:
         A :class:`ManifestResult`; its ``error`` carries the codes :func:`parse_skill` documents,
@@ -803,8 +833,11 @@ def parse_manifest(
             )
         # The directory's name stands in only for a missing name (SPEC §21.6).
         dir_name = None
-        if where and "name" not in data:
-            dir_name = os.path.basename(os.path.dirname(where))
+        if "name" not in data:
+            if skill_id is not None:
+                dir_name = skill_id
+            elif where:
+                dir_name = os.path.basename(os.path.dirname(where))
         values, notes = check_frontmatter_values(data, strict=strict, dir_name=dir_name or None)
         for note in notes:
             diags.append(

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from ._confine import Pin
 
 __all__ = [
+    "COMPILED_SUFFIXES",
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
+    "SINGLE_FILE_FOLDERS",
     "SKIPPED_DIRS",
     "Grant",
     "GrantSet",
@@ -35,13 +37,16 @@ __all__ = [
     "SkillContent",
     "SkillInfo",
     "SkillResource",
+    "accepts_single_files",
     "choose_manifest",
+    "is_compiled",
     "is_hidden",
     "is_manifest_name",
     "is_skipped",
     "is_skipped_path",
     "make_resolved",
     "make_skill_info",
+    "single_file_id",
     "sort_key",
     "sort_text",
 ]
@@ -61,10 +66,21 @@ def is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
+#: Suffixes of compiled Python files, never a skill's files (SPEC §29.6).
+COMPILED_SUFFIXES: tuple[str, ...] = (".pyc", ".pyo")
+
+
+def is_compiled(name: str) -> bool:
+    """Whether a file name is a compiled Python file (``*.pyc``, ``*.pyo``, any letter case):
+    not listed as a resource, published, hashed, packed or watched (SPEC §29.6)."""
+    return name.lower().endswith(COMPILED_SUFFIXES)
+
+
 def is_skipped(name: str) -> bool:
     """Whether a path component keeps what is below it out of a skill's files and out of the
-    search for skills: a hidden name or one of :data:`SKIPPED_DIRS` (SPEC §9, §21.4)."""
-    return is_hidden(name) or name in SKIPPED_DIRS
+    search for skills: a hidden name, one of :data:`SKIPPED_DIRS` or a compiled Python file's
+    name (SPEC §9, §21.4, §29.6)."""
+    return is_hidden(name) or name in SKIPPED_DIRS or is_compiled(name)
 
 
 #: The manifest's name (Agent Skills specification); letter-case variants are found too (SPEC §4).
@@ -74,16 +90,17 @@ _MANIFEST_LOWER = MANIFEST_NAME.lower()
 
 def is_skipped_path(parts: Sequence[str], *, directory: bool) -> bool:
     """Whether the path ``parts`` (components below a skill's directory) is kept out of the
-    skill's files: a hidden last component, or any directory on the way hidden or one of
-    :data:`SKIPPED_DIRS` (the last too when it is a ``directory``). The rule for a name, applied
-    to a whole path: a link's real target inside the skill is judged by it as well as the link's
-    own name, so ``refs -> ../.git/config`` is no resource (SPEC §9, §30.2)."""
+    skill's files: a hidden or compiled (SPEC §29.6) last component, or any directory on the
+    way hidden or one of :data:`SKIPPED_DIRS` (the last too when it is a ``directory``). The
+    rule for a name, applied to a whole path: a link's real target inside the skill is judged by
+    it as well as the link's own name, so ``refs -> ../.git/config`` is no resource (SPEC §9,
+    §30.2)."""
     if not parts:
         return False
     *above, last = parts
     if any(is_skipped(part) for part in above):
         return True
-    return is_skipped(last) if directory else is_hidden(last)
+    return is_skipped(last) if directory else is_hidden(last) or is_compiled(last)
 
 
 def is_manifest_name(name: str) -> bool:
@@ -106,6 +123,34 @@ def choose_manifest(names: Iterable[str]) -> str | None:
     if MANIFEST_NAME in usable:
         return MANIFEST_NAME  # the module's one string: each skill's path keeps it
     return min(usable, key=sort_key) if usable else None
+
+
+#: The folders whose root-level ``*.md`` files are single-file skills (opencode's own skill
+#: folders, SPEC §29.2): a root whose path ends with one of these.
+SINGLE_FILE_FOLDERS: tuple[tuple[str, ...], ...] = (
+    (".opencode", "skills"),
+    (".config", "opencode", "skills"),
+)
+
+
+def accepts_single_files(root: Path) -> bool:
+    """Whether ``*.md`` files directly in ``root`` are single-file skills (SPEC §29.2): the root
+    is one of opencode's own folders (:data:`SINGLE_FILE_FOLDERS`). The folders opencode shares
+    with other clients (``.claude/skills``, ``.agents/skills``) do not: no other client reading
+    them loads a single file. Pure (the path's last components)."""
+    parts = root.parts
+    return any(parts[-len(tail) :] == tail for tail in SINGLE_FILE_FOLDERS)
+
+
+def single_file_id(name: str) -> str | None:
+    """The id of a single-file skill named ``name`` in a root that accepts them (SPEC §29.2):
+    the name without its ``.md`` suffix (any letter case); ``None`` for any other name (not
+    Markdown, hidden, a case variant of ``SKILL.md``, or nothing before the suffix)."""
+    if len(name) <= 3 or not name.lower().endswith(".md"):
+        return None
+    if is_hidden(name) or is_manifest_name(name):
+        return None
+    return name[:-3]
 
 
 def sort_key(name: str) -> tuple[str, str]:
@@ -192,6 +237,11 @@ class SkillInfo:
             for a skill directly in its root, ``"ios"`` for ``<root>/ios/swiftui`` (SPEC §21.4).
         real_dir: The skill directory's real path, pinned at discovery with its identity: every
             later access works from it (SPEC §20.1). ``None`` only for an info built by hand.
+        version: The top-level ``version``, else ``metadata.version``, when a string; else
+            ``None`` (SPEC §29.7).
+
+    A single-file skill (``<root>/<id>.md``, SPEC §29.2) has ``dir`` equal to ``path`` (the file)
+    and ``real_dir`` the file's real path: it has no directory and no resources.
     """
 
     name: str
@@ -208,9 +258,15 @@ class SkillInfo:
     shadowed: tuple[ShadowedSkill, ...] = ()
     category: str = ""
     real_dir: Path | None = None
+    version: str | None = None
+
+    @property
+    def single_file(self) -> bool:
+        """Whether this is a single-file skill (SPEC §29.2): its ``dir`` is its ``path``."""
+        return self.dir is self.path or self.dir == self.path
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON shape used by the CLI (SPEC §16, §21.4): paths as strings."""
+        """Return the JSON shape used by the CLI (SPEC §16, §21.4, §29.7): paths as strings."""
         return {
             "name": self.name,
             "description": self.description,
@@ -224,6 +280,7 @@ class SkillInfo:
             "model_invocable": self.model_invocable,
             "shadowed": [s.to_dict() for s in self.shadowed],
             "category": self.category,
+            "version": self.version,
         }
 
 
@@ -368,7 +425,8 @@ class GrantSet(Sequence[Grant]):
         left_out: ``(skill, reason)`` pairs, in the same order, for the skills that could not be
             granted: ``reason`` is ``"stale_skill"`` (the pinned directory or the link path no
             longer leads to the directory discovered), ``"archived_skill"`` (an archived skill
-            has no directory, SPEC §25.1) or ``"untrusted"`` (a skill gated by the trust store
+            has no directory, SPEC §25.1), ``"single_file_skill"`` (nor has a single-file
+            skill, SPEC §29.2) or ``"untrusted"`` (a skill gated by the trust store
             whose files no longer match its approval, SPEC §23.3). Untrusted and disabled skills
             are never merged, so they are never granted nor listed here.
         roots: The configured skill roots (lowest precedence first), as paths: the pruning of

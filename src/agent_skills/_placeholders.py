@@ -1,4 +1,5 @@
-"""Arguments of user-invoked skills: placeholder substitution in a body (SPEC §22.8).
+"""Placeholders in a body: the arguments of user-invoked skills (SPEC §22.8) and the skill
+directory at activation (SPEC §29.4).
 
 A client that runs a skill as a slash command (``/review openapi.yaml strict``) substitutes the
 arguments into the body. Two dialects exist: Claude Code counts ``$N`` from 0 and knows
@@ -6,6 +7,9 @@ arguments into the body. Two dialects exist: Claude Code counts ``$N`` from 0 an
 damage it: ``$0.06`` is a price, not an argument, and code (fenced blocks, inline spans) keeps
 ``$ARGUMENTS`` and ``$1`` as they are, since shell snippets use them. ``${SKILL_DIR}`` is replaced
 everywhere: commands that need the skill directory sit in code blocks.
+
+A skill handed to a model (an activation) has no arguments: only the directory placeholders are
+replaced (:func:`expand_skill_dir`), in the dialect the body is written in (:func:`dialect_of`).
 
 Pure and linear in the length of the body: one pass to find code, one regular-expression pass
 (no backtracking over unbounded text) per piece.
@@ -22,11 +26,22 @@ from typing import Literal
 
 from ._args import coerce_choice, coerce_int, coerce_path, coerce_str
 from ._errors import ErrorCode, SkillError, invalid_input
+from ._model import SkillInfo
 
-__all__ = ["DEFAULT_MAX_RENDERED_CHARS", "DIALECTS", "Dialect", "render_skill", "split_arguments"]
+__all__ = [
+    "DEFAULT_MAX_RENDERED_CHARS",
+    "DIALECTS",
+    "OPENCODE_SOURCE",
+    "Dialect",
+    "dialect_of",
+    "expand_skill_dir",
+    "render_skill",
+    "split_arguments",
+]
 
-#: Most characters :func:`render_skill` builds: a body full of ``$0`` with a long argument
-#: would otherwise build gigabytes before anything could refuse it (SPEC §30.6).
+#: Most characters :func:`render_skill` and :func:`expand_skill_dir` build: a body full of
+#: ``$0`` with a long argument, or of ``${SKILL_DIR}`` in a deep directory, would otherwise build
+#: gigabytes before anything could refuse it (SPEC §30.6).
 DEFAULT_MAX_RENDERED_CHARS = 16 * 1024 * 1024
 
 Dialect = Literal["claude", "opencode"]
@@ -43,15 +58,24 @@ _PROSE_RE = re.compile(
     r"|\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}"
 )
 _CODE_RE = re.compile(r"\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}")
+# At activation: the directory placeholders, and in prose the same escaped (``\${SKILL_DIR}``).
+_DIR_PROSE_RE = re.compile(r"\\?\$\{(?P<dir>SKILL_DIR|CLAUDE_SKILL_DIR)\}")
+
+# What expand_skill_dir adds to a body, as its too_large message says.
+_DIRECTORY = "its skill directory"
+
+#: The ``source`` of the roots only opencode reads (``.opencode/skills``,
+#: ``~/.config/opencode/skills``): their bodies are in the ``opencode`` dialect.
+OPENCODE_SOURCE = "opencode"
 _FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _BACKTICKS_RE = re.compile(r"`+")
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
 
 
-def _too_long(max_chars: int) -> SkillError:
+def _too_long(max_chars: int, what: str = "its arguments") -> SkillError:
     return SkillError(
         ErrorCode.TOO_LARGE,
-        f"the skill's text with its arguments would be longer than {max_chars} characters",
+        f"the skill's text with {what} would be longer than {max_chars} characters",
         {"max_chars": max_chars},
     )
 
@@ -238,5 +262,79 @@ def render_skill(
 
     return "".join(
         _CODE_RE.sub(code, text) if is_code else _PROSE_RE.sub(prose, text)
+        for text, is_code in _pieces(body)
+    )
+
+
+def dialect_of(info: SkillInfo) -> Dialect:
+    """The dialect a skill's body is written in (SPEC §22.8, §29.4).
+
+    ``"opencode"`` for a skill found in a folder only opencode reads (a root whose ``source`` is
+    ``"opencode"``), where ``${CLAUDE_SKILL_DIR}`` means nothing; ``"claude"`` (a Claude-style
+    body) for every other skill. Skills written for Claude Code use ``${CLAUDE_SKILL_DIR}`` for
+    their directory (Claude Code 2.1.69 and later) and are installed in ``.claude/skills``, in
+    plugins and in shared folders alike, so where a skill lies cannot tell more than that.
+    """
+    return "opencode" if info.source == OPENCODE_SOURCE else "claude"
+
+
+def expand_skill_dir(
+    body: str,
+    skill_dir: str | os.PathLike[str],
+    *,
+    dialect: Dialect = "claude",
+    max_chars: int = DEFAULT_MAX_RENDERED_CHARS,
+) -> str:
+    """Replace the skill-directory placeholders of a body, and nothing else (SPEC §29.4).
+
+    What hosts do when they load a skill for a model: ``${SKILL_DIR}`` (and, in the ``claude``
+    dialect, ``${CLAUDE_SKILL_DIR}``) becomes ``skill_dir`` everywhere, code included, as in
+    :func:`render_skill`; in prose an escaped placeholder (``\\${SKILL_DIR}``) stays, without
+    its backslash, as the placeholder itself. ``$ARGUMENTS``, ``$N`` and every other ``$`` are
+    left as written (a model-invoked skill has no arguments).
+
+    Args:
+        body: The skill's body.
+        skill_dir: The skill's directory, as it should appear in the text.
+        dialect: ``"claude"`` or ``"opencode"`` (see :func:`dialect_of`).
+        max_chars: The most characters the result may hold (default 16 Mi).
+
+    Returns:
+        The body with the directory placeholders replaced (``body`` itself when it has none).
+
+    Raises:
+        SkillError: ``invalid_input`` for a non-``str`` body or ``skill_dir``, another dialect
+            (``{dialect}``) or a ``max_chars`` that is not a non-negative ``int``;
+            ``too_large`` ``{max_chars}`` when the result would hold more than ``max_chars``
+            characters, raised while it is built (SPEC §30.6).
+    """
+    coerce_str(body, "body")
+    dialect = coerce_choice(dialect, DIALECTS, "dialect")
+    directory = coerce_path(skill_dir, "skill_dir")
+    coerce_int(max_chars, "max_chars")
+    if len(body) > max_chars:
+        raise _too_long(max_chars, _DIRECTORY)
+    if "${" not in body:
+        return body
+    dirs = {"SKILL_DIR"} if dialect == "opencode" else {"SKILL_DIR", "CLAUDE_SKILL_DIR"}
+    size = [len(body)]  # the result's length, counted as each substitution is made
+
+    def grown(text: str) -> str:
+        size[0] += len(directory) - len(text)
+        if size[0] > max_chars:
+            raise _too_long(max_chars, _DIRECTORY)
+        return directory
+
+    def prose(match: re.Match[str]) -> str:
+        text = match.group()
+        if match.group("dir") not in dirs:
+            return text
+        return text[1:] if text.startswith("\\") else grown(text)
+
+    def code(match: re.Match[str]) -> str:
+        return grown(match.group()) if match.group("dir") in dirs else match.group()
+
+    return "".join(
+        _CODE_RE.sub(code, text) if is_code else _DIR_PROSE_RE.sub(prose, text)
         for text, is_code in _pieces(body)
     )

@@ -1,4 +1,4 @@
-"""Root presets: the layouts of the major clients (SPEC §3, §21.1, §21.2, §21.13).
+"""Root presets: the layouts of the major clients (SPEC §3, §21.1, §21.2, §21.13, §29.2).
 
 A preset is path arithmetic. Its only filesystem access is looking for ``.git`` to find the
 workspace when none is given (§21.2); it never raises for anything on disk. Arguments of the wrong
@@ -100,13 +100,30 @@ CLIENT_LAYOUTS: Mapping[str, tuple[LayoutRoot, ...]] = MappingProxyType(
             _ws(_CLAUDE, "claude"),
             _ws(".opencode/skills", "opencode"),
         ),
+        # goose (aaif-goose/goose): the first folder holding a name wins, read project first:
+        # .agents, .goose, .claude, then ~/.agents, ~/.config/goose, ~/.claude,
+        # ~/.config/agents. Here lowest precedence first.
         "goose": (
-            _home(_CLAUDE, "claude"),
             _home(".config/agents/skills", "agents"),
+            _home(_CLAUDE, "claude"),
             _home(".config/goose/skills", "goose"),
+            _home(_AGENTS, "agents"),
             _ws(_CLAUDE, "claude"),
-            _ws(_AGENTS, "agents"),
             _ws(".goose/skills", "goose"),
+            _ws(_AGENTS, "agents"),
+        ),
+        # Antigravity (SPEC §29.2): global ~/.gemini/config/skills and Gemini CLI's
+        # ~/.gemini/skills; the project's .agents/skills, and the older .agent/skills.
+        "antigravity": (
+            _home(".gemini/config/skills", "antigravity"),
+            _home(".gemini/skills", "gemini"),
+            _ws(_AGENTS, "agents"),
+            _ws(".agent/skills", "antigravity"),
+        ),
+        # Windsurf (SPEC §29.2): global ~/.codeium/windsurf/skills, project .windsurf/skills.
+        "windsurf": (
+            _home(".codeium/windsurf/skills", "windsurf"),
+            _ws(".windsurf/skills", "windsurf"),
         ),
         # SPEC §3, unchanged: any .clarvis skill overrides any .agents skill of the same name.
         "clarvis": (
@@ -218,7 +235,7 @@ def client_skill_roots(
     cwd: str | os.PathLike[str] | None = None,
     home: str | os.PathLike[str] | None = None,
 ) -> list[SkillRoot]:
-    """Return the roots a client reads, lowest precedence first (SPEC §21.1, §21.13).
+    """Return the roots a client reads, lowest precedence first (SPEC §21.1, §21.13, §29.2).
 
     Layouts (``~`` is ``home``, ``<ws>`` the workspace of :func:`preset_workspace`):
 
@@ -234,8 +251,12 @@ def client_skill_roots(
       ``<ws>/.codex/skills``, ``<ws>/.cursor/skills``.
     - ``opencode``: ``~/.agents/skills``, ``~/.claude/skills``, ``~/.config/opencode/skills``,
       ``<ws>/.agents/skills``, ``<ws>/.claude/skills``, ``<ws>/.opencode/skills``.
-    - ``goose``: ``~/.claude/skills``, ``~/.config/agents/skills``, ``~/.config/goose/skills``,
-      ``<ws>/.claude/skills``, ``<ws>/.agents/skills``, ``<ws>/.goose/skills``.
+    - ``goose``: ``~/.config/agents/skills``, ``~/.claude/skills``, ``~/.config/goose/skills``,
+      ``~/.agents/skills``, ``<ws>/.claude/skills``, ``<ws>/.goose/skills``,
+      ``<ws>/.agents/skills``.
+    - ``antigravity``: ``~/.gemini/config/skills``, ``~/.gemini/skills``, ``<ws>/.agents/skills``,
+      ``<ws>/.agent/skills`` (SPEC §29.2).
+    - ``windsurf``: ``~/.codeium/windsurf/skills``, ``<ws>/.windsurf/skills`` (SPEC §29.2).
     - ``clarvis``: exactly :func:`clarvis_skill_roots` (SPEC §3).
     - ``auto``: every distinct user root above, then every distinct workspace root above (project
       overrides user, as the Agent Skills client guide says), each group in order of first

@@ -9,18 +9,27 @@ as served now, with trust and one snapshot per call, is the facade's (``_core``)
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ._args import coerce_name
 from ._config import SkillConfig
-from ._confine import Pin, absolute, open_in, pin_by_name, stat_in, verify_link, verify_pin
+from ._confine import (
+    Pin,
+    absolute,
+    lexical_rel,
+    open_in,
+    pin_by_name,
+    stat_in,
+    verify_link,
+    verify_pin,
+)
 from ._diagnostics import Diagnostic, DiscoveryReport, emit
 from ._errors import ErrorCode, SkillError
 from ._fs import lexical_child
-from ._model import ResolvedSkill, SkillContent, SkillInfo, sort_key
+from ._model import ResolvedSkill, SkillContent, SkillInfo, SkillResource, sort_key
 
 if TYPE_CHECKING:
     from ._archive import ArchivedSkill
@@ -29,7 +38,7 @@ if TYPE_CHECKING:
 # The archive reader (with zipfile, tarfile and the digests) and the resource walk load with
 # their first use: discovery of plain folders needs neither (SPEC §26, light core).
 
-__all__ = ["SkillRegistry", "suggest_names", "unknown_skill"]
+__all__ = ["SkillRegistry", "suggest_files", "suggest_names", "unknown_skill"]
 
 
 def suggest_names(name: str, known: Sequence[str]) -> list[str]:
@@ -44,22 +53,51 @@ def suggest_names(name: str, known: Sequence[str]) -> list[str]:
         ``difflib`` ratio to ``name`` (both case-folded) is at least 0.6, best first (ties in
         ``sort_key`` order); never ``name`` itself; at most three.
     """
+    return _closest(name, known, 3, lambda text: (text,))
+
+
+def suggest_files(rel: str, listed: Sequence[str]) -> list[str]:
+    """Up to five listed files of a skill closest to ``rel``, a path that was not found (SPEC
+    §29.5).
+
+    As :func:`suggest_names`, each file scored by the better of two ``difflib`` ratios: of the
+    whole paths, and of their last components (``guide.md`` is close to
+    ``references/guide.md``).
+
+    Args:
+        rel: The path asked for, relative to the skill directory.
+        listed: The POSIX paths of the skill's files.
+
+    Returns:
+        At most five of ``listed``, best first; never ``rel`` itself.
+    """
+    return _closest(rel, listed, 5, lambda text: (text, text.rpartition("/")[2]))
+
+
+def _closest(
+    target: str, known: Sequence[str], limit: int, forms: Callable[[str], tuple[str, ...]]
+) -> list[str]:
+    """The ``known`` texts closest to ``target``: equal ignoring case first, then those with a
+    ``difflib`` ratio of at least 0.6 between some form of each (case-folded), best first."""
     import difflib  # only a name that is not found pays for it (SPEC §26, light core)
 
-    target = name.casefold()
-    same = sorted((k for k in known if k != name and k.casefold() == target), key=sort_key)
-    matcher = difflib.SequenceMatcher(b=target, autojunk=False)
+    folded = target.casefold()
+    same = sorted((k for k in known if k != target and k.casefold() == folded), key=sort_key)
+    # One matcher per form of the target: the target's side is indexed once.
+    matchers = [difflib.SequenceMatcher(b=f.casefold(), autojunk=False) for f in forms(target)]
     scored: list[tuple[float, str]] = []
     for k in known:
-        if k == name or k in same:
+        if k == target or k in same:
             continue
-        matcher.set_seq1(k.casefold())
-        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
-            ratio = matcher.ratio()
-            if ratio >= 0.6:
-                scored.append((ratio, k))
+        best = 0.0
+        for matcher, theirs in zip(matchers, forms(k), strict=True):
+            matcher.set_seq1(theirs.casefold())
+            if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
+                best = max(best, matcher.ratio())
+        if best >= 0.6:
+            scored.append((best, k))
     scored.sort(key=lambda item: (-item[0], *sort_key(item[1])))
-    return [*same, *(k for _, k in scored)][:3]
+    return [*same, *(k for _, k in scored)][:limit]
 
 
 def unknown_skill(name: str, known: Sequence[str]) -> SkillError:
@@ -165,6 +203,8 @@ class SkillRegistry:
             from ._archive import archived_listing
 
             listing = archived_listing(archived, name, self.config.max_resources)
+        elif skill.info.single_file:
+            return _content(skill, (), False, ())  # SPEC §29.2: a single file has no resources
         else:
             from ._resources import list_resources
 
@@ -178,14 +218,7 @@ class SkillRegistry:
             if skill.pin is not None:  # SkillResource.path is under dir: right when returned
                 verify_link(skill.pin, name, skill.info.dir)
         emit(listing.diagnostics)
-        info = skill.info
-        return SkillContent(
-            **{f: getattr(info, f) for f in SkillInfo.__dataclass_fields__},
-            body=skill.body,
-            resources=listing.resources,
-            resources_truncated=listing.truncated,
-            diagnostics=listing.diagnostics,
-        )
+        return _content(skill, listing.resources, listing.truncated, listing.diagnostics)
 
     def require(self, name: object) -> ResolvedSkill:
         """The merged skill called ``name``, served now.
@@ -217,7 +250,8 @@ class SkillRegistry:
                 ELOOP, ENAMETOOLONG); ``not_a_file`` ``{name, rel}`` for a directory or special
                 file; ``io_error`` ``{path}`` for other OS errors; ``not_a_file``
                 ``{name, rel, archive}`` for every path of an archived skill (SPEC §25.1: there
-                is no path to hand out).
+                is no path to hand out); ``not_found`` ``{name, rel}`` for every path of a
+                single-file skill (SPEC §29.2: it has no resources).
         """
         skill = self.require(name)
         archived = self._archived.get(name)
@@ -225,6 +259,8 @@ class SkillRegistry:
             from ._archive import archived_path_error
 
             raise archived_path_error(archived, name, rel)
+        if skill.info.single_file:
+            raise _no_resource(name, rel)
         pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
         base = absolute(os.fspath(skill.info.dir))
         try:
@@ -285,11 +321,40 @@ class SkillRegistry:
             from ._archive import open_archived
 
             return open_archived(archived, name, rel)
+        if skill.info.single_file:
+            raise _no_resource(name, rel)
         pin = skill.pin if skill.pin is not None else pin_by_name(skill.info.dir, name)
         try:
             return open_in(pin, name, absolute(os.fspath(skill.info.dir)), rel)
         except SkillError as err:
             raise _with_name(err, name) from None
+
+
+def _content(
+    skill: ResolvedSkill,
+    resources: tuple[SkillResource, ...],
+    truncated: bool,
+    diagnostics: tuple[Diagnostic, ...],
+) -> SkillContent:
+    info = skill.info
+    return SkillContent(
+        **{f: getattr(info, f) for f in SkillInfo.__dataclass_fields__},
+        body=skill.body,
+        resources=resources,
+        resources_truncated=truncated,
+        diagnostics=diagnostics,
+    )
+
+
+def _no_resource(name: str, rel: str | os.PathLike[str]) -> SkillError:
+    """``not_found`` for any file of a single-file skill (SPEC §29.2): it has no resources, and
+    nothing next to its file is ever served. A malformed ``rel`` keeps its own error."""
+    _, text = lexical_rel(rel)
+    return SkillError(
+        ErrorCode.NOT_FOUND,
+        f"No such resource '{text}' in skill '{name}' (a single-file skill has no resources)",
+        {"name": name, "rel": text},
+    )
 
 
 def _with_name(err: SkillError, name: str) -> SkillError:

@@ -25,6 +25,7 @@ from ._model import (
     SKIPPED_DIRS,
     ResourceKind,
     SkillResource,
+    is_compiled,
     is_hidden,
     is_manifest_name,
     is_skipped_path,
@@ -85,8 +86,9 @@ def list_resources(
 
     Returns:
         A :class:`ResourceListing`. Left out: the top-level manifest (every case variant), names
-        starting with ``.``, ``__pycache__`` and ``node_modules`` directories, links whose target
-        inside the skill is such a name or lies below one (SPEC §30.2), names that cannot be
+        starting with ``.``, ``__pycache__`` and ``node_modules`` directories, compiled Python
+        files (``*.pyc``, ``*.pyo``; SPEC §29.6), links whose target inside the skill is such a
+        name or lies below one (SPEC §30.2), names that cannot be
         addressed as a resource path (holding ``\\``, or a top-level ``X:`` drive form), and
         directories more than :data:`MAX_DIRECTORY_DEPTH` levels down (the listing is then
         truncated).
@@ -149,7 +151,7 @@ def _sort_entries(
     links: list[tuple[tuple[str, ...], str, str]] = []
     for entry in sorted(entries, key=lambda e: sort_key(e.name)):
         entry_name = entry.name
-        if is_hidden(entry_name) or "\\" in entry_name:
+        if is_hidden(entry_name) or is_compiled(entry_name) or "\\" in entry_name:
             continue
         if not prefix and (is_manifest_name(entry_name) or has_drive(entry_name)):
             continue

@@ -23,17 +23,20 @@ from ._confine import (
     open_file,
     open_real_dir,
     pin_directory,
+    pin_file,
     pin_of,
     reach,
     real_path,
     resolve,
 )
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
-from ._errors import ErrorCode, SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error, gone_or_link
 from ._fs import FILE_FLAGS, LIST_FLAGS, child_path, read_limited
 from ._model import (
     MANIFEST_NAME,
+    accepts_single_files,
     choose_manifest,
+    single_file_id,
     sort_text,
 )
 
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from ._index import CachedSkill, ManifestIndex
 
 __all__ = [
+    "NOT_A_SKILL_FILE",
     "NO_MANIFEST",
     "Candidate",
     "ManifestLookup",
@@ -49,6 +53,7 @@ __all__ = [
     "list_root",
     "scan_entry",
     "scan_root",
+    "scan_single_file",
 ]
 
 _MANIFEST_LOWER = MANIFEST_NAME.lower()  # (is_manifest_name, inline in the hot loop)
@@ -432,8 +437,9 @@ def scan_root(
 
     Returns:
         ``(note, candidates)``: the root's :class:`RootNote` and one :class:`Candidate` per child
-        directory or symlink, in ``(casefold, name)`` order. Regular files and other entries are
-        ignored. Nothing is raised.
+        directory or symlink, in ``(casefold, name)`` order, and, in a root that accepts
+        single-file skills, one per ``*.md`` file (:func:`scan_single_file`). Other regular files
+        and other entries are ignored. Nothing is raised.
     """
     note, entries = list_root(root)
     out: list[Candidate] = []
@@ -443,7 +449,15 @@ def scan_root(
     try:
         if index is not None and parent is not None:
             index.prefetch(parent[1], entries)  # while the index file is read (SPEC §26)
+        single = accepts_single_files(root.path)  # SPEC §29.2: opencode's own folders
         for entry in entries:
+            if single:
+                found = scan_single_file(
+                    root, entry, follow_symlinks=follow_symlinks, cap=max_manifest_bytes
+                )
+                if found is not None:
+                    out.append(found)
+                    continue
             try:
                 is_link = entry.is_symlink()
                 is_dir = not is_link and entry.is_dir(follow_symlinks=False)
@@ -730,6 +744,125 @@ def _read_candidate(
         read.pin or pin,
         read.note,
     )
+
+
+#: The skip reason of a root-level ``*.md`` file that does not open with a frontmatter fence:
+#: a note next to the skills, not a single-file skill (SPEC §29.2).
+NOT_A_SKILL_FILE = "no frontmatter: not a single-file skill"
+
+
+def scan_single_file(
+    root: SkillRoot,
+    entry: os.DirEntry[str],
+    *,
+    follow_symlinks: bool,
+    cap: int = DEFAULT_MAX_MANIFEST_BYTES,
+) -> Candidate | None:
+    """The candidate of a single-file skill ``<root>/<id>.md`` (SPEC §29.2), or ``None`` when
+    ``entry`` is not one (the caller then treats it as any other entry).
+
+    Only for a root that :func:`~._model.accepts_single_files`. The file (or, with
+    ``follow_symlinks``, the regular file a link leads to) is reached from ``/`` without
+    following a link, opened without blocking, read up to ``cap`` bytes and pinned as a file
+    (:func:`~._confine.pin_file`): the skill has no directory, so nothing next to it is ever
+    reached through it. Its ``dir`` and ``manifest`` are the same path. A file that does not
+    open with ``---`` is skipped as :data:`NOT_A_SKILL_FILE`, without a diagnostic.
+    """
+    if single_file_id(entry.name) is None:
+        return None
+    try:
+        is_link = entry.is_symlink()
+        if not is_link and not entry.is_file(follow_symlinks=False):
+            return None  # a directory, or a FIFO, socket or device: never opened
+    except OSError:
+        return None
+    path = child_path(root.path, entry.name)
+    if is_link:
+        try:
+            target = os.stat(entry.path)
+        except (OSError, ValueError):
+            target = None
+        if target is not None and stat.S_ISDIR(target.st_mode):
+            return None  # a link to a directory: a skill directory's candidate
+        if not follow_symlinks:
+            return Candidate(
+                root, entry.name, path, skip_reason="symlink not followed (follow_symlinks=False)"
+            )
+        if target is None:
+            diag = Diagnostic(
+                DiagnosticKind.DANGLING_SYMLINK, f"skipping dangling symlink {path}", path
+            )
+            return Candidate(
+                root, entry.name, path, skip_reason="dangling symlink", diagnostics=(diag,)
+            )
+    resolved = resolve(absolute(entry.path), strict=True)
+    if resolved is None:
+        return Candidate(root, entry.name, path, skip_reason="file changed during the scan")
+    real, hops = resolved
+    fd = -1
+    try:
+        fd = _open_single(real)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            diag = Diagnostic(
+                DiagnosticKind.NOT_A_FILE,
+                f"ignoring {path}: not a regular file (a FIFO, socket or device)",
+                path,
+            )
+            return Candidate(
+                root, entry.name, path, skip_reason="not a regular file", diagnostics=(diag,)
+            )
+        data = read_limited(fd, cap, st.st_size)
+    except OSError as exc:
+        if exc.errno == 0:
+            return Candidate(root, entry.name, path, skip_reason="file changed during the scan")
+        return Candidate(root, entry.name, path, path, entry.path, error=fs_error(exc, path))
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if data is None:
+        error = _too_large(path, st.st_size, cap)
+        return Candidate(root, entry.name, path, path, entry.path, error=error)
+    if not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"---"):
+        return Candidate(root, entry.name, path, skip_reason=NOT_A_SKILL_FILE)
+    return Candidate(
+        root,
+        entry.name,
+        path,
+        path,  # the manifest is the skill (SPEC §29.2): dir and manifest are one path
+        entry.path,
+        data,
+        None,
+        None,
+        (),
+        None,
+        None,
+        "",
+        pin_file(real, st, hops),
+        "",
+    )
+
+
+def _open_single(real: str) -> int:
+    """Open the regular file at the real path ``real``: its directory walked from ``/`` with
+    ``O_NOFOLLOW``, the file opened without following a link and without blocking.
+
+    Raises:
+        OSError: ``errno`` 0 when a component changed (gone, or became a link).
+    """
+    parent, leaf = os.path.split(real)
+    dir_fd = open_real_dir(parent, load=False)
+    if dir_fd is None:
+        raise OSError(0, "changed during the scan")
+    try:
+        try:
+            return open_file(leaf, dir_fd)
+        except OSError as exc:
+            if gone_or_link(exc):
+                raise OSError(0, "changed during the scan") from None
+            raise
+    finally:
+        os.close(dir_fd)
 
 
 def dir_like(entry: os.DirEntry[str]) -> bool | None:

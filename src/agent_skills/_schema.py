@@ -19,6 +19,7 @@ from ._errors import ErrorCode, SkillError, invalid_input
 __all__ = [
     "FLAG_KEYS",
     "FRONTMATTER_KEYS",
+    "MAX_DESCRIPTION_LENGTH",
     "OPTIONAL_KEYS",
     "FieldNote",
     "check_frontmatter_values",
@@ -26,9 +27,14 @@ __all__ = [
     "name_key",
     "name_problem",
     "normalize_tools",
+    "skill_version",
     "tools_key",
     "yaml_kind",
 ]
+
+#: Longest ``description``, in characters after trimming (Agent Skills specification:
+#: description). A longer one loads, with a ``description_too_long`` note (SPEC §29.6).
+MAX_DESCRIPTION_LENGTH = 1024
 
 #: Known keys in the order they are checked (SPEC §6); the first failure is reported as ``at``.
 FRONTMATTER_KEYS = (
@@ -84,11 +90,12 @@ class FieldNote(NamedTuple):
     The diagnostic's message is ``f"{lead} '{key}' in {manifest}: {detail}"``.
 
     Attributes:
-        kind: ``"invalid_field"`` (an optional key was dropped, or a flag failed closed) or
-            ``"name_missing"`` (the directory name stands in for a missing ``name``).
+        kind: ``"invalid_field"`` (an optional key was dropped, or a flag failed closed),
+            ``"name_missing"`` (the directory name stands in for a missing ``name``) or
+            ``"description_too_long"`` (SPEC §29.6).
         key: The frontmatter key concerned.
         lead: ``"ignoring invalid frontmatter key"``, ``"invalid frontmatter key"`` (a flag that
-            failed closed) or ``"missing frontmatter key"``.
+            failed closed), ``"missing frontmatter key"`` or ``"long frontmatter key"``.
         detail: What was wrong and what the loader did.
     """
 
@@ -234,10 +241,12 @@ def check_frontmatter_values(
         ``(values, notes)``: ``values`` is a new ``dict`` of every key of ``data`` but the dropped
         ones, with ``name`` and ``description`` trimmed and the flags read as booleans (what
         ``SkillFrontmatter.model_validate`` accepts as it is); ``notes`` lists a
-        :class:`FieldNote` per key that needed one (always empty in strict mode), in table order:
-        ``name_missing`` for the directory-name fallback, ``invalid_field`` for each optional key
-        dropped and each flag failed closed. A flag read leniently (``yes``, ``0``, ...) gets no
-        note.
+        :class:`FieldNote` per key that needed one, in table order: ``name_missing`` for the
+        directory-name fallback, ``description_too_long`` for a description over
+        :data:`MAX_DESCRIPTION_LENGTH` characters (in strict mode too: it loads, SPEC §29.6),
+        ``invalid_field`` for each optional key dropped and each flag failed closed (the only
+        note strict mode can give is ``description_too_long``). A flag read leniently (``yes``,
+        ``0``, ...) gets no note.
 
     Raises:
         SkillError: ``invalid_skill`` with ``fields={"at": key}`` for a required-key failure, or
@@ -267,6 +276,14 @@ def check_frontmatter_values(
     if not description:
         raise _invalid("description", "description is required")
     values["description"] = description
+    if len(description) > MAX_DESCRIPTION_LENGTH:
+        detail = (
+            f"{len(description)} characters, more than the {MAX_DESCRIPTION_LENGTH} the Agent "
+            "Skills specification allows (loaded whole; some hosts cut it)"
+        )
+        notes.append(
+            FieldNote("description_too_long", "description", "long frontmatter key", detail)
+        )
     for key, check in _OPTIONAL_CHECKS:
         if key not in values:
             continue
@@ -295,6 +312,26 @@ def _flag_message(key: str, value: object) -> str:
         f"expected a boolean (true/false, yes/no, on/off, 1/0), got {yaml_kind(value)}; "
         f"the skill is treated as {effect}"
     )
+
+
+def skill_version(frontmatter: Mapping[str, Any]) -> str | None:
+    """A skill's version (SPEC §29.7): the top-level ``version`` when it is a string, else
+    ``metadata.version`` when that is a string; ``None`` otherwise (a number is not a version:
+    quote it in YAML). Returned as written. Pure.
+
+    Args:
+        frontmatter: The validated frontmatter (``version`` already dropped when it was not a
+            string, in lenient mode).
+    """
+    version = frontmatter.get("version")
+    if isinstance(version, str):
+        return version
+    metadata = frontmatter.get("metadata")
+    if isinstance(metadata, Mapping):
+        nested = metadata.get("version")
+        if isinstance(nested, str):
+            return nested
+    return None
 
 
 def tools_key(keys: Mapping[str, Any]) -> str:

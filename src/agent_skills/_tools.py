@@ -17,9 +17,9 @@ from typing import Any, Final, Literal
 
 from ._args import coerce_str, shown_text
 from ._confine import Pin
-from ._core import AgentSkills
+from ._core import AgentSkills, ServedSkill
 from ._errors import ErrorCode, SkillError, invalid_input
-from ._registry import unknown_skill
+from ._registry import suggest_files, unknown_skill
 
 __all__ = [
     "ACTIVATE_TOOL_NAME",
@@ -353,7 +353,14 @@ def read_skill_resource(
     max_bytes: int,
     active: Mapping[str, Pin] | None,
 ) -> FileRead:
-    """Run ``read_skill_resource`` (SPEC §14, §17): the one executor, under one of two policies.
+    """Run ``read_skill_resource`` (SPEC §14, §17, §29.5): the one executor, under one of two
+    policies.
+
+    Names are forgiven as a model gets them wrong (SPEC §29.5): a ``path`` with no ``/`` that is
+    not a file at the top of the skill but is the file name of exactly one listed file (SPEC §9;
+    the manifest included) reads that file (``guide.md`` for ``references/guide.md``); a path
+    that is still not found is ``not_found`` naming up to five listed files closest to it
+    (``did you mean ...?``, :func:`~agent_skills._registry.suggest_files`).
 
     Args:
         skills: The skills served.
@@ -362,37 +369,84 @@ def read_skill_resource(
         max_bytes: The read cap, in bytes (``too_large`` above it).
         active: The policy. A mapping of the activated skills to the directories they were
             activated in (a :class:`~agent_skills.agent.SkillSession`): only those skills, still
-            in those directories, are read, any file of theirs (SPEC §10). ``None`` (the MCP
-            server, which tells no conversations apart): any skill, but only its manifest and
-            its listed resources (SPEC §9).
+            in those directories, are read, any file of theirs (SPEC §10); an unknown name (or
+            one the model may not activate) is ``not_found``. ``None`` (the MCP server, which
+            tells no conversations apart): any skill, but only its manifest and its listed
+            resources (SPEC §9).
 
     Returns:
-        A :class:`FileRead`.
+        A :class:`FileRead`; its ``rel`` is the file read (the listed path when a file name was
+        forgiven).
 
     Raises:
-        SkillError: ``invalid_input`` for a name or path that is not a ``str``; with ``active``,
-            ``access_denied`` ``{name, rel}`` for a skill not activated (unknown names
-            included) or now in another directory; without, ``not_found`` for an unknown skill
-            or a file that is not listed; then the read's ``invalid_input``, ``path_escape``,
-            ``not_found``, ``not_a_file``, ``too_large``, ``io_error``, ``stale_skill``,
-            ``access_denied`` (SPEC §10, §23.3).
+        SkillError: ``invalid_input`` for a name or path that is not a ``str``; ``not_found``
+            ``{name, suggestions}`` for an unknown skill (with ``active``: or one that is not
+            model-invocable); with ``active``, ``access_denied`` ``{name, rel}`` for a skill not
+            activated (the message says to call ``activate_skill`` first) or now in another
+            directory; without, ``not_found`` for a file that is not listed; ``not_found``
+            ``{name, rel, suggestions}`` for a file not found; then the read's
+            ``invalid_input``, ``path_escape``, ``not_a_file``, ``too_large``, ``io_error``,
+            ``stale_skill``, ``access_denied`` (SPEC §10, §23.3).
     """
     if active is not None:
         name_text = coerce_str(name, "skill name")
         served = skills.served(name_text)
+        if served is None or served.withheld or not served.info.model_invocable:
+            known = [info.name for info in skills.list_skills() if info.model_invocable]
+            raise unknown_skill(name_text, known)
         pin = active.get(name_text)
-        if pin is None or served is None or served.withheld or served.pin != pin:
+        if pin is None or served.pin != pin:
+            state, step = (
+                ("is not active in this conversation", "first")
+                if pin is None
+                else ("has moved since it was activated in this conversation", "again")
+            )
             raise SkillError(
                 ErrorCode.ACCESS_DENIED,
-                f"Skill '{name_text}' is not active in this conversation; activate it first",
+                f"Skill '{name_text}' {state}; call {ACTIVATE_TOOL_NAME} {step}",
                 {"name": name_text, "rel": shown_text(path)},
             )
         rel = path if isinstance(path, str) else shown_text(path)
-        return FileRead(name_text, rel, served.read(path, max_bytes))  # type: ignore[arg-type]
+        try:
+            return FileRead(name_text, rel, served.read(path, max_bytes))  # type: ignore[arg-type]
+        except SkillError as err:
+            found = _forgiven(served, path, err)
+        return FileRead(name_text, found, served.read(found, max_bytes))
     name_text = coerce_str(name, "argument 'name'")
     path_text = coerce_str(path, "argument 'path'")
     served = skills.served(name_text)
     if served is None:
         raise unknown_skill(name_text, [info.name for info in skills.list_skills()])
-    rel, data = served.read_listed(path_text, max_bytes)
+    try:
+        rel, data = served.read_listed(path_text, max_bytes)
+    except SkillError as err:
+        rel, data = served.read_listed(_forgiven(served, path_text, err), max_bytes)
     return FileRead(name_text, rel, data)
+
+
+def _forgiven(served: ServedSkill, path: object, err: SkillError) -> str:
+    """The listed file a path that was not found names (SPEC §29.5), or ``err`` raised again.
+
+    Raises:
+        SkillError: ``err`` when ``path`` names no single listed file by its file name: a
+            ``not_found`` with ``suggestions`` added to its fields (and "did you mean" to its
+            message when there are any), any other error as it was.
+    """
+    if err.code not in (ErrorCode.NOT_FOUND, ErrorCode.NOT_A_FILE) or not isinstance(path, str):
+        raise err
+    try:
+        content = served.content()
+    except SkillError:
+        raise err from None
+    listed = [content.path.name, *(resource.rel for resource in content.resources)]
+    if path and "/" not in path:
+        named = [rel for rel in listed if rel != path and rel.rpartition("/")[2] == path]
+        if len(named) == 1:
+            return named[0]
+    if err.code != ErrorCode.NOT_FOUND:
+        raise err
+    suggestions = suggest_files(path, listed)
+    message = err.message
+    if suggestions:
+        message += f" (did you mean {', '.join(suggestions)}?)"
+    raise err.with_fields({"suggestions": suggestions}, message=message) from None

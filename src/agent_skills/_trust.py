@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,7 +34,16 @@ from typing import Any
 from ._archive import ArchivedSkill, archived_digest, locate
 from ._args import coerce_path
 from ._config import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
-from ._confine import Pin, absolute, open_in, pin_by_name, real_path
+from ._confine import (
+    Pin,
+    absolute,
+    is_file_pin,
+    open_in,
+    pin_by_name,
+    pin_file,
+    read_pinned_manifest,
+    real_path,
+)
 from ._diagnostics import get_logger
 from ._digest import FileDigest, digest_skill, file_digest
 from ._errors import ErrorCode, SkillError, fs_error, invalid_input
@@ -82,7 +92,17 @@ class Approval:
 
 def _read_pinned(pin: Pin, name: str, base: str, rel: str) -> bytes:
     """The bytes of ``rel`` reached from the pinned directory (SPEC §20.1), at most the cap, its
-    size taken from the open descriptor (SPEC §30.3)."""
+    size taken from the open descriptor (SPEC §30.3); of a single-file skill (SPEC §29.2), its
+    one file, checked against its pin."""
+    if is_file_pin(pin):
+        data = read_pinned_manifest(pin, name, _MAX_FILE_BYTES)
+        if data is None:
+            raise SkillError(
+                ErrorCode.TOO_LARGE,
+                f"{base} is larger than {_MAX_FILE_BYTES} bytes",
+                {"rel": rel, "max_bytes": _MAX_FILE_BYTES},
+            )
+        return data
     with open_in(pin, name, base, rel) as fh:
         try:
             size = os.fstat(fh.fileno()).st_size
@@ -130,14 +150,16 @@ def digest_pinned(
             ``not_found``, ``not_a_file``, ``io_error``, ``too_large``).
     """
     base = absolute(os.fspath(skill_dir))
-    listing = list_resources(
-        Path(base), follow_symlinks=follow_symlinks, max_resources=max_resources, pin=pin, name=name
-    )
     manifest_rel, data = manifest
 
     def read(rel: str) -> bytes:
         return data if rel == manifest_rel else _read_pinned(pin, name, base, rel)
 
+    if is_file_pin(pin):  # a single-file skill is its one file (SPEC §29.2)
+        return digest_skill([manifest_rel], read)
+    listing = list_resources(
+        Path(base), follow_symlinks=follow_symlinks, max_resources=max_resources, pin=pin, name=name
+    )
     return digest_skill([manifest_rel, *(r.rel for r in listing.resources)], read)
 
 
@@ -171,6 +193,10 @@ def digest_skill_dir(
     archived = locate(base)
     if archived is not None:  # a skill of an archive root (SPEC §25.1)
         return archived_digest(archived, max_resources)
+    if os.path.isfile(base):  # a single-file skill (SPEC §29.2): the file alone
+        pin = _pin_single_file(base)
+        data = _read_pinned(pin, "", base, os.path.basename(base))
+        return digest_pinned(pin, base, (os.path.basename(base), data))
     lookup = find_manifest(base, follow_symlinks=follow_symlinks)
     if lookup.name is None:
         raise SkillError(
@@ -203,6 +229,22 @@ def _real_dir(skill_dir: object) -> str:
             ErrorCode.NOT_FOUND, f"skill directory cannot be resolved: {text}", {"path": text}
         )
     return real
+
+
+def _pin_single_file(path: str) -> Pin:
+    """Pin the file at ``path`` (its real path and identity, now) as a single-file skill.
+
+    Raises:
+        SkillError: ``not_found`` ``{path}`` when it is no longer a regular file.
+    """
+    real = _real_dir(path)
+    try:
+        st = os.stat(real, follow_symlinks=False)
+    except OSError as exc:
+        raise fs_error(exc, Path(path)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SkillError(ErrorCode.NOT_FOUND, f"No skill file at {path}", {"path": path})
+    return pin_file(real, st)
 
 
 class TrustStore:
@@ -320,7 +362,8 @@ class TrustStore:
         ``changed since approval`` mark.
 
         Args:
-            skill_dir: The skill directory (a link is resolved: the approval is for its target).
+            skill_dir: The skill directory (a link is resolved: the approval is for its target),
+                or a single-file skill's file (SPEC §29.2).
             follow_symlinks, max_resources: As the discovery configuration that will serve it.
 
         Returns:

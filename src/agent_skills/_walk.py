@@ -17,8 +17,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._fs import READ_FLAGS, read_limited
-from ._model import MANIFEST_NAME, SKIPPED_DIRS, is_hidden, sort_text
-from ._scan import NO_MANIFEST, Candidate, dir_like, list_root, scan_entry, scan_root
+from ._model import MANIFEST_NAME, SKIPPED_DIRS, accepts_single_files, is_hidden, sort_text
+from ._scan import (
+    NO_MANIFEST,
+    Candidate,
+    dir_like,
+    list_root,
+    scan_entry,
+    scan_root,
+    scan_single_file,
+)
 
 if TYPE_CHECKING:
     from ._index import ManifestIndex
@@ -199,9 +207,18 @@ class _Walk:
     ) -> bool:
         """Add the candidates of one listing; return whether any was added."""
         added = False
+        single = depth == 1 and accepts_single_files(self.root.path)  # SPEC §29.2
         for entry in entries:
             if self.truncated:
                 return added
+            if single:
+                found = scan_single_file(
+                    self.root, entry, follow_symlinks=self.follow_symlinks, cap=self.cap
+                )
+                if found is not None:
+                    self.out.append(found)
+                    added = True
+                    continue
             rel = f"{category}/{entry.name}" if category else entry.name
             is_link = dir_like(entry)
             if is_link is None:

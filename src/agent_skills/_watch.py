@@ -13,8 +13,9 @@ files) of every skill under a changed path, compared with the digest taken befor
 from __future__ import annotations
 
 import os
+import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -146,6 +147,9 @@ class SkillWatcher:
     context manager, or call :meth:`stop`. ``on_change`` runs on the watcher's thread, after the
     refresh, only for refreshes that changed something; an exception it raises is logged.
 
+    A watcher is also iterable: ``for changes in skills.watch(): ...`` yields the same
+    :class:`SkillChanges`, in order, on the thread that iterates; see :meth:`__iter__`.
+
     Args:
         skills: The skills to keep fresh.
         on_change: Called with the :class:`SkillChanges` of each refresh that changed something.
@@ -173,6 +177,11 @@ class SkillWatcher:
         self._digests: dict[Path, str | None] = {}
         self._refreshes = 0
         self._pending: set[str] = set()
+        # The changes kept for iteration: from the start without a callback (nothing a loop
+        # started at once could miss), from the first iteration with one.
+        self._changes: queue.SimpleQueue[SkillChanges] | None = (
+            queue.SimpleQueue() if on_change is None else None
+        )
         try:
             self._notifiers = self._watch_set()
         except (OSError, RuntimeError) as exc:  # e.g. the inotify watch limit
@@ -199,10 +208,43 @@ class SkillWatcher:
         return self._refreshes
 
     def stop(self, timeout: float | None = 5.0) -> None:
-        """Stop watching and wait (at most ``timeout`` seconds) for the thread to end."""
+        """Stop watching and wait (at most ``timeout`` seconds) for the thread to end.
+
+        Safe from any thread and from a signal handler; a loop over the watcher ends (within
+        0.1 s) once the changes already found are yielded.
+        """
         self._stop.set()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout)
+
+    def __iter__(self) -> Iterator[SkillChanges]:
+        """Yield the :class:`SkillChanges` of each refresh that changed something, as they come.
+
+        Blocks between changes. The loop ends once the watcher is stopped (:meth:`stop`, from
+        another thread or a signal handler) and the changes found before are yielded; leaving
+        the loop (``break``, an exception, Ctrl-C's ``KeyboardInterrupt``) stops the watcher::
+
+            try:
+                for changes in skills.watch():
+                    print(changes.added, changes.removed, changes.changed)
+            except KeyboardInterrupt:
+                pass  # the watcher has stopped
+
+        Without ``on_change`` every change since the watcher started is yielded; with one, the
+        changes from the first iteration on (the callback gets them all).
+        """
+        if self._changes is None:
+            self._changes = queue.SimpleQueue()
+        changes = self._changes
+        try:
+            while True:
+                try:
+                    yield changes.get(timeout=_TICK_MS / 1000)
+                except queue.Empty:
+                    if self._stop.is_set() or not self._thread.is_alive():
+                        return
+        finally:
+            self.stop()
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -306,6 +348,8 @@ class SkillWatcher:
             removed=_sorted(before.keys() - after.keys()),
             changed=_sorted(changed),
         )
+        if changes and self._changes is not None:
+            self._changes.put(changes)
         if changes and self._on_change is not None:
             try:
                 self._on_change(changes)

@@ -32,7 +32,7 @@ from ._confine import Pin, real_path
 from ._core import AgentSkills
 from ._errors import SkillError, invalid_input
 from ._model import MANIFEST_NAME, Grant, GrantSet, SkillInfo
-from ._placeholders import Dialect, render_skill
+from ._placeholders import Dialect, dialect_of, expand_skill_dir, render_skill
 from ._registry import unknown_skill
 from ._search import SkillSearchIndex, query_terms
 from ._tools import (
@@ -515,15 +515,17 @@ class SkillSession:
 
         with no trailing newline. ``BODY`` is the body of the manifest as it is now (read at
         this moment, confined to the skill, and parsed again: SPEC §22.4), trailing whitespace
-        removed; the name, the directory and each ``rel`` are XML-escaped (the name as an
-        attribute). The files are those of SPEC §9, listed, never read: at most
-        ``max_listed_resources`` of them, then ``<truncated total="N"/>`` with the number of
-        files found (an empty list keeps the two tags); every file stays readable by
-        :meth:`read_resource`. The skill's real directory joins the session's read allowlist.
-        A later activation in the same session returns ``already_active=True`` and a one-line
-        notice instead, unless a refresh has since moved the name to another directory: then
-        the new directory replaces the old one in the allowlist and the full content is
-        returned again.
+        removed, with ``${SKILL_DIR}`` and, in a Claude-style body, ``${CLAUDE_SKILL_DIR}``
+        replaced by the skill directory shown (SPEC §29.4; see
+        :func:`~agent_skills._placeholders.dialect_of`; ``load_skill().body`` stays as written);
+        the name, the directory and each ``rel`` are XML-escaped (the name as an attribute).
+        The files are those of SPEC §9, listed, never read: at most ``max_listed_resources`` of
+        them, then ``<truncated total="N"/>`` with the number of files found (an empty list
+        keeps the two tags); every file stays readable by :meth:`read_resource`. The skill's
+        real directory joins the session's read allowlist. A later activation in the same
+        session returns ``already_active=True`` and a one-line notice instead, unless a refresh
+        has since moved the name to another directory: then the new directory replaces the old
+        one in the allowlist and the full content is returned again.
 
         Args:
             name: The skill's name.
@@ -538,7 +540,9 @@ class SkillSession:
                 ``invalid_skill`` ``{name, path}`` when the manifest no longer parses (the
                 catalog keeps the skill until a refresh); the read's errors (``not_found`` when
                 the manifest was deleted, ``io_error``, ``too_large``, ``access_denied``) as
-                :func:`current_body`; with a ``host``, :func:`agent_skills.grants.write_grants`'s
+                :func:`current_body`; ``too_large`` ``{max_chars}`` when the body with its
+                directory placeholders replaced would pass 16 Mi characters (SPEC §30.6);
+                with a ``host``, :func:`agent_skills.grants.write_grants`'s
                 errors (such as ``invalid_input`` for a settings file that is not a JSON object,
                 left untouched), and the skill is then not active.
         """
@@ -558,8 +562,10 @@ class SkillSession:
         grants: tuple[Grant, ...] = ()
         if not already:
             view = served.activation()
-            body, rels = view.body, view.resources
-            if not view.archived:  # SPEC §25.1: no directory to grant
+            # SPEC §29.4: the directory placeholders, as hosts replace them when they load a skill.
+            body = expand_skill_dir(view.body, skill_dir, dialect=dialect_of(view.info))
+            rels = view.resources
+            if not view.archived and not view.info.single_file:  # §25.1, §29.2: no directory
                 grants = (Grant(name, skill_dir, Path(view.pin.real_dir)),)
             if grants and self._host is not None:
                 self._write_grants(grants)  # SPEC §28.5: before the skill counts as active
@@ -591,9 +597,14 @@ class SkillSession:
     # -- tier 3: files -------------------------------------------------------------------------
 
     def read_resource(self, name: str, rel: str | os.PathLike[str]) -> bytes:
-        """Read a file of an activated skill (SPEC §10, §14).
+        """Read a file of an activated skill (SPEC §10, §14, §29.5): what the model's
+        ``read_skill_resource`` asks for.
 
         Goes through :meth:`AgentSkills.read_resource`, so the read is confined and race-free.
+        Names are forgiven as the tool forgives them: a bare file name that is not a file at the
+        top of the skill reads the one listed file of that name (``checklist.md`` for
+        ``references/checklist.md``); a file still not found is ``not_found`` with the closest
+        listed files as ``suggestions``.
 
         Args:
             name: The name of a skill activated in this session.
@@ -603,12 +614,15 @@ class SkillSession:
             The file's bytes.
 
         Raises:
-            SkillError: ``invalid_input`` for a non-``str`` name; ``access_denied``
-                ``{name, rel}`` when the skill is not activated in this session (unknown names
-                included), or when after a refresh the name now belongs to a skill in another
-                directory; then as :meth:`AgentSkills.read_resource`: ``invalid_input``,
-                ``path_escape``, ``not_found``, ``not_a_file``, ``io_error``, and ``too_large``
-                ``{name, rel, size, max_bytes}`` above ``max_read_bytes``.
+            SkillError: ``invalid_input`` for a non-``str`` name; ``not_found``
+                ``{name, suggestions}`` for a skill the model cannot activate (unknown, or not
+                model-invocable); ``access_denied`` ``{name, rel}`` when the skill is not
+                activated in this session (the message says to call ``activate_skill``
+                first), or when after a refresh the name now belongs to a skill in another
+                directory; ``not_found`` ``{name, rel, suggestions}`` for a file not found; then
+                as :meth:`AgentSkills.read_resource`: ``invalid_input``, ``path_escape``,
+                ``not_a_file``, ``io_error``, and ``too_large`` ``{name, rel, size, max_bytes}``
+                above ``max_read_bytes``.
         """
         return read_skill_resource(
             self._skills, name, rel, max_bytes=self._max_read_bytes, active=self._activated()
@@ -692,7 +706,8 @@ class SkillSession:
         its size and media type) or, when the session offers it, ``search_skills`` (one
         ``name: description`` line per match, best first, descriptions on one line and cut to
         200 characters; a line saying so when nothing matches). Reading follows the session's
-        policy: the skill must have been activated first (``access_denied``).
+        policy: the skill must have been activated first (``access_denied``), and names are
+        forgiven as :meth:`read_resource` forgives them (SPEC §29.5).
 
         A mistake of the model is a result with ``is_error=True`` whose text is
         ``"<code>: <message>"``: an unknown tool, arguments that are not a JSON object,
@@ -739,7 +754,7 @@ class SkillSession:
             if text is not None:
                 return ToolResult(text)
             return ToolResult(
-                f"'{rel}' in skill '{skill}' is a binary file ({len(read.data)} bytes, "
+                f"'{read.rel}' in skill '{skill}' is a binary file ({len(read.data)} bytes, "
                 f"{read.media_type}); it cannot be shown as text."
             )
         expect(args, name, "query", "limit", optional=("limit",))

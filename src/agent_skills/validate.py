@@ -110,9 +110,15 @@ from ._args import coerce_choice, coerce_path
 from ._config import DEFAULT_MAX_MANIFEST_BYTES
 from ._confine import read_file_capped, resolve_resource_path
 from ._errors import ErrorCode, SkillError
-from ._manifest import load_frontmatter_yaml, plain_scalar_tag, split_frontmatter, yaml_kind
+from ._manifest import (
+    load_frontmatter_yaml,
+    load_repaired_yaml,
+    plain_scalar_tag,
+    split_frontmatter,
+    yaml_kind,
+)
 from ._model import MANIFEST_NAME
-from ._schema import name_key
+from ._schema import MAX_DESCRIPTION_LENGTH, name_key
 
 __all__ = [
     "MAX_BODY_LINES",
@@ -138,8 +144,6 @@ __all__ = [
 
 #: Longest ``name``, in characters after NFKC (Agent Skills spec: name).
 MAX_NAME_LENGTH = 64
-#: Longest ``description``, in characters after trimming (Agent Skills spec: description).
-MAX_DESCRIPTION_LENGTH = 1024
 #: Longest ``compatibility``, in characters after trimming (Agent Skills spec: compatibility).
 MAX_COMPATIBILITY_LENGTH = 500
 #: Longest body, in lines (Agent Skills spec: "keep SKILL.md under 500 lines").
@@ -470,10 +474,21 @@ def check_manifest(
     try:
         loaded = load_frontmatter_yaml(yaml_text, first_line=first_line)
     except SkillError as err:
-        at = err.fields.get("line")
+        # Every problem in one run: the YAML error with its line and column, then the rest
+        # checked on what the lenient loader reads after its repair, when that loads.
+        at, column = err.fields.get("line"), err.fields.get("column")
+        message = err.message
+        if isinstance(column, int):
+            message += f", at column {column}"  # (the line is the problem's own)
+        repaired = load_repaired_yaml(yaml_text, first_line=first_line)
         problems.append(
-            _error(ProblemCode.YAML_ERROR, err.message, None, at if isinstance(at, int) else None)
+            _error(ProblemCode.YAML_ERROR, message, None, at if isinstance(at, int) else None)
         )
+        if repaired is not None:
+            found = check_frontmatter(
+                {} if repaired[0] is None else repaired[0], profile=profile, dir_name=dir_name
+            )
+            problems.extend(_located(found, yaml_text, first_line))
     else:
         frontmatter = loaded if isinstance(loaded, dict) else None
         if portable and frontmatter is not None:

@@ -31,6 +31,7 @@ INFO_KEYS = [
     "model_invocable",
     "shadowed",
     "category",
+    "version",
 ]
 
 
@@ -145,6 +146,54 @@ def test_list_table(run: Any, tree: dict[str, Path]) -> None:
     assert "Alpha skill with spaces." in lines[1]
     assert lines[3].split()[:5] == ["shared", "workspace", "-", "model", "1"]
     assert all(line == line.rstrip() for line in lines)
+
+
+def test_list_shows_versions_when_any_skill_has_one(run: Any, tmp_path: Path) -> None:
+    """SPEC §29.7: the top-level ``version``, else ``metadata.version`` (strings); a VERSION
+    column after the name in the table when any skill has one, ``version`` in ``--json``."""
+    root = tmp_path / "versions"
+    make_skill(root, "top", frontmatter={"name": "top", "description": "T.", "version": "2.1.0"})
+    make_skill(
+        root,
+        "nested",
+        frontmatter={"name": "nested", "description": "N.", "metadata": {"version": "0.3"}},
+    )
+    make_skill(
+        root,
+        "both",
+        frontmatter={
+            "name": "both",
+            "description": "B.",
+            "version": "1.0",
+            "metadata": {"version": "9.9"},
+        },
+    )
+    make_skill(
+        root, "numeric", raw="---\nname: numeric\ndescription: X.\nmetadata:\n  version: 1.5\n---\n"
+    )
+    make_skill(root, "plain", frontmatter={"name": "plain", "description": "P."})
+    args = ["--preset", "none", "--root", str(root)]
+    data = json.loads(run("list", "--json", *args).stdout)
+    assert [(d["name"], d["version"]) for d in data] == [
+        ("both", "1.0"),
+        ("nested", "0.3"),
+        ("numeric", None),
+        ("plain", None),
+        ("top", "2.1.0"),
+    ]
+    lines = run("list", *args).stdout.splitlines()
+    assert lines[0].split()[:3] == ["NAME", "VERSION", "SCOPE"]
+    assert [line.split()[:2] for line in lines[1:]] == [
+        ["both", "1.0"],
+        ["nested", "0.3"],
+        ["numeric", "-"],
+        ["plain", "-"],
+        ["top", "2.1.0"],
+    ]
+    unversioned = tmp_path / "plain-only"
+    make_skill(unversioned, "plain")
+    header = run("list", "--preset", "none", "--root", str(unversioned)).stdout.splitlines()[0]
+    assert "VERSION" not in header
 
 
 def test_list_empty(run: Any, tmp_path: Path) -> None:
@@ -270,6 +319,7 @@ def test_show_human(run: Any, tree: dict[str, Path]) -> None:
     lines = out.splitlines()
     assert lines[0].split() == ["name", "shared"]
     assert lines[1].split() == ["description", "High", "copy."]
+    assert lines[2].split() == ["version", "-"]  # SPEC §29.7: none declared
     assert ["user-invocable", "no"] in [line.split() for line in lines]
     assert ["shadows", str(tree["low"] / "shared")] in [line.split() for line in lines]
     assert "resources: 0" in lines
@@ -517,7 +567,7 @@ def test_serve_without_mcp_package(
     assert result.exit_code == 1
     assert last_error(result).startswith("mcp_unavailable: the MCP server needs the 'mcp' package")
     assert last_error(result).endswith(
-        f"; install it with: {os.path.basename(sys.executable)} -m pip install 'mcp>=2.3,<3' "
+        f"; install it with: {sys.executable} -m pip install 'mcp>=2.3,<3' "
         "(or, from a checkout: pip install '.[mcp]')"
     )
 
@@ -715,3 +765,41 @@ def test_import_stays_light(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert proc.stdout.strip() == "[]"
+
+
+def test_list_says_how_many_skills_were_held_back(run: Any, tree: dict[str, Path]) -> None:
+    """Issue friction: a trust store, --disable or --only never shortens the list silently."""
+    from agent_skills import TrustStore
+
+    store = tree["low"].parent / "trust.json"
+    TrustStore(store)  # an empty store: every workspace skill is unapproved
+    gated = run("list", "--json", "--trust-store", str(store), *roots(tree))
+    assert json.loads(gated.stdout) == []
+    held = [w for w in json.loads(gated.stderr)["warnings"] if w["code"] == "held_back"]
+    assert held == [
+        {
+            "code": "held_back",
+            "message": "3 skills not listed: 3 not approved in the trust store (see "
+            "`agent-skills trust`); see `agent-skills report`",
+        }
+    ]
+    disabled = run(
+        "list", "--disable", "alpha", "--only", "alpha", "--only", "shared", *roots(tree)
+    )
+    assert [line.split()[0] for line in disabled.stdout.splitlines()[1:]] == ["shared"]
+    assert disabled.stderr.splitlines()[-1] == (
+        "warning: held_back: 2 skills not listed: 2 disabled (--disable, --only); see "
+        "`agent-skills report`"
+    )
+    plain = run("list", *roots(tree))
+    assert "held_back" not in plain.stderr
+
+
+def test_each_warning_is_shown_once_per_run(run: Any, tree: dict[str, Path]) -> None:
+    """The same root given twice scans the broken skill twice: its warning is printed once."""
+    twice = ["--root", str(tree["high"]), "--root", str(tree["high"])]
+    result = run("list", "--preset", "none", *twice)
+    broken = [line for line in result.stderr.splitlines() if "broken" in line]
+    assert len(broken) == 1 and broken[0].startswith("warning: invalid_skill: skipping ")
+    again = run("list", "--preset", "none", *twice)  # a new run shows it again, once
+    assert [line for line in again.stderr.splitlines() if "broken" in line] == broken

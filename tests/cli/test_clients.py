@@ -124,6 +124,7 @@ def test_table_labels_every_skill_with_scope_and_source(machine: dict[str, Path]
                 "project-agents-checks",
                 "project-claude-lint",
                 "project-goose-plan",
+                "shared-agents-skill",
                 "xdg-agents-notes",
             ],
         ),
@@ -550,3 +551,12 @@ def test_columns_keep_fixed_cells_whole_and_fit_the_width(
         squeezed = text.replace("\n", "").replace(" ", "")
         for row in rows:
             assert _safe(row[3]).replace(" ", "") in squeezed  # notes are never cut
+
+
+def test_only_serves_the_named_skills(machine: dict[str, Path]) -> None:
+    """SPEC §29.6: --only NAME (repeatable); others disabled; an unknown name is a warning."""
+    result = invoke(machine, "list", "--json", "--only", "github-ci-triage", "--only", "nope")
+    assert result.exit_code == 0
+    assert [d["name"] for d in json.loads(result.stdout)] == ["github-ci-triage"]
+    warnings = json.loads(result.stderr)["warnings"]
+    assert {"code": "unknown_name", "message": "'nope' in only matches no skill found"} in warnings

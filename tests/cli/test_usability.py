@@ -164,9 +164,9 @@ def test_validate_a_directory_holding_no_skill_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stdout == (
         f"{empty}: error manifest_missing no skill found in {empty}: it has no SKILL.md, and "
-        "none below it (down to 3 levels) nor in .agents/skills, .clarvis/skills, "
+        "none below it (down to 3 levels) nor in .agent/skills, .agents/skills, .clarvis/skills, "
         ".claude/skills, .codex/skills, .cursor/skills, .gemini/skills, .github/skills, "
-        ".goose/skills, .opencode/skills\n"
+        ".goose/skills, .opencode/skills, .windsurf/skills\n"
     )
 
 

@@ -11,6 +11,7 @@ MCP Inspector as an independent client.
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import os
 import shutil
@@ -41,8 +42,8 @@ from agent_skills.mcp import (
     build_server,
     main,
 )
+from agent_skills.mcp._publish import INDEX_SCHEMA, _refuse
 from agent_skills.mcp._publish import Unpublishable as _Unpublishable
-from agent_skills.mcp._publish import _refuse
 from agent_skills.validate import check_manifest
 from conftest import make_skill, symlink
 from mcp_support import (
@@ -181,6 +182,14 @@ def _text(result: types.CallToolResult) -> str:
     block = result.content[0]
     assert isinstance(block, types.TextContent)
     return block.text
+
+
+def _index_text(result: types.ReadResourceResult) -> str:
+    """The text of a ``resources/read`` of ``skill://index.json``: one JSON text content."""
+    (content,) = result.contents
+    assert isinstance(content, types.TextResourceContents)
+    assert (content.uri, content.mime_type) == ("skill://index.json", "application/json")
+    return content.text
 
 
 def _cache(mode: str) -> dict[str, Any]:
@@ -332,7 +341,9 @@ def test_skills_list_pagination_and_bad_cursors(transport: str, tmp_path: Path) 
         )
         rest = await client.list_resources(cursor=resources.next_cursor)
         last = await client.list_resources(cursor=rest.next_cursor)
-        assert [r.name for r in resources.resources + rest.resources + last.resources] == names
+        listed = resources.resources + rest.resources + last.resources
+        # One SKILL.md per skill, then the discovery index (SPEC §29.1).
+        assert [r.name for r in listed] == [*names, "skills-index"]
         assert last.next_cursor is None
         prompts = await client.list_prompts()
         more = await client.list_prompts(cursor=prompts.next_cursor)
@@ -354,6 +365,7 @@ def test_skills_list_pagination_and_bad_cursors(transport: str, tmp_path: Path) 
 def test_resources_list(transport: str, tree: Path, alpha_bytes: dict[str, bytes]) -> None:
     async def body(client: Client) -> None:
         listed = await client.list_resources()
+        index = _index_text(await client.read_resource("skill://index.json"))
         assert listed.next_cursor is None
         assert [(r.uri, r.name, r.description, r.mime_type, r.size) for r in listed.resources] == [
             ("skill://alpha/SKILL.md", "alpha", "Alpha does things.", "text/markdown", 144),
@@ -371,7 +383,16 @@ def test_resources_list(transport: str, tree: Path, alpha_bytes: dict[str, bytes
                 "text/markdown",
                 (tree / "gamma" / "SKILL.md").stat().st_size,
             ),
+            (
+                "skill://index.json",
+                "skills-index",
+                "The skills published here as an Agent Skills discovery index (v0.2.0): the same "
+                "skills, in the same order, as skills/list.",
+                "application/json",
+                len(index.encode("utf-8")),
+            ),
         ]
+        assert listed.resources[-1].title == "Agent Skills discovery index"
         assert len(alpha_bytes["SKILL.md"]) == 144
 
     _run(_serve(tree, transport), LEGACY, body)
@@ -582,7 +603,7 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
         "when case and Unicode form are ignored",
         "num-compat": "compatibility_type: compatibility must be a string, not a number (line 4)",
         "repaired": "yaml_error: invalid YAML frontmatter: mapping values are not allowed in this "
-        "context (line 3)",
+        "context, at column 17 (line 3)",
         "too-big": f"its files total more than {MAX_SKILL_BYTES} bytes",
         "too-big-listed": f"its files total more than {MAX_SKILL_BYTES} bytes",
     }
@@ -768,7 +789,10 @@ def test_tools_list_without_model_invocable_or_any_skills(transport: str, tmp_pa
 
     async def empty_body(client: Client) -> None:
         assert await names(client) == []
-        assert (await client.list_resources()).resources == []
+        # Only the discovery index, naming no skill (SPEC §29.1).
+        index = await client.read_resource("skill://index.json")
+        assert json.loads(_index_text(index)) == {"$schema": INDEX_SCHEMA, "skills": []}
+        assert [r.uri for r in (await client.list_resources()).resources] == ["skill://index.json"]
         assert (await _list_page(client))["skills"] == []
         assert (await client.list_prompts()).prompts == []
 

@@ -1,21 +1,23 @@
 """The ``agent-skills`` command line (SPEC §16).
 
 Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read NAME REL``,
-``catalog``, ``report`` (:mod:`.discover`), ``validate PATH...`` (:mod:`.validate`), ``serve``
-(:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and ``sandbox`` (:mod:`.grants`),
-``pack``, ``lock``, ``verify``, ``add``, ``update`` and ``remove`` (:mod:`.packages`). Options
-come after the command. Each command's module is imported only when it runs
-(:class:`~._app.SkillsGroup`).
+``catalog``, ``report`` (:mod:`.discover`), ``where`` (:mod:`.where`), ``validate PATH...``
+(:mod:`.validate`), ``serve`` (:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and
+``sandbox`` (:mod:`.grants`), ``pack``, ``lock``, ``verify``, ``add``, ``update`` and
+``remove`` (:mod:`.packages`). Options come after the command. Each command's module is
+imported only when it runs (:class:`~._app.SkillsGroup`).
 
 Roots (every command but ``validate``): ``--preset CLIENT`` (one of ``client_skill_roots``'s
 clients, SPEC §21.1; default ``auto``: every client's folders, user then project; ``none``: no
 preset roots), ``--workspace DIR`` (default: the nearest directory above holding ``.git``, else
 the current one, SPEC §21.2), then each ``--root PATH`` in ascending precedence (``~`` expands; a
 relative ``--root`` is taken against the current directory), ``--max-depth N``, ``--disable NAME``,
+``--only NAME``,
 ``--strict`` (also: a missing ``--root`` is exit 2) and ``--no-follow-symlinks``.
 
 Exit codes: 0 ok (``validate``: no errors; warnings allowed); 1 a :class:`SkillError`, validation
-errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`.
+errors, or an unexpected failure (``internal_error``); 2 usage errors and :class:`StartupError`;
+130 interrupted by Ctrl-C (SIGINT), after ``aborted: interrupted`` on stderr.
 Errors print ``code: message`` on stderr, never a traceback; under ``--json`` they are one object
 ``{"error": {"code", "message", "fields"}}`` on stderr (usage errors: ``usage_error``,
 configuration: ``startup_error``; SPEC §21.11). Warnings have one format everywhere:
@@ -40,6 +42,9 @@ from ._app import CONTEXT, PROG, CliErrorCode, SkillsGroup, echo_error, silence_
 
 __all__ = ["CliErrorCode", "cli", "main"]
 
+#: The exit code of a command interrupted by Ctrl-C (SIGINT): 128 + the signal's number.
+INTERRUPTED = 130
+
 #: Every command, by the import path of its click command.
 COMMANDS = {
     "list": "agent_skills.cli.discover.list_command",
@@ -49,6 +54,7 @@ COMMANDS = {
     "read": "agent_skills.cli.discover.read_command",
     "catalog": "agent_skills.cli.discover.catalog_command",
     "report": "agent_skills.cli.discover.report_command",
+    "where": "agent_skills.cli.where.where_command",
     "validate": "agent_skills.cli.validate.validate_command",
     "serve": "agent_skills.cli.serve.serve_command",
     "trust": "agent_skills.cli.trust.trust_command",
@@ -70,7 +76,7 @@ def cli() -> None:
 
     Options come after the command. Every command but `validate` reads the skill folders of a
     preset (default: auto, every client's: Claude Code, Codex, Gemini CLI, Copilot, Cursor,
-    opencode, goose and .agents) plus any --root.
+    opencode, goose, Antigravity, Windsurf and .agents) plus any --root.
 
     \b
     Examples:
@@ -78,10 +84,12 @@ def cli() -> None:
       agent-skills list --preset none --root ./skills --json
       agent-skills show pdf-processing
       agent-skills report
+      agent-skills where
       agent-skills validate skills/
       agent-skills serve --http --port 8000
 
-    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors.
+    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors;
+    130 interrupted (Ctrl-C).
     Warnings print `warning: CODE: message` on stderr. Under --json, stderr is at most one JSON
     object: {"error": {code, message, fields}, "warnings": [{code, message}]} on a failure, else
     {"warnings": [...]} when there were warnings.
@@ -101,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         The exit code: 0 ok; 1 a ``SkillError``, validation errors or ``internal_error``; 2 usage
-        errors and ``StartupError``.
+        errors and ``StartupError``; 130 interrupted (SIGINT).
     """
     if argv is None:
         pause_for_program()
@@ -119,9 +127,10 @@ def _run(args: list[str]) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.Abort:
+    except click.Abort as exc:
         echo_error(CliErrorCode.ABORTED, "interrupted")
-        return 1
+        # Ctrl-C (SIGINT) ends with 128 + 2, as a shell reports a process the signal ended.
+        return INTERRUPTED if isinstance(exc.__cause__, KeyboardInterrupt) else 1
     except BrokenPipeError:
         silence_stdout()
         return 1

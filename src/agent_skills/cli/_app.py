@@ -13,6 +13,7 @@ import contextvars
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, NoReturn
@@ -60,6 +61,8 @@ class CliErrorCode(StrEnum):
     STARTUP_ERROR = "startup_error"
     INTERNAL_ERROR = "internal_error"
     ABORTED = "aborted"
+    #: A command that asks before it acts ran without a terminal to ask on and without --yes.
+    CONFIRMATION_REQUIRED = "confirmation_required"
 
 
 def fail(code: str, message: str, exit_code: int = 1) -> NoReturn:
@@ -77,9 +80,20 @@ _JSON_WARNINGS: contextvars.ContextVar[list[dict[str, str]] | None] = contextvar
 )
 
 
+# The warnings already shown by this run of the command line: each is shown once, however often
+# the skills are scanned again (``serve --watch`` refreshing, a command opening them twice).
+_SHOWN: set[tuple[str, str]] = set()
+_SHOWN_LOCK = threading.Lock()
+
+
 def warn(code: str, message: str) -> None:
     """One warning: ``warning: CODE: message`` on stderr, or under ``--json`` kept for the one
-    object stderr holds (see the module docstring)."""
+    object stderr holds (see the module docstring). A warning already shown by this run of the
+    command line is not shown again (once per process for the program)."""
+    with _SHOWN_LOCK:
+        if (code, message) in _SHOWN:
+            return
+        _SHOWN.add((code, message))
     collected = _JSON_WARNINGS.get()
     if collected is not None:
         collected.append({"code": code, "message": message})
@@ -148,6 +162,8 @@ class SkillsGroup(click.Group):
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         restore = _safe_streams()
+        with _SHOWN_LOCK:
+            _SHOWN.clear()  # a new run of the command line (one per process for the program)
         token = _JSON_ERRORS.set(wants_json(argv))
         warnings_token = _JSON_WARNINGS.set([] if _JSON_ERRORS.get() else None)
         try:
@@ -248,9 +264,24 @@ def _safe_streams() -> Callable[[], None]:
     return restore
 
 
+def _write_utf8(text: str, *, err: bool = False) -> None:
+    """Write ``text`` (which holds no lone surrogate) as UTF-8 bytes to stdout or stderr,
+    whatever the stream's encoding; a stream with no bytes underneath (a host's ``StringIO``)
+    takes the text itself (SPEC §30.5)."""
+    stream = sys.stderr if err else sys.stdout
+    binary = getattr(stream, "buffer", None)
+    if binary is None:
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    binary.write(text.encode("utf-8"))
+    binary.flush()
+
+
 def _write_json(value: Any, *, err: bool = False, indent: int | None = None) -> None:
-    """Write one JSON document as UTF-8 bytes, whatever the stream's encoding (SPEC §30.5)."""
-    click.echo(json_text(value, indent=indent).encode("utf-8"), err=err)
+    """Write one JSON document and a newline as UTF-8 (SPEC §30.5)."""
+    _write_utf8(json_text(value, indent=indent) + "\n", err=err)
 
 
 def emit_json(value: Any) -> None:
@@ -261,7 +292,7 @@ def emit_json(value: Any) -> None:
 
 def emit_json_text(text: str) -> None:
     """Write a JSON text built elsewhere (a catalog) on stdout as ``emit_json`` writes JSON."""
-    click.echo(json_safe(text).encode("utf-8"), nl=False)
+    _write_utf8(json_safe(text))
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")

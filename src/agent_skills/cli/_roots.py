@@ -61,8 +61,8 @@ def root_options(fn: _F) -> _F:
             default=AUTO,
             show_default=True,
             help="Whose skill folders to read: a client's layout (agents, claude, codex, gemini, "
-            "copilot, cursor, opencode, goose, clarvis), auto = all of them (user folders, then "
-            "project folders), none = only --root. See docs/clients.md.",
+            "copilot, cursor, opencode, goose, antigravity, windsurf, clarvis), auto = all of "
+            "them (user folders, then project folders), none = only --root. See docs/clients.md.",
         ),
         click.option(
             "--workspace",
@@ -101,6 +101,13 @@ def root_options(fn: _F) -> _F:
             metavar="NAME",
             help="Leave out this skill (a name or a skill directory; repeatable): reported as "
             "disabled, never listed or served; a lower copy of a disabled directory wins.",
+        ),
+        click.option(
+            "--only",
+            "only",
+            multiple=True,
+            metavar="NAME",
+            help="Serve only this skill (repeatable); every other one is reported as disabled.",
         ),
         click.option(
             "--strict",
@@ -234,6 +241,7 @@ def open_skills(
             max_depth=options.get("max_depth", 1),
             disabled=disabled,
             max_manifest_bytes=options.get("max_manifest_bytes", DEFAULT_MAX_MANIFEST_BYTES),
+            only=list(options["only"]) if options.get("only") else None,
         )
     # The library is silent about missing roots (SPEC §4); a root typed on the command line that
     # is missing is most likely a typo, so say so (preset roots are often absent, and stay quiet).
@@ -259,6 +267,7 @@ ROOT_OPTION_KEYS = (
     "max_depth",
     "max_manifest_bytes",
     "disabled",
+    "only",
     "strict",
     "no_follow_symlinks",
     "index",

@@ -20,7 +20,7 @@ from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
 from .._terminal import safe_text
-from ._app import PROG, emit_json, emit_json_text, json_option, safe
+from ._app import PROG, emit_json, emit_json_text, json_option, safe, warn
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -42,7 +42,8 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
     """List the active skills, sorted by name.
 
     A skill that overrides copies in lower-precedence roots shows how many it shadows (see
-    `report` for the whole story).
+    `report` for the whole story). A VERSION column appears when any skill declares a version
+    (`version`, or `metadata.version`).
 
     \b
     Examples:
@@ -51,6 +52,7 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
       agent-skills list --preset none --root ./skills --root ./more-skills --json
     """
     infos = skills.list_skills()
+    _say_held_back(skills, {info.name for info in infos})
     if as_json:
         emit_json([info.to_dict() for info in infos])
         return
@@ -60,14 +62,18 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
             f"No skills found in {count} root{'s' if count != 1 else ''} (see `{PROG} report`)."
         )
         return
+    # SPEC §29.7: a VERSION column after the name when any skill has a version.
+    versioned = any(info.version is not None for info in infos)
     rows = []
     for info in infos:
         who = [
             w for w, on in (("user", info.user_invocable), ("model", info.model_invocable)) if on
         ]
+        version = [info.version or "-"] if versioned else []
         rows.append(
             [
                 info.name,
+                *version,
                 info.scope,
                 info.source or "-",
                 ", ".join(who) or "none",
@@ -75,8 +81,32 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
                 " ".join(info.description.split()),
             ]
         )
-    headers = ["NAME", "SCOPE", "SOURCE", "INVOCATION", "SHADOWS", "DESCRIPTION"]
-    print_out(*columns(headers, rows, width=terminal_width(), movable=3))
+    headers = ["NAME", *(["VERSION"] if versioned else []), "SCOPE", "SOURCE", "INVOCATION"]
+    headers += ["SHADOWS", "DESCRIPTION"]
+    print_out(*columns(headers, rows, width=terminal_width(), movable=4 if versioned else 3))
+
+
+def _say_held_back(skills: AgentSkills, served: set[str]) -> None:
+    """Say on stderr how many skills a trust store, ``--disable`` or ``--only`` kept out of the
+    list (skills found but not served under any copy), so a shorter list is never a mystery."""
+    held: dict[EntryStatus, set[str]] = {EntryStatus.UNTRUSTED: set(), EntryStatus.DISABLED: set()}
+    for entry in skills.report().entries:
+        if entry.status in held and entry.name is not None and entry.name not in served:
+            held[entry.status].add(entry.name)
+    untrusted, disabled = (
+        held[EntryStatus.UNTRUSTED],
+        held[EntryStatus.DISABLED] - held[EntryStatus.UNTRUSTED],
+    )
+    if not untrusted and not disabled:
+        return
+    parts = []
+    if untrusted:
+        parts.append(f"{len(untrusted)} not approved in the trust store (see `{PROG} trust`)")
+    if disabled:
+        parts.append(f"{len(disabled)} disabled (--disable, --only)")
+    total = len(untrusted) + len(disabled)
+    skill_word = "skill" if total == 1 else "skills"
+    warn("held_back", f"{total} {skill_word} not listed: {'; '.join(parts)}; see `{PROG} report`")
 
 
 @click.command("show")
@@ -102,6 +132,7 @@ def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
     rows: list[tuple[str, object]] = [
         ("name", content.name),
         ("description", " ".join(content.description.split())),
+        ("version", content.version or "-"),
         ("scope", f"{content.scope} ({content.source or '-'})"),
         ("root", content.root),
         ("dir", content.dir),

@@ -48,6 +48,7 @@ _host_option = click.option(
 _LEFT_OUT = {
     "stale_skill": "its directory changed since discovery",
     "archived_skill": "an archived skill has no directory to grant",
+    "single_file_skill": "a single-file skill has no directory to grant",
     "untrusted": "its files changed since approval",
 }
 

@@ -7,7 +7,7 @@ here, when the command runs (the SDK is the heaviest dependency, SPEC §26).
 from __future__ import annotations
 
 import importlib
-import os
+import shlex
 import sys
 
 import click
@@ -21,8 +21,9 @@ __all__ = ["MCP_HINT", "serve_command"]
 
 
 #: What to run when ``serve`` lacks the MCP SDK: the extra's one dependency, installed into the
-#: interpreter that runs this command (works however the package itself was installed).
-MCP_HINT = f"{os.path.basename(sys.executable) or 'python'} -m pip install 'mcp>=2.3,<3'"
+#: interpreter that runs this command, named by its full path (in a virtual environment that is
+#: not activated, ``python3`` is another interpreter), however the package itself was installed.
+MCP_HINT = f"{shlex.quote(sys.executable or 'python3')} -m pip install 'mcp>=2.3,<3'"
 
 
 @click.command("serve")
@@ -91,6 +92,7 @@ def serve_command(
         # long-lived objects, and no young-generation pass need run over them while it runs
         # (SPEC §26, serve start-up; docs/performance.md).
         mcp_server = importlib.import_module("agent_skills.mcp")
+        run = mcp_server.run_http if use_http else mcp_server.run_stdio  # (loads the SDK)
     except ImportError as exc:
         fail(
             "mcp_unavailable",
@@ -100,7 +102,7 @@ def serve_command(
     finally:
         resume_for_server()  # a server runs on: its garbage is collected as usual
     if use_http:
-        mcp_server.run_http(
+        run(
             skills,
             host=host,
             port=port,
@@ -110,4 +112,4 @@ def serve_command(
             ready=lambda url: click.echo(f"listening on {url}", err=True),
         )
     else:
-        mcp_server.run_stdio(skills, watch=watch)
+        run(skills, watch=watch)

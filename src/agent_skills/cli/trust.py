@@ -7,6 +7,8 @@ an approval admits are ``agent_skills._trust``'s.
 from __future__ import annotations
 
 import os
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -15,7 +17,7 @@ from .._confine import contains
 from .._core import AgentSkills
 from .._diagnostics import EntryStatus
 from .._errors import SkillError
-from .._trust import TrustStore
+from .._trust import TrustStore, digest_skill_dir
 from ._app import CliErrorCode, emit_json, fail, json_option, safe
 from ._roots import FILE_PATH, PATH, trust_store, with_skills
 
@@ -36,6 +38,13 @@ APPROVABLE = (EntryStatus.LOADED, EntryStatus.SHADOWED, EntryStatus.UNTRUSTED)
 )
 @click.option("--list", "list_only", is_flag=True, help="List the approvals in the store.")
 @click.option("--revoke", is_flag=True, help="Revoke the approvals under PATH instead.")
+@click.option(
+    "--yes",
+    "-y",
+    "assume_yes",
+    is_flag=True,
+    help="Approve without asking (for scripts; without a terminal, trust asks for this).",
+)
 @json_option
 @with_skills()
 def trust_command(
@@ -44,18 +53,22 @@ def trust_command(
     store_path: Path | None,
     list_only: bool,
     revoke: bool,
+    assume_yes: bool,
     as_json: bool,
 ) -> None:
     """Approve the project skills under PATH as they are now (default: the whole workspace).
 
-    An approval is bound to the skill's digest (its SKILL.md and every listed file): any later
-    change takes the skill out again until it is approved anew. Hosts pass the store with
-    --trust-store (or TrustStore in Python); user skills are always trusted.
+    Shows what it would approve (each skill's name, scope, digest and folder, and which of your
+    user skills it would override) and asks first; --yes approves without asking, and without
+    a terminal (or with --json) trust refuses unless --yes is given. An approval is bound to the
+    skill's digest (its SKILL.md and every listed file): any later change takes the skill out
+    again until it is approved anew. Hosts pass the store with --trust-store (or TrustStore in
+    Python); user skills are always trusted.
 
     \b
     Examples:
       agent-skills trust --store ~/.config/agent-skills/trust.json
-      agent-skills trust .agents/skills/pdf-tools --store trust.json
+      agent-skills trust .agents/skills/pdf-tools --store trust.json --yes
       agent-skills trust --list --store trust.json
       agent-skills trust --revoke .agents/skills/pdf-tools --store trust.json
     """
@@ -84,30 +97,30 @@ def trust_command(
                 store.revoke(directory)
                 done.append({"dir": str(directory), "status": "revoked"})
     else:
-        seen: set[str] = set()
-        for entry in skills.report().entries:
-            scope = next((r.scope for r in skills.config.roots if r.path == entry.root), None)
-            if scope != "workspace" or entry.name is None:
-                continue
-            if entry.status not in APPROVABLE:
-                continue
-            real = os.path.realpath(entry.path)
-            if real in seen or not any(contains(base, real) for base in bases):
-                continue
-            seen.add(real)
-            follow = skills.config.follow_symlinks
+        plan, failed = _plan(skills, bases)
+        if plan and not assume_yes:
+            _ask(plan, store.path, as_json)
+        follow = skills.config.follow_symlinks
+        for planned in plan:
             try:
                 digest = store.approve(
-                    real, follow_symlinks=follow, max_resources=skills.config.max_resources
+                    planned.real, follow_symlinks=follow, max_resources=skills.config.max_resources
                 )
             except SkillError as err:
                 if err.fields.get("path") == str(store.path):
                     raise  # the store itself: nothing else can be approved either
-                # One skill that cannot be hashed (a manifest linked from outside, an archived
-                # skill, a file that vanished) does not stop the others.
-                failed.append(f"{err.code.value}: cannot approve {entry.name}: {err.message}")
+                failed.append(f"{err.code.value}: cannot approve {planned.name}: {err.message}")
                 continue
-            done.append({"name": entry.name, "dir": real, "digest": digest, "status": "approved"})
+            if digest != planned.digest:
+                # Changed between what was shown and the approval: not what was agreed to.
+                store.revoke(planned.real)
+                failed.append(
+                    f"changed_since_shown: {planned.name} changed while trust ran; not approved"
+                )
+                continue
+            done.append(
+                {"name": planned.name, "dir": planned.real, "digest": digest, "status": "approved"}
+            )
     if as_json:
         emit_json(done)
     else:
@@ -123,3 +136,85 @@ def trust_command(
         click.echo(safe(message), err=True)
     if failed:
         raise click.exceptions.Exit(1)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A project skill ``trust`` would approve: as shown before asking."""
+
+    name: str
+    real: str
+    digest: str
+    overrides: tuple[Path, ...]
+
+
+def _plan(skills: AgentSkills, bases: list[str]) -> tuple[list[_Planned], list[str]]:
+    """The workspace skills under ``bases`` that ``trust`` would approve, hashed now, and the
+    messages of those that cannot be hashed (one such skill does not stop the others: a
+    manifest linked from outside, an archived skill, a file that vanished)."""
+    report = skills.report()
+    scopes = {r.path: r.scope for r in skills.config.roots}
+    user_copies: dict[str, list[Path]] = {}
+    for entry in report.entries:
+        shown = entry.status in (EntryStatus.LOADED, EntryStatus.SHADOWED)
+        if entry.name is not None and scopes.get(entry.root) == "user" and shown:
+            user_copies.setdefault(entry.name, []).append(entry.path)
+    plan: list[_Planned] = []
+    failed: list[str] = []
+    seen: set[str] = set()
+    for entry in report.entries:
+        if scopes.get(entry.root) != "workspace" or entry.name is None:
+            continue
+        if entry.status not in APPROVABLE:
+            continue
+        real = os.path.realpath(entry.path)
+        if real in seen or not any(contains(base, real) for base in bases):
+            continue
+        seen.add(real)
+        try:
+            digest, _ = digest_skill_dir(
+                real,
+                follow_symlinks=skills.config.follow_symlinks,
+                max_resources=skills.config.max_resources,
+            )
+        except SkillError as err:
+            failed.append(f"{err.code.value}: cannot approve {entry.name}: {err.message}")
+            continue
+        overrides = tuple(user_copies.get(entry.name, ()))
+        plan.append(_Planned(entry.name, real, digest, overrides))
+    return plan, failed
+
+
+def _ask(plan: list[_Planned], store: Path, as_json: bool) -> None:
+    """Show ``plan`` on stderr and ask to go on (SPEC §23.4); without a terminal to ask on (or
+    under ``--json``, whose stderr holds one object), refuse with ``confirmation_required``."""
+    count = f"{len(plan)} project skill{'s' if len(plan) != 1 else ''}"
+    stdin = sys.stdin
+    if as_json or stdin is None or not stdin.isatty():
+        names = ", ".join(item.name for item in plan)
+        fail(
+            CliErrorCode.CONFIRMATION_REQUIRED,
+            f"trust would approve {count} ({names}); there is no terminal to ask on: pass "
+            "--yes to approve them as they are now",
+            2,
+        )
+    home = os.path.expanduser("~")
+    lines = [f"trust would approve {count} as they are now, in {_tilde(str(store), home)}:"]
+    for item in plan:
+        lines.append(f"  {item.name} (workspace) {item.digest[:19]}…")
+        lines.append(f"    {_tilde(item.real, home)}")
+        for path in item.overrides:
+            lines.append(f"    overrides your user skill {item.name}: {_tilde(str(path), home)}")
+    click.echo("\n".join(safe(line) for line in lines), err=True)
+    if not click.confirm(f"Approve {count}?", default=False, err=True):
+        fail(CliErrorCode.ABORTED, "nothing approved", 1)
+
+
+def _tilde(path: str, home: str) -> str:
+    """``path`` relative to the current directory when it lies there, else with the home
+    directory written ``~``."""
+    here = os.path.realpath(os.getcwd())
+    if path.startswith(here.rstrip(os.sep) + os.sep):
+        return os.path.relpath(path, here)
+    home = home.rstrip(os.sep)
+    return "~" + path[len(home) :] if home and path.startswith(home + os.sep) else path

@@ -1,15 +1,17 @@
 """What the MCP server publishes through the Skills extension, and the manifests it publishes
-(SPEC §17, §24.2). Imports no part of the MCP SDK: testable without it.
+(SPEC §17, §24.2, §29.1). Imports no part of the MCP SDK: testable without it.
 
-Owns the extension's own limits (a whole listing, the file count, the total size) and the
-``skills/list`` entry of a skill (its files, sizes and digests, read through the facade). What
-hosts accept of a skill is ``validate``'s ``portable`` profile, applied here by the same
-function (``check_manifest``): the server publishes exactly what ``validate --profile portable``
-passes. Digests are ``_digest``'s, media types ``_tools``'.
+Owns the extension's own limits (a whole listing, the file count, the total size), the
+``skills/list`` entry of a skill (its files, sizes and digests, read through the facade) and the
+discovery index ``skill://index.json`` of the same skills, which clients of the extension's
+earlier draft read. What hosts accept of a skill is ``validate``'s ``portable`` profile, applied
+here by the same function (``check_manifest``): the server publishes exactly what ``validate
+--profile portable`` passes. Digests are ``_digest``'s, media types ``_tools``'.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +26,9 @@ from .._tools import media_type
 from ..validate import Problem, Severity, check_manifest, check_skill_files
 
 __all__ = [
+    "INDEX_NAME",
+    "INDEX_SCHEMA",
+    "INDEX_URI",
     "MAX_SKILL_BYTES",
     "MAX_SKILL_FILES",
     "SCHEME",
@@ -32,6 +37,7 @@ __all__ = [
     "PublishedSkill",
     "Unpublishable",
     "build_catalog",
+    "discovery_index",
     "file_uri",
     "is_utf8",
 ]
@@ -42,6 +48,13 @@ MAX_SKILL_FILES = 512
 MAX_SKILL_BYTES = 16 * 1024 * 1024
 #: The scheme of every published URI.
 SCHEME = "skill://"
+#: The discovery index of the published skills (SPEC §29.1). Skill names hold no ``.``, so no
+#: skill's URI can ever be this one.
+INDEX_URI = SCHEME + "index.json"
+#: The index's ``$schema``: the Agent Skills discovery index, v0.2.0.
+INDEX_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+#: The index's name in ``resources/list``.
+INDEX_NAME = "skills-index"
 
 
 class Unpublishable(Exception):
@@ -72,12 +85,14 @@ class PublishedSkill:
 
 @dataclass(frozen=True, slots=True)
 class Catalog:
-    """Every published skill (sorted as ``list_skills``) and an index of file URIs."""
+    """Every published skill (sorted as ``list_skills``), a map of file URIs, and the discovery
+    index of the same skills (:func:`discovery_index`)."""
 
     skills: tuple[PublishedSkill, ...]
     by_skill_uri: dict[str, PublishedSkill]
     by_file_uri: dict[str, tuple[PublishedSkill, PublishedFile]]
     diagnostics: tuple[Diagnostic, ...] = ()
+    index: str = ""
 
 
 def file_uri(name: str, rel: str) -> str:
@@ -167,6 +182,33 @@ def _refuse(problems: Sequence[Problem]) -> None:
             raise Unpublishable(f"{problem.code}: {problem.message}{where}")
 
 
+def discovery_index(published: Sequence[PublishedSkill]) -> str:
+    """The discovery index of ``published``, as JSON text (SPEC §29.1).
+
+    The Agent Skills discovery index, v0.2.0, as the clients of the MCP Skills extension's
+    earlier draft read it at ``skill://index.json`` (Microsoft Agent Framework's
+    ``MCPSkillsSource``, mcpc)::
+
+        {"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
+         "skills": [{"name": "api-review", "type": "skill-md", "description": "...",
+                     "url": "skill://api-review/SKILL.md", "digest": "sha256:<hex>"}]}
+
+    One entry per skill, in the order given (the order of ``skills/list``); ``description`` is
+    the frontmatter's, ``digest`` the manifest digest of the ``SKILL.md`` bytes served.
+    """
+    entries = [
+        {
+            "name": skill.name,
+            "type": "skill-md",
+            "description": skill.description,
+            "url": skill.uri,
+            "digest": skill.files[0].digest,
+        }
+        for skill in published
+    ]
+    return json.dumps({"$schema": INDEX_SCHEMA, "skills": entries}, ensure_ascii=False)
+
+
 def build_catalog(skills: AgentSkills) -> Catalog:
     """Publish every skill hosts can accept; a ``not_published`` warning names each other one."""
     served: list[PublishedSkill] = []
@@ -187,4 +229,10 @@ def build_catalog(skills: AgentSkills) -> Catalog:
         diagnostics.append(Diagnostic(DiagnosticKind.NOT_PUBLISHED, message, info.path))
     emit(diagnostics)
     by_file_uri = {f.uri: (skill, f) for skill in served for f in skill.files}
-    return Catalog(tuple(served), {s.uri: s for s in served}, by_file_uri, tuple(diagnostics))
+    return Catalog(
+        tuple(served),
+        {s.uri: s for s in served},
+        by_file_uri,
+        tuple(diagnostics),
+        discovery_index(served),
+    )

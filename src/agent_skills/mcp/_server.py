@@ -10,9 +10,10 @@ protocol era (the ``initialize`` handshake and the 2026-07-28 ``server/discover`
   at most 100 entries behind an opaque cursor) and ``skills/get``, each entry with the
   ``skill://<name>/SKILL.md`` URI, the verbatim frontmatter and a complete manifest (``uri``,
   ``size``, ``sha256:`` digest) of the skill's files;
-- ``resources/list`` (one ``SKILL.md`` per published skill), ``resources/templates/list`` (the
+- ``resources/list`` (one ``SKILL.md`` per published skill, then the discovery index
+  ``skill://index.json`` of the same skills, SPEC §29.1), ``resources/templates/list`` (the
   ``skill://{name}/{+path}`` template) and ``resources/read`` of every manifest file, returning
-  the exact bytes that were hashed;
+  the exact bytes that were hashed, and of the index;
 - the tools ``activate_skill`` and ``read_skill_resource`` for hosts without the extension;
 - one prompt per user-invocable skill.
 
@@ -23,9 +24,10 @@ snapshot taken when the server is built; a file changed on disk afterwards is re
 (``-32603``) rather than served with bytes that no longer match its digest.
 
 Protocol errors: ``-32602`` (invalid params) for an unknown or malformed URI (``..`` or
-``%2e%2e`` segments, a query or a fragment), an unknown prompt or tool, a bad cursor; ``-32603``
-for a file that cannot be read any more. Tool failures are results with ``isError: true`` whose
-text starts with the :class:`~agent_skills.ErrorCode` (``not_found: ...``).
+``%2e%2e`` segments, a query or a fragment; from ``resources/read`` with ``data: {"uri": <the URI
+asked for>}``, which tells a client "not found" from a failure), an unknown prompt or tool, a bad
+cursor; ``-32603`` for a file that cannot be read any more. Tool failures are results with
+``isError: true`` whose text starts with the :class:`~agent_skills.ErrorCode` (``not_found: ...``).
 
 Run it with ``agent-skills serve`` or ``python -m agent_skills.mcp`` (the same command and
 options). The publication rules are ``_publish``'s, the transports ``_stdio``'s and ``_http``'s.
@@ -77,7 +79,15 @@ from .._tools import (
 from .._version import __version__
 from ..agent import SkillSession, render_skill
 from ._http import MAX_SESSIONS, SESSION_IDLE_TIMEOUT, http_app
-from ._publish import SCHEME, build_catalog, file_uri, is_utf8
+from ._publish import (
+    INDEX_NAME,
+    INDEX_URI,
+    SCHEME,
+    PublishedSkill,
+    build_catalog,
+    file_uri,
+    is_utf8,
+)
 from ._stdio import serve_stdio
 
 if TYPE_CHECKING:
@@ -168,8 +178,11 @@ def _canonical_uri(uri: str) -> str:
     return SCHEME + "/".join(quote(segment, safe="") for segment in segments)
 
 
-def _invalid_params(message: str) -> MCPError:
-    return MCPError(code=types.INVALID_PARAMS, message=message)
+def _invalid_params(message: str, uri: str | None = None) -> MCPError:
+    """A ``-32602`` error; for a resource URI, with ``data: {"uri": uri}`` (SEP-2164), the one
+    shape by which clients such as Microsoft Agent Framework tell "not found" from a failure."""
+    data = {"uri": uri} if uri is not None else None
+    return MCPError(code=types.INVALID_PARAMS, message=message, data=data)
 
 
 def _encode_cursor(kind: str, offset: int) -> str:
@@ -492,8 +505,10 @@ class SkillServer:
     async def _list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        skills = self._catalog.skills
-        page, next_cursor = _page("resources", skills, params.cursor if params else None)
+        catalog = self._catalog
+        # One SKILL.md per published skill, then the discovery index (SPEC §17, §29.1).
+        listed: list[PublishedSkill | None] = [*catalog.skills, None]
+        page, next_cursor = _page("resources", listed, params.cursor if params else None)
         return types.ListResourcesResult(
             resources=[
                 types.Resource(
@@ -502,6 +517,18 @@ class SkillServer:
                     description=skill.description,
                     mime_type="text/markdown",
                     size=skill.files[0].size,
+                )
+                if skill is not None
+                else types.Resource(
+                    uri=INDEX_URI,
+                    name=INDEX_NAME,
+                    title="Agent Skills discovery index",
+                    description=(
+                        "The skills published here as an Agent Skills discovery index (v0.2.0): "
+                        "the same skills, in the same order, as skills/list."
+                    ),
+                    mime_type="application/json",
+                    size=len(catalog.index.encode("utf-8")),
                 )
                 for skill in page
             ],
@@ -533,9 +560,19 @@ class SkillServer:
     async def _read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        hit = self._catalog.by_file_uri.get(_canonical_uri(params.uri))
+        catalog = self._catalog  # one build for the whole answer
+        try:
+            uri = _canonical_uri(params.uri)
+        except MCPError as err:
+            raise _invalid_params(err.message, params.uri) from None
+        if uri == INDEX_URI:
+            index = types.TextResourceContents(
+                uri=INDEX_URI, mime_type="application/json", text=catalog.index
+            )
+            return types.ReadResourceResult(contents=[index])
+        hit = catalog.by_file_uri.get(uri)
         if hit is None:
-            raise _invalid_params(f"unknown resource {params.uri!r}")
+            raise _invalid_params(f"unknown resource {params.uri!r}", params.uri)
         skill, served = hit
         skills = self._skills
         try:
@@ -544,7 +581,7 @@ class SkillServer:
             )
         except SkillError as err:
             if err.code == ErrorCode.NOT_FOUND:
-                raise _invalid_params(f"unknown resource {params.uri!r}") from None
+                raise _invalid_params(f"unknown resource {params.uri!r}", params.uri) from None
             if err.code != ErrorCode.TOO_LARGE:
                 raise MCPError(
                     code=types.INTERNAL_ERROR,

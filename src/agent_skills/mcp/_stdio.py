@@ -1,5 +1,6 @@
 """The stdio transport of the MCP server: every request read is answered before the end of input
-is passed on (SPEC §17), a line the SDK cannot read included (SPEC §30.4).
+is passed on, a line the SDK cannot read included (SPEC §30.4), and stdin is read without a thread
+blocked on it, so an interrupt (Ctrl-C) ends the server at once (SPEC §17).
 
 Owns only the streams' wrapping; the server is ``_server``'s.
 """
@@ -7,9 +8,12 @@ Owns only the streams' wrapping; the server is ``_server``'s.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -17,10 +21,12 @@ from mcp.shared.message import SessionMessage
 
 from .._terminal import undecodable_text
 
-__all__ = ["serve_stdio"]
+__all__ = ["StdinLines", "serve_stdio"]
 
 
 _DRAIN_SECONDS = 30.0
+# Most bytes taken from stdin by one read.
+_READ_BYTES = 65_536
 
 
 class _AnswerBeforeClosing:
@@ -159,8 +165,70 @@ def _input_of(exc: Exception) -> str | None:
     return found if isinstance(found, str) else None
 
 
+class StdinLines:
+    """The lines of a file descriptor (stdin), as the SDK's stdio transport reads them.
+
+    The SDK reads stdin on a worker thread, which stays blocked in ``read`` until the next line:
+    an interrupt then waits for the user to press Enter. Here the event loop waits until the
+    descriptor is readable and only then reads what is there, so cancelling the server stops the
+    reading at once. A descriptor the event loop cannot wait on (a regular file, ``/dev/null``),
+    whose reads never block for long, is read on a worker thread. Lines are decoded as UTF-8
+    with replacement characters, as the SDK decodes them.
+    """
+
+    def __init__(self, fd: int = 0) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._scanned = 0  # the buffer holds no newline before this offset
+        self._eof = False
+        try:
+            self._pollable = not stat.S_ISREG(os.fstat(fd).st_mode)
+        except OSError:
+            self._pollable = False
+
+    def __aiter__(self) -> StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            newline = self._buffer.find(b"\n", self._scanned)
+            if newline >= 0:
+                line = bytes(self._buffer[: newline + 1])
+                del self._buffer[: newline + 1]
+                self._scanned = 0
+                return line.decode("utf-8", errors="replace")
+            self._scanned = len(self._buffer)
+            if self._eof:
+                if not self._buffer:
+                    raise StopAsyncIteration
+                rest = bytes(self._buffer)
+                self._buffer.clear()
+                self._scanned = 0
+                return rest.decode("utf-8", errors="replace")
+            chunk = await self._read()
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
+
+    async def _read(self) -> bytes:
+        while self._pollable:
+            try:
+                await anyio.wait_readable(self._fd)
+            except OSError:  # the event loop cannot wait on this descriptor
+                self._pollable = False
+                break
+            try:
+                return os.read(self._fd, _READ_BYTES)  # readable: returns at once
+            except BlockingIOError:  # (a non-blocking descriptor another reader emptied)
+                continue
+        return await anyio.to_thread.run_sync(os.read, self._fd, _READ_BYTES)
+
+
 async def serve_stdio(server: Server[Any]) -> None:
-    """Run ``server`` on this process's stdin and stdout until the client closes stdin."""
-    async with stdio_server() as (read_stream, write_stream):
+    """Run ``server`` on this process's stdin and stdout until the client closes stdin (or the
+    task running it is cancelled: an interrupt ends it at once)."""
+    stdin: Any = StdinLines(0)
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         replies = _AnswerBeforeClosing(read_stream, write_stream)
         await server.run(replies.reader, replies.writer, server.create_initialization_options())

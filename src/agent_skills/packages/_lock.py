@@ -22,7 +22,7 @@ from .._jsonfile import read_json_file
 from .._model import sort_key
 from .._terminal import json_text, undecodable_text
 from ._pack import write_atomic
-from ._sources import SourceSkill, dir_skill, version_of
+from ._sources import SourceSkill, dir_skill
 
 __all__ = [
     "LOCK_NAME",
@@ -206,7 +206,7 @@ def lock_skills(
 
     for info in skills.list_skills():
         files = _hash_skill(skills, info.name)
-        add(info.name, info.scope, info.source, info.dir, files, version_of(info.metadata))
+        add(info.name, info.scope, info.source, info.dir, files, info.version)
         for copy in info.shadowed:
             try:
                 skill = dir_skill(copy.dir)

@@ -14,11 +14,11 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Literal
 
 from .._archive import (
     MAX_MEMBERS,
@@ -46,7 +46,7 @@ from .._manifest import parse_skill
 from .._model import is_skipped
 from .._resources import list_resources
 from .._scan import find_manifest as find_manifest_in
-from .._schema import name_problem
+from .._schema import name_problem, skill_version
 from .._walk import HELD_DEPTH, walk_root
 from ..validate import find_manifest
 
@@ -64,7 +64,6 @@ __all__ = [
     "parse_source",
     "redact",
     "source_skills",
-    "version_of",
 ]
 
 
@@ -89,7 +88,7 @@ class SourceSkill:
         where: Where it was found, for messages (a directory, ``<archive>/<top>``).
         files: The manifest and the listed resources, each opened from the pinned source.
         diagnostics: Files left out (links leading outside, link members).
-        version: The skill's version (SPEC §29.7: :func:`version_of`), or ``None``.
+        version: The skill's version (SPEC §29.7: ``_schema.skill_version``), or ``None``.
     """
 
     name: str
@@ -103,20 +102,6 @@ def is_executable(source: SourceFile, fh: IO[bytes]) -> bool:
     if source.executable is not None:
         return source.executable
     return bool(os.fstat(fh.fileno()).st_mode & 0o111)
-
-
-def version_of(frontmatter: Mapping[str, Any]) -> str | None:
-    """A skill's version (SPEC §29.7): the top-level ``version`` when it is a string, else
-    ``metadata.version`` when that is a string; ``None`` otherwise. Pure."""
-    version = frontmatter.get("version")
-    if isinstance(version, str):
-        return version
-    metadata = frontmatter.get("metadata")
-    if isinstance(metadata, Mapping):
-        nested = metadata.get("version")
-        if isinstance(nested, str):
-            return nested
-    return None
 
 
 def _no_manifest(skill_dir: Path) -> SkillError:
@@ -180,7 +165,8 @@ def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
 
 
 def manifest_facts(data: bytes, where: Path | str) -> tuple[str, str | None]:
-    """The ``name`` and version (:func:`version_of`) of a source skill's manifest bytes.
+    """The ``name`` and version (``_schema.skill_version``, SPEC §29.7) of a source skill's
+    manifest bytes.
 
     Raises:
         SkillError: ``invalid_skill`` ``{path}`` when it does not parse or has no usable name.
@@ -196,7 +182,7 @@ def manifest_facts(data: bytes, where: Path | str) -> tuple[str, str | None]:
     # one (no separators, NUL or dots-only), so it is asked, not restated.
     if not isinstance(name, str) or name_problem(name) is not None:
         raise SkillError(ErrorCode.INVALID_SKILL, f"{where}: no usable name", {"path": str(where)})
-    return name, version_of(parsed.frontmatter)
+    return name, skill_version(parsed.frontmatter)
 
 
 def name_of(data: bytes, where: Path | str) -> str:
