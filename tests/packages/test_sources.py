@@ -371,7 +371,8 @@ def test_a_sparse_huge_manifest_in_a_source_is_too_large_for_add_and_pack(
     assert result.exit_code == 1 and "too_large" in result.output
     with pytest.raises(SkillError) as info:
         pkg.pack_skill(skill, env["tmp"] / "h.skill")
-    assert info.value.code == "too_large"
+    assert info.value.code == "invalid_skill"
+    assert [p["code"] for p in info.value.fields["problems"]] == ["manifest_too_large"]
     assert not (env["tmp"] / "h.skill").exists()
 
 

@@ -80,13 +80,12 @@ def pack_skill(
     skill_path = Path(coerce_path(skill_dir, "skill_dir"))
     try:
         pin = pin_by_name(skill_path, skill_path.name)
-        skill = dir_skill(skill_path, pin)  # the manifest read capped, through the pin
-    except SkillError as err:
-        if err.code in (ErrorCode.INVALID_SKILL, ErrorCode.NOT_FOUND):
-            refuse_invalid(skill_path)  # names every problem of the path, when it has some
+    except SkillError:
+        refuse_invalid(skill_path)  # names what is wrong with the path
         raise
-    refuse_invalid(skill_path)
+    refuse_invalid(skill_path)  # validate_skill reads the manifest capped (SPEC §30.3)
     verify_link(pin, skill_path.name, skill_path)  # what was validated is the directory pinned
+    skill = dir_skill(skill_path, pin)  # every file read through that pin
     target = (
         Path(coerce_path(output, "output"))
         if output is not None
