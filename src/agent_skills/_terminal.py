@@ -28,6 +28,7 @@ __all__ = ["json_safe", "json_text", "safe_text", "undecodable_text", "wire_safe
 _UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]"
 _UNSAFE_INLINE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff]"
 _SURROGATE = "[\ud800-\udfff]"
+_JSON_UNSAFE = "[\x7f-\x9f\ud800-\udfff]"
 
 
 @functools.cache
@@ -104,16 +105,22 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
 
 
 def json_safe(text: str) -> str:
-    """A JSON text (``json.dumps(..., ensure_ascii=False)``'s output) with each lone surrogate
-    inside its strings written as the characters ``\\xNN`` (SPEC §20.8): valid UTF-8, the
-    same document otherwise. For JSON built elsewhere (a catalog) before it is written."""
-    if text.isascii():
+    """A JSON text (``json.dumps(..., ensure_ascii=False)``'s output) safe to write anywhere
+    (SPEC §20.8, §20.9): each lone surrogate inside its strings written as the characters
+    ``\\xNN`` (valid UTF-8), and each DEL or C1 control character, which JSON leaves raw but
+    a terminal acts on, as its ``\\u00NN`` escape (the same value once parsed). For JSON built
+    elsewhere (a catalog) before it is written."""
+    if text.isascii() and "\x7f" not in text:
         return text
-    try:
-        text.encode("utf-8")  # far faster than a search: only a lone surrogate fails
-    except UnicodeEncodeError:
-        return _pattern(_SURROGATE).sub(_surrogate_in_json, text)
-    return text
+    pattern = _pattern(_JSON_UNSAFE)
+    return pattern.sub(_in_json, text) if pattern.search(text) else text
+
+
+def _in_json(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0x9F:
+        return f"\\u{code:04x}"  # a JSON escape: the parsed value keeps the character
+    return _surrogate_in_json(match)
 
 
 def _needs_escape(text: str) -> bool:

@@ -19,7 +19,7 @@ from .._core import AgentSkills
 from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
-from .._terminal import safe_text
+from .._terminal import json_safe, safe_text
 from ._app import PROG, emit_json, emit_json_text, json_option, safe, warn
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
@@ -309,11 +309,19 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
     """``catalog --max-chars``: the fitted text on stdout, the report on stderr (SPEC §22.1)."""
     from ..catalog import fit_catalog
 
-    fit = fit_catalog(infos, max_chars=max_chars, format=fmt)  # type: ignore[arg-type]
-    text = fit.text + ("\n" if fmt == "json" and fit.text else "")
-    _print_catalog(text, fmt)
+    # What is printed is escaped (control characters, undecodable bytes), which may lengthen it:
+    # the fit is taken again in a budget smaller by the excess until the printed text fits.
+    budget = max_chars
+    while True:
+        fit = fit_catalog(infos, max_chars=budget, format=fmt)  # type: ignore[arg-type]
+        shown = json_safe(fit.text) if fmt == "json" else safe_text(fit.text)
+        excess = len(shown) - max_chars
+        if excess <= 0 or budget == 0:
+            break
+        budget = max(0, budget - excess)
+    _print_catalog(fit.text + ("\n" if fmt == "json" and fit.text else ""), fmt)
     note = (
-        f"note: {len(fit.included)} of {len(infos)} skills listed in {len(fit.text)} of "
+        f"note: {len(fit.included)} of {len(infos)} skills listed in {len(shown)} of "
         f"{max_chars} characters"
     )
     if fit.shortened:
