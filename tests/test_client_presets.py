@@ -66,13 +66,12 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("/ws/.opencode/skills", "workspace", "opencode"),
     ],
     "goose": [
-        ("/h/.config/agents/skills", "user", "agents"),
         ("/h/.claude/skills", "user", "claude"),
+        ("/h/.config/agents/skills", "user", "agents"),
         ("/h/.config/goose/skills", "user", "goose"),
-        ("/h/.agents/skills", "user", "agents"),
         ("/ws/.claude/skills", "workspace", "claude"),
-        ("/ws/.goose/skills", "workspace", "goose"),
         ("/ws/.agents/skills", "workspace", "agents"),
+        ("/ws/.goose/skills", "workspace", "goose"),
     ],
     "antigravity": [
         ("/h/.gemini/config/skills", "user", "antigravity"),

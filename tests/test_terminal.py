@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -156,6 +157,12 @@ def test_json_text_is_always_valid_utf8(value: object) -> None:
     json.loads(text)
 
 
+def _c1_escaped(text: str) -> str:
+    """The oracle: DEL and C1 controls, which JSON leaves raw and a terminal acts on, as their
+    ``\\u00NN`` escapes (SPEC §20.9)."""
+    return re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 _JSON_SCALARS = (
     st.none()
     | st.booleans()
@@ -180,9 +187,10 @@ _JSON_KEYS = st.text(alphabet=st.characters(codec="utf-8")) | st.integers() | st
     st.sampled_from([None, 0, 1, 2, 4]),
 )
 def test_json_text_writes_what_json_dumps_writes(value: object, indent: int | None) -> None:
-    # Text that needs no escaping is json.dumps's to the byte, however it is checked.
-    expected = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    # Text is json.dumps's to the byte, DEL and C1 controls written as JSON escapes.
+    expected = _c1_escaped(json.dumps(value, ensure_ascii=False, indent=indent, default=str))
     assert json_text(value, indent=indent) == expected
+    assert json.loads(json_text(value, indent=indent)) == json.loads(expected)
 
 
 def test_json_text_writes_objects_and_read_only_mappings_as_json_dumps_does() -> None:
@@ -222,7 +230,7 @@ _ALL_KEYS = _JSON_KEYS | st.floats() | st.none()
 def test_json_text_lays_out_every_kind_of_value_as_json_dumps(value: object, indent: int) -> None:
     """The indented layout is the project's, the text must be json.dumps's: special floats, big
     ints, float/None/bool keys, objects written with str, empty and nested containers."""
-    expected = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    expected = _c1_escaped(json.dumps(value, ensure_ascii=False, indent=indent, default=str))
     assert json_text(value, indent=indent) == expected
 
 
@@ -246,3 +254,14 @@ def test_json_text_subclasses_cycles_and_bad_keys_as_json_dumps() -> None:
         json_text(loop)
     with pytest.raises(TypeError, match="keys must be str, int, float, bool or None, not tuple"):
         json_text({(1, 2): "v"})
+
+
+def test_json_text_escapes_del_and_c1_controls_keeping_the_value() -> None:
+    value = {"description": "CSI\x9b[31m DEL\x7f NEL\x85 ok é", "\x9bkey": ["\x80", "\x9f"]}
+    text = json_text(value, indent=None)
+    assert text == (
+        '{"description": "CSI\\u009b[31m DEL\\u007f NEL\\u0085 ok é", '
+        '"\\u009bkey": ["\\u0080", "\\u009f"]}'
+    )
+    assert not any(0x7F <= ord(c) <= 0x9F for c in text)
+    assert json.loads(text) == value

@@ -539,7 +539,8 @@ def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) ->
         ArchiveChanged: The file at ``index.real_path`` is not the pinned one any more.
         SkillError: ``too_large`` ``{path, size, max_bytes}`` (``path`` the member's,
             ``<archive>/<name>``) past the cap; ``invalid_archive`` when the member cannot be
-            decompressed; ``fs_error`` codes when the archive cannot be opened.
+            decompressed or holds another number of bytes than it declares; ``fs_error`` codes
+            when the archive cannot be opened.
     """
     member = index.files[name]
     cap = member.size if max_bytes is None else max_bytes
@@ -552,6 +553,12 @@ def read_member(index: ArchiveIndex, name: str, max_bytes: int | None = None) ->
                 raise invalid_archive(
                     index.path, f"member {name!r} cannot be read ({exc})"
                 ) from None
+    if data is not None and len(data) != member.size:
+        # A member whose stream ends before (or runs past) its declared size is not what the
+        # index listed: never served short.
+        raise invalid_archive(
+            index.path, f"member {name!r} holds {len(data)} bytes, not the {member.size} declared"
+        )
     if data is None:
         where = os.fspath(index.path / name)
         raise SkillError(

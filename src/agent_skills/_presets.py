@@ -100,17 +100,15 @@ CLIENT_LAYOUTS: Mapping[str, tuple[LayoutRoot, ...]] = MappingProxyType(
             _ws(_CLAUDE, "claude"),
             _ws(".opencode/skills", "opencode"),
         ),
-        # goose (aaif-goose/goose): the first folder holding a name wins, read project first:
-        # .agents, .goose, .claude, then ~/.agents, ~/.config/goose, ~/.claude,
-        # ~/.config/agents. Here lowest precedence first.
+        # goose, as SPEC §21.1 lists it (goose's own loader has since changed its order and added
+        # ~/.agents/skills: docs/clients.md).
         "goose": (
-            _home(".config/agents/skills", "agents"),
             _home(_CLAUDE, "claude"),
+            _home(".config/agents/skills", "agents"),
             _home(".config/goose/skills", "goose"),
-            _home(_AGENTS, "agents"),
             _ws(_CLAUDE, "claude"),
-            _ws(".goose/skills", "goose"),
             _ws(_AGENTS, "agents"),
+            _ws(".goose/skills", "goose"),
         ),
         # Antigravity (SPEC §29.2): global ~/.gemini/config/skills and Gemini CLI's
         # ~/.gemini/skills; the project's .agents/skills, and the older .agent/skills.
@@ -251,9 +249,8 @@ def client_skill_roots(
       ``<ws>/.codex/skills``, ``<ws>/.cursor/skills``.
     - ``opencode``: ``~/.agents/skills``, ``~/.claude/skills``, ``~/.config/opencode/skills``,
       ``<ws>/.agents/skills``, ``<ws>/.claude/skills``, ``<ws>/.opencode/skills``.
-    - ``goose``: ``~/.config/agents/skills``, ``~/.claude/skills``, ``~/.config/goose/skills``,
-      ``~/.agents/skills``, ``<ws>/.claude/skills``, ``<ws>/.goose/skills``,
-      ``<ws>/.agents/skills``.
+    - ``goose``: ``~/.claude/skills``, ``~/.config/agents/skills``, ``~/.config/goose/skills``,
+      ``<ws>/.claude/skills``, ``<ws>/.agents/skills``, ``<ws>/.goose/skills``.
     - ``antigravity``: ``~/.gemini/config/skills``, ``~/.gemini/skills``, ``<ws>/.agents/skills``,
       ``<ws>/.agent/skills`` (SPEC §29.2).
     - ``windsurf``: ``~/.codeium/windsurf/skills``, ``<ws>/.windsurf/skills`` (SPEC §29.2).

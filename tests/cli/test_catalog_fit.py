@@ -67,3 +67,28 @@ def test_max_chars_must_be_a_count(tmp_path: Path) -> None:
     code, _, err = _invoke(tmp_path, _root(tmp_path, 1), "--max-chars", "-1")
     assert code == 2
     assert "--max-chars" in err
+
+
+def test_max_chars_holds_after_control_characters_are_escaped(tmp_path: Path) -> None:
+    """Escaping what a terminal would act on lengthens a description (one character becomes
+    four): the printed catalog still fits the budget, in every format (SPEC §22.1, §20.9)."""
+    root = tmp_path / "skills"
+    for i in range(12):
+        make_skill(
+            root,
+            f"ctl-{i:02d}",
+            frontmatter={
+                "name": f"ctl-{i:02d}",
+                "description": "Bell\x07 and escape\x1b[31m and C1\x9b here " * 3,
+            },
+        )
+    for fmt in ("markdown", "xml", "json"):
+        for budget in (150, 400, 900, 2000):
+            code, out, err = _invoke(tmp_path, root, "--max-chars", str(budget), "--format", fmt)
+            printed = out[:-1] if fmt == "json" and out else out
+            assert code == 0, err
+            assert len(printed) <= budget, (fmt, budget, len(printed))
+            assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+            assert f"listed in {len(printed)} of {budget} characters" in err
+            if fmt == "json" and printed:
+                json.loads(printed)

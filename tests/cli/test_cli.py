@@ -592,13 +592,30 @@ def test_serve_calls_the_mcp_module(
     assert (
         run("serve", "--http", "--stateless", "--host", "0.0.0.0", "--watch", *roots(tree))
     ).exit_code == 0
-    http = {"host": "127.0.0.1", "stateless": False, "watch": False}
+    assert (
+        run(
+            "serve",
+            "--http",
+            "--host",
+            "::",
+            "--allow-host",
+            "a.lan",
+            "--allow-host",
+            "b.lan",
+            *roots(tree),
+        )
+    ).exit_code == 0
+    http = {"host": "127.0.0.1", "stateless": False, "watch": False, "allow_hosts": ()}
     assert [(c[0], c[2]) for c in calls] == [
         ("stdio", {"watch": False}),
         ("stdio", {"watch": True}),
         ("http", {**http, "port": 8765}),
         ("http", {**http, "port": 8000}),
-        ("http", {"host": "0.0.0.0", "port": 8000, "stateless": True, "watch": True}),
+        (
+            "http",
+            {"host": "0.0.0.0", "port": 8000, "stateless": True, "watch": True, "allow_hosts": ()},
+        ),
+        ("http", {**http, "host": "::", "port": 8000, "allow_hosts": ("a.lan", "b.lan")}),
     ]
     assert [i.name for i in calls[0][1].list_skills()] == ["alpha", "hidden", "shared"]
     assert run("serve", "--port", "0", *roots(tree)).exit_code == 2
@@ -606,7 +623,10 @@ def test_serve_calls_the_mcp_module(
         refused = run("serve", *args, *roots(tree))
         assert refused.exit_code == 2
         assert last_error(refused) == "usage_error: --stateless and --host apply to --http only"
-    assert len(calls) == 5
+    refused = run("serve", "--allow-host", "a.lan", *roots(tree))
+    assert refused.exit_code == 2
+    assert last_error(refused) == "usage_error: --allow-host applies to --http only"
+    assert len(calls) == 6
 
 
 # --- errors, help, entry points -------------------------------------------------------------

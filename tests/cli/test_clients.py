@@ -124,7 +124,6 @@ def test_table_labels_every_skill_with_scope_and_source(machine: dict[str, Path]
                 "project-agents-checks",
                 "project-claude-lint",
                 "project-goose-plan",
-                "shared-agents-skill",
                 "xdg-agents-notes",
             ],
         ),

@@ -137,13 +137,33 @@ def test_an_import_clash_is_named_with_what_to_do(
     assert where_module.import_clash() == [{"distribution": "x", "version": "?"}]
 
 
-def test_the_installed_package_alone_is_no_clash() -> None:
-    from importlib import metadata
+def test_a_real_installed_clash_is_found(tmp_path: Path) -> None:
+    """A distribution installed beside this one that ships ``agent_skills`` (as PyPI's
+    ``agent-skills`` does) is found from its metadata alone, in a fresh interpreter."""
+    import subprocess
+    import sys
 
-    providers = metadata.packages_distributions().get("agent_skills", [])
-    if not providers:
-        pytest.skip("agent_skills is not installed as a distribution here")
-    assert where_module.import_clash() == []
+    site = tmp_path / "site"
+    info = site / "agent_skills-1.0.2.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agent-skills\nVersion: 1.0.2\n")
+    (info / "top_level.txt").write_text("agent_skills\n")
+    code = (
+        "import json, sys; sys.path.append(sys.argv[1]);"
+        "from agent_skills.cli import where; print(json.dumps(where.import_clash()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(site)], capture_output=True, text=True, timeout=60
+    )
+    assert (out.returncode, out.stderr) == (0, "")
+    assert json.loads(out.stdout) == [{"distribution": "agent-skills", "version": "1.0.2"}]
+    clean = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "empty")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert json.loads(clean.stdout) == []
 
 
 def test_where_reads_at_80_columns(machine: dict[str, Path]) -> None:

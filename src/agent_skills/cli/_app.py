@@ -8,19 +8,20 @@ package, loaded by import path when run (click's documented lazy subcommand load
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import importlib
 import os
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, NoReturn
 
 import click
 
 from .._errors import SkillError, StartupError
-from .._terminal import json_text, safe_text
+from .._terminal import json_safe, json_text, safe_text
 
 __all__ = [
     "CONTEXT",
@@ -30,6 +31,7 @@ __all__ = [
     "SkillsGroup",
     "echo_error",
     "emit_json",
+    "emit_json_text",
     "fail",
     "json_option",
     "safe",
@@ -159,6 +161,7 @@ class SkillsGroup(click.Group):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
+        restore = _safe_streams()
         with _SHOWN_LOCK:
             _SHOWN.clear()  # a new run of the command line (one per process for the program)
         token = _JSON_ERRORS.set(wants_json(argv))
@@ -182,10 +185,11 @@ class SkillsGroup(click.Group):
                 rv = 1
             collected = _JSON_WARNINGS.get()
             if collected:  # no failure printed them: they are the one object on stderr
-                click.echo(json_text({"warnings": collected}, indent=None), err=True)
+                _write_json({"warnings": collected}, err=True)
         finally:
             _JSON_WARNINGS.reset(warnings_token)
             _JSON_ERRORS.reset(token)
+            restore()
         if standalone_mode:
             sys.exit(rv if isinstance(rv, int) else 0)
         return rv
@@ -222,7 +226,7 @@ def echo_error(code: str, message: str, fields: Mapping[str, Any] | None = None)
         if collected:
             out["warnings"] = list(collected)
             collected.clear()
-        click.echo(json_text(out, indent=None), err=True)
+        _write_json(out, err=True)
         return
     click.echo(safe(f"{code}: {message}"), err=True)
 
@@ -236,8 +240,59 @@ def silence_stdout() -> None:
         pass
 
 
+def _safe_streams() -> Callable[[], None]:
+    """Make stdout and stderr write what their encoding cannot hold as backslash escapes
+    instead of failing (SPEC §20.8-§20.9, §30.5): the one setting behind every text the
+    command line prints, whatever ``PYTHONIOENCODING`` says. Returns what puts them back."""
+    changed: list[tuple[Any, str]] = []
+    for stream in (sys.stdout, sys.stderr):
+        errors = getattr(stream, "errors", None)
+        if not hasattr(stream, "reconfigure") or errors in (None, "backslashreplace"):
+            continue
+        try:
+            stream.flush()
+            stream.reconfigure(errors="backslashreplace")
+        except (OSError, ValueError):
+            continue
+        changed.append((stream, errors))
+
+    def restore() -> None:
+        for stream, errors in changed:
+            with contextlib.suppress(OSError, ValueError):
+                stream.reconfigure(errors=errors)
+
+    return restore
+
+
+def _write_utf8(text: str, *, err: bool = False) -> None:
+    """Write ``text`` (which holds no lone surrogate) as UTF-8 bytes to stdout or stderr,
+    whatever the stream's encoding; a stream with no bytes underneath (a host's ``StringIO``)
+    takes the text itself (SPEC §30.5)."""
+    stream = sys.stderr if err else sys.stdout
+    binary = getattr(stream, "buffer", None)
+    if binary is None:
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    binary.write(text.encode("utf-8"))
+    binary.flush()
+
+
+def _write_json(value: Any, *, err: bool = False, indent: int | None = None) -> None:
+    """Write one JSON document and a newline as UTF-8 (SPEC §30.5)."""
+    _write_utf8(json_text(value, indent=indent) + "\n", err=err)
+
+
 def emit_json(value: Any) -> None:
-    click.echo(json_text(value))
+    """Write ``value`` as indented JSON on stdout: valid UTF-8 whatever the names and the
+    encoding of the stream (an undecodable byte of a name written ``\\xNN``, SPEC §30.5)."""
+    _write_json(value, indent=2)
+
+
+def emit_json_text(text: str) -> None:
+    """Write a JSON text built elsewhere (a catalog) on stdout as ``emit_json`` writes JSON."""
+    _write_utf8(json_safe(text))
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")

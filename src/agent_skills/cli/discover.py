@@ -19,8 +19,8 @@ from .._core import AgentSkills
 from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
-from .._terminal import safe_text
-from ._app import PROG, emit_json, json_option, safe, warn
+from .._terminal import json_safe, safe_text
+from ._app import PROG, emit_json, emit_json_text, json_option, safe, warn
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -290,7 +290,16 @@ def catalog_command(
         text = _catalog.render_catalog_json(infos) + "\n"
     if not infos:
         click.echo(f"note: no skills to list (see `{PROG} report`)", err=True)
-    click.echo(text, nl=False)
+    _print_catalog(text, fmt)
+
+
+def _print_catalog(text: str, fmt: str) -> None:
+    """A catalog on stdout: JSON as UTF-8 whatever the names (SPEC §30.5); markdown and XML,
+    read by a person too, with skill-supplied control characters escaped (SPEC §20.9)."""
+    if fmt == "json":
+        emit_json_text(text)
+    else:
+        click.echo(safe_text(text), nl=False)
 
 
 _OMITTED_SHOWN = 20  # names of omitted skills in the catalog --max-chars note
@@ -300,11 +309,19 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
     """``catalog --max-chars``: the fitted text on stdout, the report on stderr (SPEC §22.1)."""
     from ..catalog import fit_catalog
 
-    fit = fit_catalog(infos, max_chars=max_chars, format=fmt)  # type: ignore[arg-type]
-    text = fit.text + ("\n" if fmt == "json" and fit.text else "")
-    click.echo(text, nl=False)
+    # What is printed is escaped (control characters, undecodable bytes), which may lengthen it:
+    # the fit is taken again in a budget smaller by the excess until the printed text fits.
+    budget = max_chars
+    while True:
+        fit = fit_catalog(infos, max_chars=budget, format=fmt)  # type: ignore[arg-type]
+        shown = json_safe(fit.text) if fmt == "json" else safe_text(fit.text)
+        excess = len(shown) - max_chars
+        if excess <= 0 or budget == 0:
+            break
+        budget = max(0, budget - excess)
+    _print_catalog(fit.text + ("\n" if fmt == "json" and fit.text else ""), fmt)
     note = (
-        f"note: {len(fit.included)} of {len(infos)} skills listed in {len(fit.text)} of "
+        f"note: {len(fit.included)} of {len(infos)} skills listed in {len(shown)} of "
         f"{max_chars} characters"
     )
     if fit.shortened:

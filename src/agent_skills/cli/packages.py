@@ -16,20 +16,21 @@ import click
 
 from .._config import SkillRoot
 from .._core import AgentSkills
-from .._errors import ErrorCode, SkillError
+from .._errors import SkillError
 from .._presets import client_skill_roots
 from ..packages import (
+    Installed,
     install_skills,
-    lock_entry,
+    lock_held,
     lock_path,
     lock_scopes,
     lock_skills,
-    merge_lock,
     pack_skill,
     parse_source,
     read_lock,
     remove_skill,
     scoped_skills,
+    update_skills,
     verify_lock,
     write_lock,
 )
@@ -65,30 +66,18 @@ def _install_root(
     return SkillRoot(base / ".agents" / "skills", lib_scope, "agents")  # type: ignore[arg-type]
 
 
-def _relock(
-    skills: AgentSkills,
-    workspace: Path,
-    scope: str,
-    root: SkillRoot,
-    installed: Sequence[Any] = (),
-    removed: Sequence[Path] = (),
-) -> Path:
-    """Update the lock of ``scope``: only the entries of the skills installed or removed change;
-    every other entry is kept exactly as it was (drift stays visible to ``verify``, §25.4)."""
-    target = lock_path(skills.config.home, workspace, scope)
-    lock: dict[str, Any] = read_lock(target) if target.exists() else {}
-    put = [
-        lock_entry(
-            item.dir, scope=root.scope, source=root.source, workspace=workspace, origin=item.origin
-        )
-        for item in installed
-    ]
-    merged = merge_lock(lock, put, removed, workspace=workspace)
-    write_lock(target, merged)
-    return target
+def _place(
+    skills: AgentSkills, workspace: Path, scope: str, client: str | None
+) -> tuple[SkillRoot, Path, Path]:
+    """The root a command installs into, the scope's lock and the folder below which no link
+    may lead to the root: the workspace for the project scope, the home folder for the user's
+    (SPEC §25.4, §30)."""
+    root = _install_root(skills, workspace, scope, client)
+    home = skills.config.home
+    return root, lock_path(home, workspace, scope), home if scope == "user" else workspace
 
 
-def _warn_shadowed(skills: AgentSkills, installed: Sequence[Any]) -> None:
+def _warn_shadowed(skills: AgentSkills, installed: Sequence[Installed]) -> None:
     """Warn when discovery serves another copy of an installed name instead of the new one."""
     served = {info.name: info for info in AgentSkills(skills.config).list_skills()}
     for item in installed:
@@ -154,16 +143,17 @@ def lock_command(
       agent-skills lock --output ci/skills.lock.json
     """
     target = output if output is not None else lock_path(skills.config.home, workspace, "project")
-    origins: dict[str, Any] = {}
-    if target.exists():
-        try:
-            previous = read_lock(target)
-        except SkillError:
-            previous = {"skills": []}
-        origins = {e["dir"]: e["origin"] for e in previous["skills"] if "origin" in e}
-    scoped = scoped_skills(skills, None if all_roots else ["workspace"])
-    lock = lock_skills(scoped, workspace=workspace, origins=origins)
-    write_lock(target, lock)
+    with lock_held(target):  # an install's entry is never lost between the read and the write
+        origins: dict[str, Any] = {}
+        if target.exists():
+            try:
+                previous = read_lock(target)
+            except SkillError:
+                previous = {"skills": []}
+            origins = {e["dir"]: e["origin"] for e in previous["skills"] if "origin" in e}
+        scoped = scoped_skills(skills, None if all_roots else ["workspace"])
+        lock = lock_skills(scoped, workspace=workspace, origins=origins)
+        write_lock(target, lock, held=True)
     count = len(lock["skills"])
     click.echo(f"locked {count} skill{'s' if count != 1 else ''} in {target}")
 
@@ -248,13 +238,22 @@ def _add_install_options(fn: _F) -> _F:
 install_options = _add_install_options
 
 
-def _report_installed(installed: Sequence[Any], verb: str, lock: Path) -> None:
+def _report_installed(installed: Sequence[Installed], verb: str, lock: Path) -> None:
     for item in installed:
         for code, message in item.warnings:
             warn(code, message)
         action = "replaced" if item.replaced and verb == "installed" else verb
-        click.echo(safe(f"{action} {item.name} in {item.dir}"))
+        versions = ""
+        if verb == "updated" and (item.previous_version or item.version):
+            versions = f" ({item.previous_version or 'unversioned'} -> "
+            versions += f"{item.version or 'unversioned'})"
+        click.echo(safe(f"{action} {item.name} in {item.dir}{versions}"))
     click.echo(safe(f"lock: {lock}"))
+
+
+force_option = click.option(
+    "--force", is_flag=True, help="Replace or delete it even when it has local edits."
+)
 
 
 @click.command("add")
@@ -274,10 +273,14 @@ def add_command(
 ) -> None:
     """Install skills from a directory, an archive or a git repository.
 
-    SOURCE is a local directory (a skill, or a folder of skills), a .zip/.skill/.tar.gz/.tgz
-    archive, or a git URL with an optional //SUBDIR and #REF (a branch, tag or commit). Every
-    skill found (or each --skill) is validated, copied with its executable bits and renamed
-    into place; the scope's lock (skills.lock.json) records where it came from.
+    SOURCE is read by its form alone: a URL (scheme://..., or git's host:path) is a git
+    repository, with an optional //SUBDIR and #REF (a branch, tag or commit); anything else
+    is a local path: a .zip/.skill/.tar.gz/.tgz archive, a directory (a skill, or a folder of
+    skills), or with #REF a local git repository. Credentials in a URL are used for this
+    clone only: never written to the lock or shown. Every skill found (or each --skill) is
+    validated, copied with its executable bits and renamed into place; the scope's lock
+    (skills.lock.json) records where it came from. The install root must not be reached
+    through a link.
 
     \b
     Examples:
@@ -286,9 +289,10 @@ def add_command(
       agent-skills add pdf-tools.skill --to user --force
     """
     parsed = parse_source(source)
-    root = _install_root(skills, workspace, scope, client)
-    installed = install_skills(parsed, root.path, names=names, force=force)
-    lock = _relock(skills, workspace, scope, root, installed)
+    root, lock, base = _place(skills, workspace, scope, client)
+    installed = install_skills(
+        parsed, root, names=names, force=force, lock=lock, workspace=workspace, base=base
+    )
     _report_installed(installed, "installed", lock)
     _warn_shadowed(skills, installed)
 
@@ -296,67 +300,77 @@ def add_command(
 @click.command("update")
 @click.argument("names", nargs=-1)
 @install_options
+@force_option
+@click.option(
+    "--allow-downgrade", is_flag=True, help="Install a lower version than the one installed."
+)
 @with_package_skills(warnings=False)
 def update_command(
-    skills: AgentSkills, workspace: Path, names: tuple[str, ...], scope: str, client: str | None
+    skills: AgentSkills,
+    workspace: Path,
+    names: tuple[str, ...],
+    scope: str,
+    client: str | None,
+    force: bool,
+    allow_downgrade: bool,
 ) -> None:
     """Re-install skills from the origin recorded in the scope's lock (all without NAME).
+
+    Only skills the lock shows were installed in the root are updated. A skill with local
+    edits (files changed or added since it was installed) is refused unless --force, and a
+    lower version (PEP 440) unless --allow-downgrade. Each update prints old -> new versions.
+    Git credentials come from git's own helpers and the environment, never from the lock.
 
     \b
     Examples:
       agent-skills update
       agent-skills update pdf-tools --to user
     """
-    root = _install_root(skills, workspace, scope, client)
-    lock_file = lock_path(skills.config.home, workspace, scope)
-
-    # Per name, the entry of the copy in this root wins, then any copy with an origin.
-    def rank(entry: dict[str, Any]) -> tuple[bool, bool]:
-        home = os.path.abspath(workspace / str(entry.get("dir", "")))
-        return "origin" in entry, home == os.path.abspath(root.path / entry["name"])
-
-    entries: dict[str, Any] = {}
-    for entry in sorted(read_lock(lock_file)["skills"], key=rank):
-        entries[entry["name"]] = entry
-    wanted = list(names) or [n for n, e in entries.items() if "origin" in e]
-    for name in wanted:
-        entry = entries.get(name)
-        if entry is None or not isinstance(entry.get("origin"), dict):
-            raise SkillError(
-                ErrorCode.NOT_FOUND,
-                f"{name} has no recorded origin in {lock_file}",
-                {"name": name},
-            )
-    if not wanted:
-        click.echo(f"nothing to update: no skill in {lock_file} has a recorded origin")
+    root, lock, base = _place(skills, workspace, scope, client)
+    if not names and not lock.exists():
+        click.echo(safe(f"nothing to update: there is no lock at {lock}"))
         return
-    installed: list[Any] = []
-    for name in wanted:
-        origin = entries[name]["origin"]
-        text = str(origin.get("source", ""))
-        if origin.get("ref"):
-            text = f"{text}#{origin['ref']}"
-        parsed = parse_source(text)
-        installed.extend(install_skills(parsed, root.path, names=[name], force=True))
-    lock = _relock(skills, workspace, scope, root, installed)
+    installed = update_skills(
+        root,
+        names,
+        lock=lock,
+        workspace=workspace,
+        base=base,
+        force=force,
+        allow_downgrade=allow_downgrade,
+    )
+    if not installed:
+        click.echo(
+            safe(f"nothing to update: {lock} records no install in {root.path} with an origin")
+        )
+        return
     _report_installed(installed, "updated", lock)
 
 
 @click.command("remove")
 @click.argument("name")
 @install_options
+@force_option
 @with_package_skills(warnings=False)
 def remove_command(
-    skills: AgentSkills, workspace: Path, name: str, scope: str, client: str | None
+    skills: AgentSkills,
+    workspace: Path,
+    name: str,
+    scope: str,
+    client: str | None,
+    force: bool,
 ) -> None:
     """Remove an installed skill and its entry in the scope's lock.
+
+    Only a skill the lock shows was installed there, unchanged since, is deleted: a folder
+    written by hand, a link or a copy with local edits is refused unless --force (a link is
+    then removed, never followed).
 
     \b
     Examples:
       agent-skills remove pdf-tools
       agent-skills remove pdf-tools --to user
     """
-    root = _install_root(skills, workspace, scope, client)
-    removed = remove_skill(root.path, name)
-    lock = _relock(skills, workspace, scope, root, removed=[removed.dir])
+    root, lock, base = _place(skills, workspace, scope, client)
+    removed = remove_skill(root, name, lock=lock, workspace=workspace, base=base, force=force)
     _report_installed([removed], "removed", lock)

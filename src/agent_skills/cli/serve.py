@@ -42,6 +42,14 @@ MCP_HINT = f"{shlex.quote(sys.executable or 'python3')} -m pip install 'mcp>=2.3
     help="Address to bind (with --http); 0.0.0.0 serves every interface.",
 )
 @click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="With --http: a host name clients use to reach the server, allowed in the Host and "
+    "Origin headers besides the loopback names and the bind address (repeatable).",
+)
+@click.option(
     "--stateless",
     is_flag=True,
     help="With --http: no sessions, so replicas behind any load balancer need no affinity.",
@@ -53,21 +61,32 @@ MCP_HINT = f"{shlex.quote(sys.executable or 'python3')} -m pip install 'mcp>=2.3
 )
 @with_skills()
 def serve_command(
-    skills: AgentSkills, use_http: bool, port: int, host: str, stateless: bool, watch: bool
+    skills: AgentSkills,
+    use_http: bool,
+    port: int,
+    host: str,
+    allow_hosts: tuple[str, ...],
+    stateless: bool,
+    watch: bool,
 ) -> None:
     """Serve the skills over MCP (stdio, or HTTP at http://HOST:PORT/mcp).
 
-    Over HTTP, GET /healthz answers {"status": "ok", "skills": N}. Needs the optional MCP
-    dependency: from a checkout, pip install '.[mcp]' (see the README for installing from git).
+    Over HTTP, GET /healthz answers {"status": "ok", "skills": N}. Every HTTP request must name
+    an allowed host in its Host and Origin headers, whatever --host binds (protection from DNS
+    rebinding): the loopback names, the bind address, and each --allow-host NAME. Needs the
+    optional MCP dependency: from a checkout, pip install '.[mcp]' (see the README for
+    installing from git).
 
     \b
     Examples:
       agent-skills serve --watch
       agent-skills serve --http --port 8765 --root ./skills
-      agent-skills serve --http --stateless --host 0.0.0.0 --watch --preset none --root /srv/skills
+      agent-skills serve --http --host 0.0.0.0 --allow-host skills.internal --root /srv/skills
     """
     if (stateless or host != "127.0.0.1") and not use_http:
         fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
+    if allow_hosts and not use_http:
+        fail(CliErrorCode.USAGE_ERROR, "--allow-host applies to --http only", 2)
     try:
         # Imported with the program's collector still paused: the SDK's import makes many
         # long-lived objects, and no young-generation pass need run over them while it runs
@@ -87,6 +106,7 @@ def serve_command(
             skills,
             host=host,
             port=port,
+            allow_hosts=allow_hosts,
             stateless=stateless,
             watch=watch,
             ready=lambda url: click.echo(f"listening on {url}", err=True),

@@ -8,13 +8,15 @@ with the first application built: stdio serving never imports it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from mcp.server.lowlevel import Server
 
 from .._diagnostics import get_logger
+from .._errors import StartupError
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -23,10 +25,13 @@ if TYPE_CHECKING:
     from .._watch import SkillWatcher
 
 __all__ = [
+    "LOOPBACK_NAMES",
     "MAX_SESSIONS",
     "SESSION_IDLE_TIMEOUT",
     "HttpServed",
+    "allowed_hosts",
     "http_app",
+    "refusal",
     "session_manager_class",
 ]
 
@@ -36,6 +41,135 @@ logger = get_logger()
 MAX_SESSIONS = 1000
 #: Seconds an HTTP session may stay idle before it is closed (SPEC §24.4: 30 minutes).
 SESSION_IDLE_TIMEOUT = 30 * 60.0
+
+
+#: The names a loopback client uses: always allowed in the ``Host`` and ``Origin`` headers.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+# Bind addresses meaning every interface: no name of their own a client would use.
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _host_name(name: str) -> str:
+    """``name`` as a ``Host`` header writes it: an IPv6 address in brackets."""
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(name.split("%", 1)[0])
+    except ValueError:
+        return name
+    return f"[{name}]"
+
+
+def allowed_hosts(host: str, allow: Sequence[str] = ()) -> list[str]:
+    """The names a request may carry in ``Host`` and, as ``http(s)://NAME``, in ``Origin`` when
+    the server binds ``host`` (SPEC §24.4, §30): the loopback names, the bind address itself
+    unless it is a wildcard (``0.0.0.0``, ``::``), and every name in ``allow``
+    (``--allow-host``; a name with ``:PORT`` allows that port only). An IP address is also
+    accepted in ``Host`` (see :func:`refusal`).
+
+    Raises:
+        StartupError: A name in ``allow`` that is empty or holds a scheme, a path, a space or
+            a wildcard.
+    """
+    names = list(LOOPBACK_NAMES)
+    candidates = [] if host in _WILDCARDS else [host]
+    for name in [*candidates, *allow]:
+        if not _is_host_name(name):
+            raise StartupError(
+                f"--allow-host takes a host name or address (with an optional :PORT), got {name!r}"
+            )
+        shown = _host_name(name).lower()
+        if shown not in names:
+            names.append(shown)
+    return names
+
+
+# A host name or IPv4 address, or a bracketed IPv6 address, with an optional :PORT.
+_NAME_RE = re.compile(
+    r"(?P<host>[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9._-]+)?\])"
+    r"(?::(?P<port>[0-9]{1,5}))?"
+)
+
+
+def _is_host_name(name: object) -> bool:
+    """A name ``--allow-host`` takes: a host name or address with an optional ``:PORT``, or a
+    bare IPv6 address."""
+    if not isinstance(name, str):
+        return False
+    match = _NAME_RE.fullmatch(name)
+    if match is not None:
+        return match.group("port") is None or 0 < int(match.group("port")) < 65536
+    return _host_name(name) != name
+
+
+def _split(value: str) -> tuple[str, str | None] | None:
+    """``(host, port)`` of a ``Host`` header's value (lower case), or ``None`` if malformed."""
+    match = _NAME_RE.fullmatch(value.strip())
+    if match is None:
+        return None
+    return match.group("host").lower(), match.group("port")
+
+
+def _is_ip(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _named(host: str, port: str | None, names: Sequence[str]) -> bool:
+    for name in names:
+        allowed = _split(name)
+        if allowed is not None and allowed[0] == host and allowed[1] in (None, port):
+            return True
+    return False
+
+
+def refusal(host: str | None, origin: str | None, names: Sequence[str]) -> tuple[int, str] | None:
+    """Why a request is refused by the DNS rebinding protection, or ``None`` (SPEC §30). Pure.
+
+    ``Host`` must be present and name an allowed host (``names``, from :func:`allowed_hosts`)
+    or an IP address: a page whose domain an attacker rebinds to the server sends that domain,
+    never an address. ``Origin``, when sent, must be ``http(s)://`` an allowed host.
+
+    Returns:
+        ``(421, reason)`` for the host, ``(403, reason)`` for the origin, or ``None``.
+    """
+    parsed = _split(host) if host else None
+    if parsed is None or not (_named(*parsed, names) or _is_ip(parsed[0])):
+        return 421, "Invalid Host header"
+    if origin is None:
+        return None
+    scheme, sep, rest = origin.partition("://")
+    source = _split(rest) if sep and scheme.lower() in ("http", "https") else None
+    if source is None or not _named(*source, names):
+        return 403, "Invalid Origin header"
+    return None
+
+
+class _HostGuard:
+    """ASGI middleware refusing what :func:`refusal` refuses, before any route runs."""
+
+    def __init__(self, app: Any, names: Sequence[str]) -> None:
+        self.app = app
+        self.names = tuple(names)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            from starlette.datastructures import Headers
+            from starlette.responses import PlainTextResponse
+
+            headers = Headers(scope=scope)
+            refused = refusal(headers.get("host"), headers.get("origin"), self.names)
+            if refused is not None:
+                status, reason = refused
+                await PlainTextResponse(reason, status_code=status)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class HttpServed(Protocol):
@@ -111,6 +245,7 @@ def http_app(
     served: HttpServed,
     *,
     host: str = "127.0.0.1",
+    allow_hosts: Sequence[str] = (),
     stateless: bool = False,
     watch: bool = False,
     debounce_ms: int = 200,
@@ -126,9 +261,15 @@ def http_app(
     need no affinity, and with ``watch`` clients see a change on their next request.
     ``GET /healthz`` answers 200 ``{"status": "ok", "skills": N}``.
 
+    Every request, ``/healthz`` included, must name an allowed host (or an IP address) in
+    ``Host`` and, when it sends one, an allowed host in ``Origin`` (DNS rebinding protection, on
+    every bind address: :func:`allowed_hosts`, :func:`refusal`); another is refused with
+    ``421`` (``403`` for the origin).
+
     Args:
-        host: The address the server binds; for loopback addresses requests must carry a
-            loopback ``Host`` and ``Origin`` (DNS rebinding protection).
+        host: The address the server binds.
+        allow_hosts: More names clients use to reach it (``--allow-host``): a server bound to
+            ``0.0.0.0`` answers other machines only under the names given here.
         stateless: Serve without sessions.
         watch: Watch the roots while the application runs (SPEC §23.2).
         debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
@@ -139,25 +280,20 @@ def http_app(
         A Starlette application (run it with any ASGI server).
     """
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-    from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    security = None
-    if host in ("127.0.0.1", "localhost", "::1"):
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
+    names = allowed_hosts(host, allow_hosts)
     manager = session_manager_class()(
         served.server,
         stateless=stateless,
         # Without sessions there is no stream to keep open: plain JSON answers cost less.
         json_response=stateless,
-        security_settings=security,
+        # The Host and Origin checks are the application's own (_HostGuard), on every route.
+        security_settings=None,
         session_idle_timeout=session_idle_timeout,
         max_sessions=max_sessions,
     )
@@ -180,5 +316,6 @@ def http_app(
             Route("/mcp", endpoint=StreamableHTTPASGIApp(manager)),
             Route("/healthz", endpoint=healthz, methods=["GET"]),
         ],
+        middleware=[Middleware(_HostGuard, names=names)],
         lifespan=lifespan,
     )

@@ -60,12 +60,14 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from .._args import coerce_str
 from .._core import AgentSkills
 from .._diagnostics import Diagnostic, get_logger
 from .._digest import file_digest
 from .._errors import ErrorCode, SkillError, StartupError
+from .._terminal import undecodable_text, wire_safe
 from .._tools import (
     ACTIVATE_TOOL_NAME,
     DEFAULT_MAX_READ_BYTES,
@@ -253,6 +255,37 @@ async def _in_thread(fn: Callable[[], _T]) -> _T:
     return await anyio.to_thread.run_sync(fn)
 
 
+async def _answer_every_request(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """The one place every answer of the server passes (SPEC §24.5, §30.4): a result or an
+    error, encodable as UTF-8 whatever names it carries, so one request never stops the server.
+
+    A result and an error's message and data are made wire-safe (``_terminal.wire_safe``: an
+    undecodable byte of a file name written ``\\xNN``); a failure that is no protocol error (a
+    fault of ours) is logged and answered ``-32603`` (never the SDK's code ``0``). Parameters
+    the SDK finds malformed stay its ``-32602``.
+    """
+    try:
+        result = await call_next(ctx)
+    except MCPError as err:
+        error = err.error
+        message = undecodable_text(error.message)
+        data = wire_safe(error.data)
+        if message == error.message and data is error.data:
+            raise
+        raise MCPError(code=error.code, message=message, data=data) from None
+    except ValidationError:
+        raise  # the SDK answers -32602 "Invalid request parameters", holding no input
+    except Exception as exc:
+        logger.exception("request %s failed", undecodable_text(str(ctx.method)))
+        raise MCPError(
+            code=types.INTERNAL_ERROR,
+            message=undecodable_text(f"internal error: {type(exc).__name__}: {exc}"),
+        ) from None
+    return wire_safe(result) if isinstance(result, dict) else result
+
+
 class _Server(Server[Any]):
     """The SDK's low-level server, declaring ``listChanged`` when the skills are watched."""
 
@@ -375,6 +408,7 @@ class SkillServer:
         self,
         *,
         host: str = "127.0.0.1",
+        allow_hosts: Sequence[str] = (),
         stateless: bool = False,
         watch: bool = False,
         debounce_ms: int = 200,
@@ -391,6 +425,7 @@ class SkillServer:
         return http_app(
             self,
             host=host,
+            allow_hosts=allow_hosts,
             stateless=stateless,
             watch=watch,
             debounce_ms=debounce_ms,
@@ -422,6 +457,8 @@ class SkillServer:
         server.add_request_handler("skills/list", types.PaginatedRequestParams, self._list_skills)
         server.add_request_handler("skills/get", _GetSkillParams, self._get_skill)
         server.extensions[EXTENSION_ID] = {}
+        # Outermost: whatever happens below, the request gets an answer a transport can encode.
+        server.middleware.append(_answer_every_request)
         server.middleware.append(self._middleware)
         return server
 
@@ -706,6 +743,7 @@ def run_http(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
+    allow_hosts: Sequence[str] = (),
     stateless: bool = False,
     watch: bool = False,
     debounce_ms: int = 200,
@@ -717,6 +755,8 @@ def run_http(
         skills: The skills (or the server) to serve.
         host: Interface to bind; the default keeps the server local.
         port: TCP port.
+        allow_hosts: More names clients reach the server by (``Host``/``Origin`` checks hold
+            on every bind address: see ``_http.allowed_hosts``).
         stateless: Serve without sessions (see :meth:`SkillServer.http_app`).
         watch: Refresh on changes and notify session clients (SPEC §23.2).
         debounce_ms: With ``watch``, how long changes must settle, in milliseconds.
@@ -724,7 +764,8 @@ def run_http(
             (``http://<host>:<port>/mcp``; an IPv6 host in brackets).
 
     Raises:
-        StartupError: ``watch`` without the ``watch`` extra; the server could not start.
+        StartupError: ``watch`` without the ``watch`` extra; a name in ``allow_hosts`` that
+            is no host name; the server could not start.
     """
     import uvicorn
 
@@ -733,7 +774,13 @@ def run_http(
 
         notifier_class()  # fail now, not in the server's start-up, when the extra is missing
     served = _served(skills, watch)
-    app = served.http_app(host=host, stateless=stateless, watch=watch, debounce_ms=debounce_ms)
+    app = served.http_app(
+        host=host,
+        allow_hosts=allow_hosts,
+        stateless=stateless,
+        watch=watch,
+        debounce_ms=debounce_ms,
+    )
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
 
     class _Server(uvicorn.Server):

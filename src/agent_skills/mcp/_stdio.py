@@ -1,12 +1,13 @@
 """The stdio transport of the MCP server: every request read is answered before the end of input
-is passed on, and stdin is read without a thread blocked on it, so an interrupt (Ctrl-C) ends the
-server at once (SPEC §17).
+is passed on, a line the SDK cannot read included (SPEC §30.4), and stdin is read without a thread
+blocked on it, so an interrupt (Ctrl-C) ends the server at once (SPEC §17).
 
 Owns only the streams' wrapping; the server is ``_server``'s.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from typing import Any
@@ -16,6 +17,9 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+from .._terminal import undecodable_text
 
 __all__ = ["StdinLines", "serve_stdio"]
 
@@ -55,6 +59,34 @@ class _AnswerBeforeClosing:
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             self._pending.discard(message.id)
 
+    async def refuse(self, exc: Exception) -> None:
+        """Answer a line the SDK could not read as a JSON-RPC message (SPEC §30.4): ``-32700``
+        with the request's id when the line is JSON that names one (JSON the SDK refuses, such
+        as a lone surrogate escape), else with ``null`` as JSON-RPC 2.0 says."""
+        line = _input_of(exc)
+        request_id: object = None
+        try:
+            message = json.loads(line) if line is not None else None
+        except ValueError:
+            message = None
+        if isinstance(message, dict) and "method" in message:
+            candidate = message.get("id")
+            if isinstance(candidate, str | int) and not isinstance(candidate, bool):
+                request_id = (
+                    undecodable_text(candidate) if isinstance(candidate, str) else candidate
+                )
+        if request_id is None and isinstance(message, dict) and "method" in message:
+            return  # a notification: nothing to answer
+        error = types.JSONRPCError(
+            jsonrpc="2.0",
+            id=request_id,  # type: ignore[arg-type]
+            error=types.ErrorData(
+                code=types.PARSE_ERROR,
+                message="Parse error: the line is not a JSON-RPC message the server can read",
+            ),
+        )
+        await self.writer.send(SessionMessage(error))
+
     async def drain(self) -> None:
         with anyio.move_on_after(_DRAIN_SECONDS):
             while self._pending:
@@ -70,13 +102,17 @@ class _CountingReader:
         return getattr(self._inner, name)
 
     async def receive(self) -> Any:
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._owner.drain()
-            raise
-        self._owner.read(item)
-        return item
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._owner.drain()
+                raise
+            if isinstance(item, Exception):  # a line the SDK could not parse: answered here
+                await self._owner.refuse(item)
+                continue
+            self._owner.read(item)
+            return item
 
     def __aiter__(self) -> _CountingReader:
         return self
@@ -117,6 +153,16 @@ class _CountingWriter:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _input_of(exc: Exception) -> str | None:
+    """The line a parse failure of the SDK's reader was about, when the error keeps it."""
+    errors = getattr(exc, "errors", None)
+    try:
+        found = errors()[0].get("input") if callable(errors) else None
+    except (IndexError, TypeError, AttributeError):
+        return None
+    return found if isinstance(found, str) else None
 
 
 class StdinLines:

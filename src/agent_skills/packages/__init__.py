@@ -4,23 +4,27 @@
 - :func:`lock_skills` records, per skill, the same per-file ``sha256:`` digests the MCP extension
   serves (``_digest``), recomputable from the installed tree; :func:`verify_lock` names every
   added, removed and changed skill and file.
-- :func:`install_skills` copies skills from a local directory, an archive or a git repository into
-  a root: validated first, written into a temporary sibling directory, then renamed into place, so
-  an interrupted install leaves the old copy or the new one whole.
+- :func:`install_skills`, :func:`update_skills` and :func:`remove_skill` change a root and its
+  scope's lock together, under one file lock, in one transaction a kill cannot leave half done
+  (:func:`recover_root` finishes or undoes it); they never act through a linked root, never
+  replace or delete what the lock does not show they installed unless forced, and never keep a
+  credential of a source (SPEC §25.4, §30.1).
 
-Every file copied or packed is read through the confined readers (``_confine``, ``_archive``): a
-link leading outside its skill is never copied as a link and never followed.
+Every file copied or packed is read through the pin of its source directory (``_confine``) or
+the archive's reader (``_archive``): a link leading outside its skill is never copied as a link
+and never followed, and a directory swapped mid-copy is ``stale_skill``.
 
 The wing's modules: ``_sources`` (what a source holds), ``_pack``, ``_lock`` and ``_install``.
 """
 
-from ._install import Installed, install_skills, remove_skill
+from ._install import Installed, install_skills, recover_root, remove_skill, update_skills
 from ._lock import (
     LOCK_NAME,
     LOCK_VERSION,
     FileChange,
     SkillDrift,
     lock_entry,
+    lock_held,
     lock_path,
     lock_scopes,
     lock_skills,
@@ -31,7 +35,7 @@ from ._lock import (
     write_lock,
 )
 from ._pack import pack_skill
-from ._sources import Source, parse_source
+from ._sources import Source, is_url, parse_source, redact
 
 __all__ = [
     "LOCK_NAME",
@@ -41,7 +45,9 @@ __all__ = [
     "SkillDrift",
     "Source",
     "install_skills",
+    "is_url",
     "lock_entry",
+    "lock_held",
     "lock_path",
     "lock_scopes",
     "lock_skills",
@@ -49,8 +55,11 @@ __all__ = [
     "pack_skill",
     "parse_source",
     "read_lock",
+    "recover_root",
+    "redact",
     "remove_skill",
     "scoped_skills",
+    "update_skills",
     "verify_lock",
     "write_lock",
 ]

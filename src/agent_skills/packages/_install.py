@@ -1,117 +1,503 @@
-"""Installing and removing skills in a root (SPEC §25.4-§25.5): validated first, written into a
-temporary sibling, renamed into place; an interrupted install leaves the old copy or the new one
-whole, and nothing but what the library itself made is ever deleted.
+"""Installing, updating and removing skills in a root (SPEC §25.4-§25.5, §29.7, §30.1).
 
-Owns the atomic swap, the root's lock against concurrent installs and the leftovers of an
-interrupted one. What a source holds is ``_sources``'.
+Owns the install transaction, and what it proves before it touches a user's files:
+
+- **where**: the install root is reached from its base (the workspace, the home folder) through
+  real directories only, and the lock is a regular file, never a link, so a repository whose
+  ``.agents/skills`` is a link to ``~/.agents/skills`` cannot make a command write there;
+- **what**: nothing is replaced or deleted that the lock does not show was installed, with its
+  digest, unless the caller forces it; local edits are named, never discarded in silence;
+- **when**: the tree and the lock change under one file lock (``_lock.lock_held``), in one
+  transaction whose journal lets the next command finish it or undo it: a process killed at any
+  point leaves the previous install and the previous lock, or (past the lock's replacement,
+  the commit point) the new ones.
+
+What a source holds is ``_sources``'; the lock's format is ``_lock``'s.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import secrets
 import shutil
 import stat
-import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from .._args import coerce_path, shown_text
+from .._args import coerce_bool, coerce_path, shown_text
+from .._config import Scope, SkillRoot
+from .._digest import digest_stream
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
+from .._fs import FILE_FLAGS, read_limited
 from .._model import sort_key
 from .._registry import suggest_names
 from .._schema import name_problem
-from ._pack import CHUNK, refuse_invalid
+from .._terminal import undecodable_text
+from ._lock import (
+    FileChange,
+    held_directory,
+    lock_bytes,
+    lock_dir_of,
+    lock_entry,
+    merge_lock,
+    read_lock,
+)
+from ._pack import CHUNK, fsync_dir, refuse_invalid, unlink, write_atomic
 from ._sources import (
     ReadBudget,
     Source,
     SourceFile,
     SourceSkill,
+    dir_skill,
     is_executable,
     opened_source,
+    parse_source,
 )
 
-__all__ = ["Installed", "install_skills", "remove_skill"]
+__all__ = [
+    "MAX_OWNED_FILES",
+    "Installed",
+    "install_skills",
+    "recover_root",
+    "remove_skill",
+    "update_skills",
+]
 
 _TMP_PREFIX = ".agent-skills-tmp-"
-
-
 _OLD_PREFIX = ".agent-skills-old-"
+_JOURNAL_PREFIX = ".agent-skills-txn-"
+_DONE_PREFIX = ".agent-skills-done-"
+_JOURNAL_RE = re.compile(r"^\.agent-skills-(txn|done)-([0-9a-f]{16})\.json$")
+_OLD_RE = re.compile(r"^\.agent-skills-old-([0-9a-f]{8}|[0-9a-f]{16})-(.+)$")
 
+#: Most entries of an installed skill directory looked at before it is replaced or removed.
+MAX_OWNED_FILES = 10_000
 
-_OLD_RE = re.compile(r"^\.agent-skills-old-[0-9a-f]{8}-(.+)$")
+# The largest journal read back, in bytes.
+_MAX_JOURNAL_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
 class Installed:
-    """One skill installed (or removed) by :func:`install_skills` / :func:`remove_skill`.
+    """One skill installed, updated or removed.
 
     Attributes:
         name: The skill's name.
         dir: Its directory in the target root.
-        replaced: Whether an existing copy was replaced.
-        origin: ``{source, ref, commit}`` as recorded in the lock.
+        replaced: Whether an existing copy was replaced (or, for a removal, removed).
+        origin: ``{source, ref, commit}`` as recorded in the lock (credentials never in it).
         warnings: ``(code, message)`` pairs about files left out (links leading outside, link
             members); the code is the diagnostic's kind (``escaping_symlink``, ...).
+        version: The version installed (SPEC §29.7), or ``None``.
+        previous_version: The version replaced, or ``None``.
     """
 
     name: str
     dir: Path
     replaced: bool
-    origin: dict[str, Any] = field(default_factory=dict)
+    origin: Mapping[str, Any] | None = None
     warnings: tuple[tuple[str, str], ...] = ()
+    version: str | None = None
+    previous_version: str | None = None
 
 
-@contextmanager
-def _root_lock(root: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on the root directory itself, so two installs into one root
-    never clean up each other's temporary copies (POSIX; elsewhere no lock)."""
+# -- where: the root and the lock, proved ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """An install root and its lock, checked (see :func:`_place`)."""
+
+    root: Path
+    scope: Scope
+    label: str
+    lock: Path | None
+    workspace: Path
+
+    @property
+    def guard(self) -> Path:
+        """The directory whose ``flock`` guards the tree and the lock."""
+        return self.lock.parent if self.lock is not None else self.root
+
+
+def _linked(link: Path, what: str, where: Path) -> SkillError:
+    return SkillError(
+        ErrorCode.PATH_ESCAPE,
+        f"{what} {where} is reached through the link {link}: agent-skills never installs, "
+        "updates or removes through a link",
+        {"path": str(where), "link": str(link)},
+    )
+
+
+def _place(
+    root: str | os.PathLike[str] | SkillRoot,
+    lock: str | os.PathLike[str] | None,
+    workspace: str | os.PathLike[str] | None,
+    base: str | os.PathLike[str] | None,
+) -> _Place:
+    """The install root and lock, created when missing, proved to be where they claim.
+
+    Every component of the root below ``base`` (and the root itself) must be a real directory,
+    not a link; the lock must not be a link. ``base`` defaults to the workspace when the root is
+    inside it, else to the root's parent.
+
+    Raises:
+        SkillError: ``path_escape`` ``{path, link}`` for a link on the way; ``invalid_input``
+            for bad arguments; ``fs_error`` codes.
+    """
+    if isinstance(root, SkillRoot):
+        scope, label, given = root.scope, root.source, os.fspath(root.path)
+    else:
+        scope, label, given = "workspace", "", coerce_path(root, "root", usable=True)
+    root_path = Path(os.path.abspath(given))
+    lock_path = None if lock is None else Path(os.path.abspath(coerce_path(lock, "lock")))
+    if workspace is not None:
+        ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    else:
+        ws = lock_path.parent if lock_path is not None else root_path.parent
+    if base is not None:
+        top = Path(os.path.abspath(coerce_path(base, "base")))
+    else:
+        top = ws if root_path.is_relative_to(ws) and root_path != ws else root_path.parent
+    parts = root_path.relative_to(top).parts if root_path.is_relative_to(top) else ()
+    here = top if parts else root_path.parent
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    try:
-        fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        os.makedirs(here, exist_ok=True)
     except OSError as exc:
-        raise fs_error(exc, root) from None
+        raise fs_error(exc, here) from None
+    for part in parts or (root_path.name,):
+        here = here / part
+        try:
+            st = os.lstat(here)
+        except FileNotFoundError:
+            try:
+                os.mkdir(here, 0o755)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                raise fs_error(exc, here) from None
+            st = os.lstat(here)
+        except OSError as exc:
+            raise fs_error(exc, here) from None
+        if stat.S_ISLNK(st.st_mode):
+            raise _linked(here, "the install root", root_path)
+        if not stat.S_ISDIR(st.st_mode):
+            raise SkillError(ErrorCode.NOT_A_FILE, f"not a directory: {here}", {"path": str(here)})
+    if lock_path is not None and os.path.islink(lock_path):
+        raise _linked(lock_path, "the lock", lock_path)
+    return _Place(root_path, scope, label, lock_path, ws)
+
+
+def _read_place_lock(place: _Place) -> dict[str, Any]:
+    """The lock of ``place`` as it is now (``{}`` when there is none)."""
+    if place.lock is None or not os.path.lexists(place.lock):
+        return {}
+    return read_lock(place.lock)
+
+
+def _owned(lock: Mapping[str, Any], place: _Place, name: str) -> dict[str, Any] | None:
+    """The lock entry showing ``name`` was installed into this root: the entry whose ``dir`` is
+    ``<root>/<name>`` and which records an ``origin``; ``None`` when there is none."""
+    where = lock_dir_of(place.root / name, place.workspace)
+    for entry in lock.get("skills", []):
+        if entry.get("dir") == where and entry.get("name") == name and "origin" in entry:
+            return dict(entry)
+    return None
+
+
+# -- what: the copy a lock shows, compared with the tree -------------------------------------
+
+
+def _on_disk(target: Path) -> dict[str, tuple[int, str]] | None:
+    """Every entry below ``target`` as ``{rel: (size, sha256)}``, links and special files with
+    size ``-1``; nothing is followed. ``None`` past :data:`MAX_OWNED_FILES` entries."""
+    found: dict[str, tuple[int, str]] = {}
+    todo: list[tuple[Path, str]] = [(target, "")]
+    while todo:
+        directory, prefix = todo.pop()
+        with os.scandir(directory) as it:
+            entries = list(it)
+        for entry in entries:
+            rel = f"{prefix}{entry.name}"
+            if len(found) >= MAX_OWNED_FILES:
+                return None
+            if entry.is_dir(follow_symlinks=False):
+                todo.append((Path(entry.path), rel + "/"))
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                found[undecodable_text(rel)] = (-1, "")
+                continue
+            fd = os.open(entry.path, FILE_FLAGS)
+            with os.fdopen(fd, "rb") as fh:
+                found[undecodable_text(rel)] = digest_stream(fh)
+    return found
+
+
+def _lost_edits(target: Path, entry: Mapping[str, Any]) -> list[FileChange]:
+    """What replacing or deleting ``target`` would lose against the lock ``entry``: every file
+    changed since it was installed and every entry added (hidden files and links included),
+    sorted by path. A file the lock lists that is gone loses nothing and is not named."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        disk = _on_disk(target)
+    except OSError as exc:
+        raise fs_error(exc, target) from None
+    if disk is None:
+        return [FileChange("added", f"(more than {MAX_OWNED_FILES} entries)")]
+    locked = {f["path"]: (f["size"], f["sha256"]) for f in entry.get("files", [])}
+    changes: list[FileChange] = []
+    for rel in sorted(disk):
+        if rel not in locked:
+            changes.append(FileChange("added", rel))
+        elif disk[rel] != locked[rel]:
+            changes.append(FileChange("changed", rel))
+    return changes
+
+
+def _refuse_unowned(
+    place: _Place, name: str, entry: Mapping[str, Any] | None, verb: str, flag: str
+) -> None:
+    """Refuse to replace or delete ``<root>/<name>`` unless the lock shows it was installed
+    there and nothing in it changed since (SPEC §25.4: nothing is lost in silence).
+
+    Raises:
+        SkillError: ``access_denied`` ``{name, path, reason}`` with ``reason``
+            ``not_installed`` (no lock entry with an origin names it), ``not_a_directory`` (a
+            link or a file stands there) or ``local_changes`` (and ``files``: ``[{status,
+            path}]``).
+    """
+    target = place.root / name
+    where = place.lock if place.lock is not None else "no lock"
+    if entry is None:
+        raise SkillError(
+            ErrorCode.ACCESS_DENIED,
+            f"{target} was not installed by agent-skills ({where} records no install of "
+            f"'{name}' there); {verb} it with {flag}",
+            {"name": name, "path": str(target), "reason": "not_installed"},
+        )
+    if os.path.islink(target) or not os.path.isdir(target):
+        raise SkillError(
+            ErrorCode.ACCESS_DENIED,
+            f"{target} is not the directory agent-skills installed (a link or a file stands "
+            f"there); {verb} it with {flag}",
+            {"name": name, "path": str(target), "reason": "not_a_directory"},
+        )
+    lost = _lost_edits(target, entry)
+    if lost:
+        shown = ", ".join(f"{c.path} ({c.status})" for c in lost[:10])
+        more = f" and {len(lost) - 10} more" if len(lost) > 10 else ""
+        raise SkillError(
+            ErrorCode.ACCESS_DENIED,
+            f"{target} has local edits that would be lost: {shown}{more}; {verb} it with {flag}",
+            {
+                "name": name,
+                "path": str(target),
+                "reason": "local_changes",
+                "files": [{"status": c.status, "path": c.path} for c in lost],
+            },
+        )
+
+
+# -- when: the transaction and its recovery --------------------------------------------------
+
+
+def _remove_tree(path: Path) -> None:
+    """Delete what the library itself made or moved aside: a link is unlinked, never followed."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        os.unlink(path)
+    else:
+        shutil.rmtree(path)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_sha(path: Path) -> str | None:
+    try:
+        fd = os.open(path, FILE_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = read_limited(fd, 256 * 1024 * 1024)
+    except OSError:
+        return None
     finally:
         os.close(fd)
+    return None if data is None else _sha(data)
 
 
-def _clean_leftovers(root: Path) -> None:
-    """Finish what an interrupted install left in ``root`` (SPEC §25.4).
+def _journal_path(root: Path, token: str, done: bool = False) -> Path:
+    return root / f"{_DONE_PREFIX if done else _JOURNAL_PREFIX}{token}.json"
 
-    A temporary copy is deleted; an old copy is put back when its skill is missing (the install
-    stopped between the two renames), else deleted.
+
+def _lock_tmp(lock: Path, token: str) -> Path:
+    return lock.parent / f".{lock.name}.{token}.tmp"
+
+
+def _commit(
+    place: _Place,
+    token: str,
+    staged: Mapping[str, Path | None],
+    lock_after: Mapping[str, Any] | None,
+) -> None:
+    """Swap the staged copies in (``None``: remove the name) and replace the lock, as one.
+
+    The journal is written first (the names, each staged copy's inode, the lock's digest
+    before and after); then each present copy is renamed aside and the staged one renamed in;
+    then the lock is replaced: the commit point. :func:`recover_root` undoes what a kill left
+    before it and finishes what it left after it.
     """
+    root = place.root
+    record: dict[str, Any] = {"version": 1, "skills": [], "lock": None}
+    for name, staged_dir in staged.items():
+        ino = os.lstat(staged_dir).st_ino if staged_dir is not None else None
+        record["skills"].append({"name": name, "staged": ino})
+    lock_tmp: Path | None = None
+    data = b""
+    if place.lock is not None and lock_after is not None:
+        data = lock_bytes(lock_after)
+        before = _file_sha(place.lock) if os.path.lexists(place.lock) else None
+        record["lock"] = {"path": str(place.lock), "before": before, "after": _sha(data)}
+        lock_tmp = _lock_tmp(place.lock, token)
+    journal = json.dumps(record).encode("utf-8")
+
+    def write_journal(out: IO[bytes]) -> None:
+        out.write(journal)
+
+    write_atomic(_journal_path(root, token), write_journal)
+    if lock_tmp is not None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(lock_tmp, flags, 0o644), "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+    for name, staged_dir in staged.items():
+        target = root / name
+        if os.path.lexists(target):
+            os.rename(target, root / f"{_OLD_PREFIX}{token}-{name}")
+        if staged_dir is not None:
+            os.rename(staged_dir, target)
+    fsync_dir(root)
+    if lock_tmp is not None and place.lock is not None:
+        os.replace(lock_tmp, place.lock)
+        fsync_dir(place.lock.parent)
+    # The commit point of an unchanged lock (or none): the journal marked done.
+    os.rename(_journal_path(root, token), _journal_path(root, token, done=True))
+    fsync_dir(root)
+    _finish(root, token, committed=True, record=record)
+
+
+def _finish(root: Path, token: str, *, committed: bool, record: Mapping[str, Any]) -> None:
+    """Finish a transaction: forward (delete what was set aside) or back (take the new copies
+    out, put the set-aside ones back). A set-aside copy whose place was taken meanwhile is
+    kept beside it as ``<name>.agent-skills-kept-<token>``: recovery never deletes a copy it
+    cannot put back."""
+    back = root / f"{_TMP_PREFIX}{token}"
+    if not committed:
+        for item in record.get("skills", []):
+            name, staged_ino = item.get("name"), item.get("staged")
+            if not isinstance(name, str) or name_problem(name) is not None or staged_ino is None:
+                continue
+            target = root / name
+            try:
+                st = os.lstat(target)
+            except FileNotFoundError:
+                continue
+            if st.st_ino == staged_ino and stat.S_ISDIR(st.st_mode):
+                # The new copy made it in: it goes back with the other staged ones.
+                os.makedirs(back, exist_ok=True)
+                os.rename(target, back / f"back-{secrets.token_hex(4)}")
+        for entry in sorted(os.listdir(root)):
+            if not entry.startswith(f"{_OLD_PREFIX}{token}-"):
+                continue
+            name = entry[len(f"{_OLD_PREFIX}{token}-") :]
+            home = root / name
+            kept = home if not os.path.lexists(home) else root / f"{name}.agent-skills-kept-{token}"
+            os.rename(root / entry, kept)
+        lock = record.get("lock")
+        if isinstance(lock, dict) and isinstance(lock.get("path"), str):
+            unlink(_lock_tmp(Path(lock["path"]), token))
+    for entry in os.listdir(root):
+        if entry.startswith(f"{_OLD_PREFIX}{token}-") or entry == back.name:
+            _remove_tree(root / entry)
+    fsync_dir(root)
+    unlink(_journal_path(root, token))
+    unlink(_journal_path(root, token, done=True))
+
+
+def _committed(root: Path, token: str, done: bool, record: Mapping[str, Any]) -> bool:
+    if done:
+        return True
+    lock = record.get("lock")
+    if not isinstance(lock, dict) or lock.get("before") == lock.get("after"):
+        return False  # the journal marked done is the commit point
+    path = lock.get("path")
+    return isinstance(path, str) and _file_sha(Path(path)) == lock.get("after")
+
+
+def recover_root(root: str | os.PathLike[str]) -> None:
+    """Finish or undo what an interrupted ``add``, ``update`` or ``remove`` left in ``root``
+    (SPEC §25.4). Run by each of them under the lock before it changes anything.
+
+    A transaction whose lock was replaced (or whose journal was marked done) is finished: the
+    copies it set aside are deleted. Any other is undone: its new copies are taken out and the
+    copies it set aside put back, and the lock (never replaced) is as it was. Temporary copies
+    are deleted; a set-aside copy of an older version of the library (no journal) is put back
+    when its skill is missing, else deleted.
+
+    Raises:
+        OSError: From the renames and deletions.
+    """
+    root_path = Path(os.fspath(root))
     try:
-        entries = list(os.scandir(root))
+        names = sorted(os.listdir(root_path))
     except OSError:
         return
-    for entry in entries:
-        path = root / entry.name
-        if entry.name.startswith(_TMP_PREFIX):
-            shutil.rmtree(path, ignore_errors=True)
-            continue
-        match = _OLD_RE.match(entry.name)
+    for entry in names:
+        match = _JOURNAL_RE.match(entry)
         if match is None:
             continue
-        home = root / match.group(1)
-        if not os.path.lexists(home):
+        token = match.group(2)
+        try:
+            fd = os.open(root_path / entry, FILE_FLAGS)
             try:
-                os.rename(path, home)
-                continue
-            except OSError:
-                pass
-        shutil.rmtree(path, ignore_errors=True)
+                data = read_limited(fd, _MAX_JOURNAL_BYTES)
+            finally:
+                os.close(fd)
+            record = json.loads(data) if data is not None else {}
+        except (OSError, ValueError):
+            record = {}
+        if not isinstance(record, dict):
+            record = {}
+        done = match.group(1) == "done"
+        _finish(
+            root_path, token, committed=_committed(root_path, token, done, record), record=record
+        )
+    for entry in sorted(os.listdir(root_path)):
+        path = root_path / entry
+        if entry.startswith(_TMP_PREFIX):
+            shutil.rmtree(path, ignore_errors=True)
+            continue
+        if entry.startswith(f".{_JOURNAL_PREFIX}") and entry.endswith(".tmp"):
+            unlink(path)  # a journal whose writing was cut: its transaction had not begun
+            continue
+        match = _OLD_RE.match(entry)
+        if match is None:
+            continue
+        home = root_path / match.group(2)
+        if not os.path.lexists(home):
+            os.rename(path, home)
+        else:
+            _remove_tree(path)
+
+
+# -- staging ---------------------------------------------------------------------------------
 
 
 def _copy_file(source: SourceFile, dest_dir: Path, budget: ReadBudget | None = None) -> None:
@@ -142,76 +528,151 @@ def _copy_file(source: SourceFile, dest_dir: Path, budget: ReadBudget | None = N
     os.chmod(target, mode)
 
 
-def _install_one(skill: SourceSkill, root: Path, force: bool) -> bool:
-    """Stage ``skill`` in a temporary sibling, validate it, then rename it into place.
-
-    Returns:
-        Whether an existing copy was replaced.
-    """
-    target = root / skill.name
-    existed = os.path.lexists(target)
-    if existed and not force:
-        raise SkillError(
-            ErrorCode.DUPLICATE_SKILL,
-            f"skill '{skill.name}' is already installed in {root} (use --force to replace it)",
-            {"name": skill.name, "paths": [str(target)]},
-        )
-    tmp = Path(tempfile.mkdtemp(prefix=_TMP_PREFIX, dir=root))
+def _stage(skill: SourceSkill, tmp: Path) -> Path:
+    """Copy ``skill`` into ``tmp/<name>`` and validate the copy (SPEC §15: errors refuse it)."""
+    staged = tmp / skill.name
     try:
-        staged = tmp / skill.name
         os.mkdir(staged, 0o755)
-        budget = ReadBudget(Path(skill.where))
-        for source in skill.files:
-            try:
-                _copy_file(source, staged, budget)
-            except OSError as exc:
-                raise fs_error(exc, staged / source.rel) from None
-        refuse_invalid(staged, skill.name)
-        old: Path | None = None
-        if os.path.lexists(target):
-            old = root / f"{_OLD_PREFIX}{secrets.token_hex(4)}-{skill.name}"
-            os.rename(target, old)
-        try:
-            os.rename(staged, target)
-        except OSError:
-            if old is not None:
-                os.rename(old, target)
-            raise
-        if old is not None:
-            _remove_tree(old)
-        return existed
     except OSError as exc:
-        raise fs_error(exc, target) from None
+        raise fs_error(exc, staged) from None
+    budget = ReadBudget(Path(skill.where))
+    for source in skill.files:
+        try:
+            _copy_file(source, staged, budget)
+        except OSError as exc:
+            raise fs_error(exc, staged / source.rel) from None
+    refuse_invalid(staged, skill.name)
+    return staged
+
+
+def _compare_versions(old: str | None, new: str | None) -> int | None:
+    """``-1``, ``0`` or ``1`` as ``new`` is lower, equal or higher than ``old`` by PEP 440, or
+    ``None`` when either is missing or not a PEP 440 version (then they are not compared,
+    SPEC §29.7)."""
+    if old is None or new is None:
+        return None
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        before, after = Version(old), Version(new)
+    except InvalidVersion:
+        return None
+    return (after > before) - (after < before)
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """One skill of a transaction: what goes in (``None`` for a removal) and its lock entry."""
+
+    name: str
+    skill: SourceSkill | None
+    origin: Mapping[str, Any] | None
+    previous_version: str | None = None
+
+
+def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]) -> None:
+    """Stage every change, then commit them and the lock together (see :func:`_commit`)."""
+    token = secrets.token_hex(8)
+    tmp = place.root / f"{_TMP_PREFIX}{token}"
+    try:
+        os.mkdir(tmp, 0o700)
+    except OSError as exc:
+        raise fs_error(exc, tmp) from None
+    try:
+        staged: dict[str, Path | None] = {}
+        put: list[dict[str, Any]] = []
+        drop: list[Path] = []
+        for change in changes:
+            if change.skill is None:
+                staged[change.name] = None
+                drop.append(place.root / change.name)
+                continue
+            copy = _stage(change.skill, tmp)
+            staged[change.name] = copy
+            if place.lock is not None:
+                put.append(
+                    lock_entry(
+                        copy,
+                        scope=place.scope,
+                        source=place.label,
+                        workspace=place.workspace,
+                        origin=change.origin,
+                        at=place.root / change.name,
+                    )
+                )
+        after = (
+            merge_lock(lock, put, drop, workspace=place.workspace)
+            if place.lock is not None
+            else None
+        )
+        _commit(place, token, staged, after)
+    except OSError as exc:
+        raise fs_error(exc, place.root) from None
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if os.path.lexists(tmp):
+            # Nothing was committed (or the commit left its copies): undo what was started.
+            try:
+                recover_root(place.root)
+            except OSError:
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _remove_tree(path: Path) -> None:
-    if os.path.islink(path) or not os.path.isdir(path):
-        os.unlink(path)
-    else:
-        shutil.rmtree(path)
+def _with_recovery(place: _Place) -> None:
+    try:
+        recover_root(place.root)
+    except OSError as exc:
+        raise fs_error(exc, place.root) from None
+
+
+def _not_found(
+    missing: Sequence[str], available: Sequence[str], source: str, problems: Sequence[str]
+) -> SkillError:
+    detail = f"; {'; '.join(problems)}" if problems else ""
+    what = f"no skill named {', '.join(missing)}" if missing else "no skill"
+    # The one suggestion rule of the project (SPEC §21.10), as for any unknown name.
+    suggestions = list(dict.fromkeys(s for n in missing for s in suggest_names(n, available)))
+    hint = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
+    return SkillError(
+        ErrorCode.NOT_FOUND,
+        f"{what} in {source}{hint}{detail}",
+        {"names": list(missing), "source": source, "suggestions": suggestions},
+    )
+
+
+# -- the commands ----------------------------------------------------------------------------
 
 
 def install_skills(
     source: Source,
-    root: str | os.PathLike[str],
+    root: str | os.PathLike[str] | SkillRoot,
     *,
     names: Sequence[str] = (),
     force: bool = False,
+    lock: str | os.PathLike[str] | None = None,
+    workspace: str | os.PathLike[str] | None = None,
+    base: str | os.PathLike[str] | None = None,
 ) -> list[Installed]:
     """Install the skills of ``source`` (all, or those ``names``) into ``root`` (SPEC §25.4).
 
-    Each skill is copied (manifest and listed resources, execute bits kept; a link leading
-    outside the skill is left out) into a temporary sibling directory of ``root``, validated
-    (SPEC §15: errors refuse it), then renamed into place; an existing copy is first renamed to a
-    second sibling and deleted after. Leftovers of an interrupted install are cleaned up first.
+    Each skill is copied from its pinned source directory (manifest and listed resources,
+    execute bits kept; a link leading outside the skill is left out) into a temporary sibling
+    directory of ``root`` and validated (SPEC §15: errors refuse it). Then, in one transaction
+    under the lock of ``lock``'s directory, every copy is renamed into place (an existing one
+    first renamed aside and deleted after) and ``lock`` gets their entries (digest, version,
+    ``origin`` without credentials): a kill at any point leaves the previous install and lock,
+    finished or undone by the next command (:func:`recover_root`).
 
     Args:
         source: From :func:`parse_source`.
-        root: The target root (created when missing).
+        root: The target root (a :class:`SkillRoot` gives the entries' ``scope`` and ``source``;
+            created when missing). Reached from ``base`` through real directories only.
         names: Install only these skills (SPEC §25.5: ``--skill`` is repeatable).
-        force: Replace skills already installed.
+        force: Replace skills already installed, whatever stands there.
+        lock: The scope's lock file (``None``: no lock is kept).
+        workspace: Lock entries' ``dir`` is written relative to it (default: ``lock``'s
+            directory).
+        base: No link may lie between it and ``root`` (default: the workspace when ``root`` is
+            inside it, else ``root``'s parent).
 
     Returns:
         One :class:`Installed` per skill, in ``(casefold, name)`` order.
@@ -220,78 +681,224 @@ def install_skills(
         SkillError: ``not_found`` ``{names, source, suggestions}`` for names not in the source
             (``suggestions`` from ``suggest_names``, SPEC §21.10), or when it holds no
             skill; ``duplicate_skill`` ``{name, paths}`` for an installed name without ``force``
-            (nothing is changed); ``invalid_skill`` when a skill does not validate;
-            ``too_large`` for a skill over 10 000 files or 512 MiB; ``invalid_archive``;
-            ``io_error`` when ``git`` fails (or is not on ``PATH``); ``path_escape`` for a
-            ``//SUBDIR`` leading outside the clone; ``fs_error`` codes.
+            (nothing is changed); ``path_escape`` ``{path, link}`` for a root or lock reached
+            through a link, or a ``//SUBDIR`` leading outside the clone; ``invalid_skill`` when
+            a skill does not validate; ``too_large`` for a skill over 10 000 files or 512 MiB;
+            ``invalid_archive``; ``stale_skill`` when a source directory is swapped while it is
+            copied; ``io_error`` when ``git`` fails (or is not on ``PATH``); ``invalid_input``
+            for a malformed lock; ``fs_error`` codes.
     """
-    root_path = Path(os.path.abspath(coerce_path(root, "root")))
-    try:
-        root_path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise fs_error(exc, root_path) from None
-    with _root_lock(root_path), opened_source(source) as (found, problems, commit):
-        _clean_leftovers(root_path)
+    if not isinstance(source, Source):
+        raise invalid_input("source must be a Source (see parse_source)", {"source": "?"})
+    force = coerce_bool(force, "force")
+    wanted_names = [n for n in names]
+    place = _place(root, lock, workspace, base)
+    with ExitStack() as stack:
+        stack.enter_context(held_directory(place.guard))
+        found, problems, commit = stack.enter_context(opened_source(source))
+        _with_recovery(place)
         by_name: dict[str, SourceSkill] = {}
         for skill in found:
             by_name.setdefault(skill.name, skill)
-        wanted = list(names) or sorted(by_name, key=sort_key)
+        wanted = wanted_names or sorted(by_name, key=sort_key)
         missing = [n for n in wanted if n not in by_name]
         if missing or not wanted:
-            detail = f"; {'; '.join(problems)}" if problems else ""
-            what = f"no skill named {', '.join(missing)}" if missing else "no skill"
-            # The one suggestion rule of the project (SPEC §21.10), as for any unknown name.
-            suggestions = list(
-                dict.fromkeys(s for n in missing for s in suggest_names(n, list(by_name)))
+            raise _not_found(missing, list(by_name), source.shown, problems)
+        chosen = [by_name[n] for n in dict.fromkeys(wanted)]
+        taken = [s.name for s in chosen if os.path.lexists(place.root / s.name)]
+        if taken and not force:
+            raise SkillError(
+                ErrorCode.DUPLICATE_SKILL,
+                f"already installed in {place.root}: {', '.join(taken)} (use --force to replace)",
+                {"name": taken[0], "paths": [str(place.root / n) for n in taken]},
             )
-            hint = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
+        lock_now = _read_place_lock(place)
+        origin = {"source": source.origin_source, "ref": source.ref, "commit": commit}
+        previous = {s.name: _installed_version(place, lock_now, s.name) for s in chosen}
+        _transact(place, lock_now, [_Change(s.name, s, origin) for s in chosen])
+    return [
+        Installed(
+            s.name,
+            place.root / s.name,
+            s.name in taken,
+            origin,
+            tuple((d.kind.value, d.message) for d in s.diagnostics),
+            s.version,
+            previous[s.name],
+        )
+        for s in chosen
+    ]
+
+
+def _installed_version(place: _Place, lock: Mapping[str, Any], name: str) -> str | None:
+    """The version of ``<root>/<name>``: its lock entry's, else its manifest's, else ``None``."""
+    where = lock_dir_of(place.root / name, place.workspace)
+    for entry in lock.get("skills", []):
+        if entry.get("dir") == where and isinstance(entry.get("version"), str):
+            return str(entry["version"])
+    target = place.root / name
+    if os.path.islink(target) or not os.path.isdir(target):
+        return None
+    try:
+        return dir_skill(target).version
+    except SkillError:
+        return None
+
+
+def update_skills(
+    root: str | os.PathLike[str] | SkillRoot,
+    names: Sequence[str] = (),
+    *,
+    lock: str | os.PathLike[str],
+    workspace: str | os.PathLike[str] | None = None,
+    base: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    allow_downgrade: bool = False,
+) -> list[Installed]:
+    """Re-install skills of ``root`` from the origins ``lock`` records (SPEC §25.4, §29.7).
+
+    Only skills the lock shows were installed into ``root`` (an entry whose ``dir`` is
+    ``<root>/<name>``, with an ``origin``) are updated. A git origin is fetched with the
+    credentials ``git`` finds itself (its credential helpers, the environment; SPEC §30.1):
+    the lock holds none. Everything is checked before anything changes, then all of it is
+    committed with the lock as one transaction (see :func:`install_skills`).
+
+    Args:
+        root: The install root (see :func:`install_skills`).
+        names: The skills to update; empty for every one the lock shows in ``root``.
+        lock: The scope's lock file.
+        workspace: As for :func:`install_skills`.
+        base: As for :func:`install_skills`.
+        force: Discard local edits (files changed or added since the install).
+        allow_downgrade: Install a lower version than the one installed.
+
+    Returns:
+        One :class:`Installed` per skill, with ``previous_version`` and ``version``.
+
+    Raises:
+        SkillError: ``not_found`` ``{names}`` for a name the lock shows no install of in
+            ``root`` (or a missing lock); ``access_denied`` ``{name, path, reason, files}`` for
+            local edits without ``force`` (``reason`` ``local_changes``, or
+            ``not_a_directory`` for a link or file in its place), and ``{name, version,
+            available, reason: "downgrade"}`` for a lower version (PEP 440, compared only when
+            both parse) without ``allow_downgrade``; the errors of :func:`install_skills`.
+    """
+    force = coerce_bool(force, "force")
+    allow_downgrade = coerce_bool(allow_downgrade, "allow_downgrade")
+    place = _place(root, lock, workspace, base)
+    assert place.lock is not None
+    with held_directory(place.guard):
+        _with_recovery(place)
+        lock_now = read_lock(place.lock)
+        owned: dict[str, dict[str, Any]] = {}
+        for item in lock_now["skills"]:
+            entry = _owned(lock_now, place, str(item["name"]))
+            if entry is not None:
+                owned[entry["name"]] = entry
+        wanted = list(dict.fromkeys(names)) or sorted(owned, key=sort_key)
+        missing = [n for n in wanted if n not in owned]
+        if missing:
             raise SkillError(
                 ErrorCode.NOT_FOUND,
-                f"{what} in {source.origin_source}{hint}{detail}",
-                {"names": missing, "source": source.origin_source, "suggestions": suggestions},
+                f"{place.lock} records no install of {', '.join(missing)} in {place.root} "
+                "with an origin",
+                {"names": missing, "lock": str(place.lock), "root": str(place.root)},
             )
-        chosen = [by_name[n] for n in dict.fromkeys(wanted)]
-        if not force:
-            taken = [s.name for s in chosen if os.path.lexists(root_path / s.name)]
-            if taken:
-                raise SkillError(
-                    ErrorCode.DUPLICATE_SKILL,
-                    f"already installed in {root_path}: {', '.join(taken)} "
-                    "(use --force to replace)",
-                    {"name": taken[0], "paths": [str(root_path / n) for n in taken]},
-                )
-        origin = {"source": source.origin_source, "ref": source.ref, "commit": commit}
-        out: list[Installed] = []
-        for skill in chosen:
-            replaced = _install_one(skill, root_path, force)
-            warnings = tuple((d.kind.value, d.message) for d in skill.diagnostics)
-            out.append(Installed(skill.name, root_path / skill.name, replaced, origin, warnings))
-    return out
+        for name in wanted:
+            target = place.root / name
+            if not force and os.path.lexists(target):
+                _refuse_unowned(place, name, owned[name], "update", "--force")
+        changes: list[_Change] = []
+        with ExitStack() as stack:
+            opened: dict[str, tuple[Source, list[SourceSkill], list[str], str | None]] = {}
+            for name in wanted:
+                origin = owned[name]["origin"]
+                text = str(origin["source"])
+                if origin.get("ref"):
+                    text = f"{text}#{origin['ref']}"
+                if text not in opened:  # one fetch per origin, however many skills it holds
+                    parsed = parse_source(text)
+                    opened[text] = (parsed, *stack.enter_context(opened_source(parsed)))
+                parsed, found, problems, commit = opened[text]
+                skill = next((s for s in found if s.name == name), None)
+                if skill is None:
+                    raise _not_found([name], [s.name for s in found], parsed.shown, problems)
+                previous = _installed_version(place, lock_now, name)
+                if not allow_downgrade and _compare_versions(previous, skill.version) == -1:
+                    raise SkillError(
+                        ErrorCode.ACCESS_DENIED,
+                        f"{name} {previous} -> {skill.version} is a downgrade (use "
+                        "--allow-downgrade to install it)",
+                        {
+                            "name": name,
+                            "version": previous,
+                            "available": skill.version,
+                            "reason": "downgrade",
+                        },
+                    )
+                record = {"source": parsed.origin_source, "ref": parsed.ref, "commit": commit}
+                changes.append(_Change(name, skill, record, previous))
+            _transact(place, lock_now, changes)
+    return [
+        Installed(
+            c.name,
+            place.root / c.name,
+            True,
+            c.origin,
+            tuple((d.kind.value, d.message) for d in c.skill.diagnostics) if c.skill else (),
+            c.skill.version if c.skill else None,
+            c.previous_version,
+        )
+        for c in changes
+    ]
 
 
-def remove_skill(root: str | os.PathLike[str], name: str) -> Installed:
-    """Remove the installed skill ``name`` from ``root`` (SPEC §25.4).
+def remove_skill(
+    root: str | os.PathLike[str] | SkillRoot,
+    name: str,
+    *,
+    lock: str | os.PathLike[str] | None = None,
+    workspace: str | os.PathLike[str] | None = None,
+    base: str | os.PathLike[str] | None = None,
+    force: bool = False,
+) -> Installed:
+    """Remove the installed skill ``name`` from ``root`` and its entry from ``lock`` (SPEC §25.4).
 
-    The directory is first renamed to a hidden sibling, so it vanishes at once, then deleted.
+    Only what the lock shows was installed there is deleted: an entry whose ``dir`` is
+    ``<root>/<name>`` with an ``origin``, and a directory holding nothing changed or added
+    since. A hand-written folder, a link or a copy with local edits is refused unless
+    ``force`` (a link is then unlinked, never followed). The directory is renamed aside, the
+    lock replaced, then the directory deleted, as one transaction (see :func:`install_skills`).
+    A name the lock shows whose directory is already gone leaves the lock.
 
     Raises:
         SkillError: ``invalid_input`` for a name holding a separator or made of dots;
-            ``not_found`` ``{name}`` when it is not installed there; ``fs_error`` codes.
+            ``not_found`` ``{name}`` when it is neither there nor in the lock;
+            ``access_denied`` ``{name, path, reason}`` (``not_installed``,
+            ``not_a_directory``, ``local_changes`` with ``files``) without ``force``;
+            ``path_escape`` for a root or lock reached through a link; ``fs_error`` codes.
     """
     if not isinstance(name, str) or name_problem(name) is not None:
         raise invalid_input(f"not a skill name: {name!r}", {"name": shown_text(name)})
-    root_path = Path(os.path.abspath(coerce_path(root, "root")))
-    target = root_path / name
-    if not os.path.lexists(target):
-        raise SkillError(
-            ErrorCode.NOT_FOUND, f"skill '{name}' is not installed in {root_path}", {"name": name}
-        )
-    # A removal interrupted between the two steps is finished by the next install's clean-up.
-    old = root_path / f"{_TMP_PREFIX}{secrets.token_hex(4)}"
-    try:
-        with _root_lock(root_path):
-            os.rename(target, old)
-            _remove_tree(old)
-    except OSError as exc:
-        raise fs_error(exc, target) from None
-    return Installed(name, target, True)
+    force = coerce_bool(force, "force")
+    place = _place(root, lock, workspace, base)
+    target = place.root / name
+    with held_directory(place.guard):
+        _with_recovery(place)
+        lock_now = _read_place_lock(place)
+        entry = _owned(lock_now, place, name)
+        if not os.path.lexists(target):
+            listed = place.lock is not None and any(
+                e.get("dir") == lock_dir_of(target, place.workspace)
+                for e in lock_now.get("skills", [])
+            )
+            if not listed:
+                raise SkillError(
+                    ErrorCode.NOT_FOUND,
+                    f"skill '{name}' is not installed in {place.root}",
+                    {"name": name},
+                )
+        elif not force:
+            _refuse_unowned(place, name, entry, "remove", "--force")
+        _transact(place, lock_now, [_Change(name, None, None)])
+    return Installed(name, target, True, entry.get("origin") if entry else None)

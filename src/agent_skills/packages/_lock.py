@@ -7,7 +7,8 @@ The digests are ``_digest``'s; the files of a skill are what discovery lists (SP
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -21,7 +22,7 @@ from .._jsonfile import read_json_file
 from .._model import sort_key
 from .._terminal import json_text, undecodable_text
 from ._pack import write_atomic
-from ._sources import dir_skill
+from ._sources import SourceSkill, dir_skill
 
 __all__ = [
     "LOCK_NAME",
@@ -30,7 +31,11 @@ __all__ = [
     "FileChange",
     "FileStatus",
     "SkillDrift",
+    "held_directory",
+    "lock_bytes",
+    "lock_dir_of",
     "lock_entry",
+    "lock_held",
     "lock_path",
     "lock_scopes",
     "lock_skills",
@@ -106,10 +111,12 @@ def _entry(
     dir_: str,
     files: Sequence[FileDigest],
     origin: Mapping[str, Any] | None,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """One lock entry. Every path is written as ``undecodable_text`` gives it (an undecodable byte
     of a file name as the four characters ``\\xNN``, SPEC §20.8), so the entry is valid UTF-8
-    JSON and an entry recomputed from the same tree compares equal to the one read back."""
+    JSON and an entry recomputed from the same tree compares equal to the one read back. The
+    skill's ``version`` (SPEC §29.7) and its ``origin`` are written when known."""
     entry: dict[str, Any] = {
         "name": undecodable_text(name),
         "scope": scope,
@@ -120,16 +127,24 @@ def _entry(
             {"path": undecodable_text(f.rel), "size": f.size, "sha256": f.sha256} for f in files
         ],
     }
+    if version is not None:
+        entry["version"] = version
     if origin is not None:
         entry["origin"] = dict(origin)
     return entry
 
 
+def _hash_source(skill: SourceSkill) -> tuple[FileDigest, ...]:
+    """The file digests of a source skill's files (manifest and listed resources), each read
+    through the pin its directory was read by (``_sources.dir_skill``)."""
+    openers = {source.rel: source.open for source in skill.files}
+    return digest_files(openers, lambda rel: openers[rel]())
+
+
 def _hash_dir(skill_dir: Path) -> tuple[FileDigest, ...]:
     """The file digests of the skill directory ``skill_dir``: manifest and listed resources,
     read confined (a copy that is not the one discovery serves, e.g. a shadowed one)."""
-    openers = {source.rel: source.open for source in dir_skill(skill_dir).files}
-    return digest_files(openers, lambda rel: openers[rel]())
+    return _hash_source(dir_skill(skill_dir))
 
 
 def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], str]:
@@ -168,7 +183,14 @@ def lock_skills(
     known = origins or {}
     entries: list[dict[str, Any]] = []
 
-    def add(name: str, scope: str, source: str, path: Path, files: Sequence[FileDigest]) -> None:
+    def add(
+        name: str,
+        scope: str,
+        source: str,
+        path: Path,
+        files: Sequence[FileDigest],
+        version: str | None,
+    ) -> None:
         shown = _display_dir(path, ws)
         entries.append(
             _entry(
@@ -178,17 +200,20 @@ def lock_skills(
                 dir_=shown,
                 files=files,
                 origin=known.get(undecodable_text(shown)),
+                version=version,
             )
         )
 
     for info in skills.list_skills():
-        add(info.name, info.scope, info.source, info.dir, _hash_skill(skills, info.name))
+        files = _hash_skill(skills, info.name)
+        add(info.name, info.scope, info.source, info.dir, files, info.version)
         for copy in info.shadowed:
             try:
-                files = _hash_dir(copy.dir)
+                skill = dir_skill(copy.dir)
+                files = _hash_source(skill)
             except SkillError:
                 continue  # not a readable skill directory (e.g. an archived copy)
-            add(info.name, copy.scope, copy.source, copy.dir, files)
+            add(info.name, copy.scope, copy.source, copy.dir, files, skill.version)
     entries.sort(key=_entry_key)
     return {"version": LOCK_VERSION, "skills": entries}
 
@@ -200,28 +225,47 @@ def lock_entry(
     source: str,
     workspace: str | os.PathLike[str],
     origin: Mapping[str, Any] | None = None,
+    at: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """The lock entry of one installed skill directory, as :func:`lock_skills` writes it.
 
-    It describes that directory itself (its ``dir`` and digest), whether or not discovery serves
-    another copy of the name from a root of higher precedence (SPEC §25.3-§25.4).
+    It describes that directory itself (its ``dir``, digest and version), whether or not
+    discovery serves another copy of the name from a root of higher precedence (SPEC
+    §25.3-§25.4).
+
+    Args:
+        skill_dir: The directory hashed.
+        scope: The ``scope`` written.
+        source: The root's source label written.
+        workspace: ``dir`` is written relative to it when inside it.
+        origin: ``{source, ref, commit}`` of an install.
+        at: The ``dir`` the entry names, when not ``skill_dir`` itself (a copy staged before
+            it is renamed into place).
 
     Raises:
         SkillError: ``invalid_skill`` when the directory has no usable manifest; ``fs_error``
             codes.
     """
     path = Path(os.path.abspath(coerce_path(skill_dir, "skill_dir")))
+    named = path if at is None else Path(os.path.abspath(coerce_path(at, "at")))
     ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
-    files = _hash_dir(path)
-    name = dir_skill(path).name
+    skill = dir_skill(path)
     return _entry(
-        name=name,
+        name=skill.name,
         scope=scope,
         source=source,
-        dir_=_display_dir(path, ws),
-        files=files,
+        dir_=_display_dir(named, ws),
+        files=_hash_source(skill),
         origin=origin,
+        version=skill.version,
     )
+
+
+def lock_dir_of(path: str | os.PathLike[str], workspace: str | os.PathLike[str]) -> str:
+    """The ``dir`` a lock entry of the skill directory ``path`` holds: relative to ``workspace``
+    (POSIX) when inside it, else absolute, undecodable bytes written ``\\xNN``."""
+    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
+    return undecodable_text(_display_dir(Path(os.path.abspath(os.fspath(path))), ws))
 
 
 def merge_lock(
@@ -246,35 +290,83 @@ def merge_lock(
     Returns:
         A version-1 lock, entries sorted as :func:`lock_skills` sorts them.
     """
-    ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
     new = [dict(e) for e in put]
     gone = {e["dir"] for e in new}
-    gone.update(
-        undecodable_text(_display_dir(Path(os.path.abspath(os.fspath(d))), ws)) for d in drop
-    )
+    gone.update(lock_dir_of(d, workspace) for d in drop)
     kept = [dict(e) for e in lock.get("skills", []) if e.get("dir") not in gone]
     entries = sorted([*kept, *new], key=_entry_key)
     return {"version": LOCK_VERSION, "skills": entries}
 
 
-def write_lock(path: str | os.PathLike[str], lock: Mapping[str, Any]) -> None:
-    """Write a lock as indented JSON with a final newline, atomically (temporary file, rename).
+@contextmanager
+def held_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory`` (created when missing) while the block runs.
+
+    The one lock of a scope's packages: ``add``, ``update`` and ``remove`` change the install
+    root and the lock under the lock of the lock file's directory (:func:`lock_held`), so the
+    tree and the lock move together and concurrent commands take turns (SPEC §25.4). POSIX;
+    elsewhere no lock is taken.
+
+    Raises:
+        SkillError: ``fs_error`` codes when the directory cannot be created or opened.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    path = os.fspath(directory)
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def lock_held(path: str | os.PathLike[str]) -> AbstractContextManager[None]:
+    """The exclusive lock of the lock file ``path``: :func:`held_directory` of its directory."""
+    return held_directory(Path(os.path.abspath(os.fspath(path))).parent)
+
+
+def lock_bytes(lock: Mapping[str, Any]) -> bytes:
+    """The bytes of a lock file: indented UTF-8 JSON with a final newline."""
+    return (json_text(lock) + "\n").encode("utf-8")
+
+
+def write_lock(
+    path: str | os.PathLike[str], lock: Mapping[str, Any], *, held: bool = False
+) -> None:
+    """Write a lock as indented JSON with a final newline, atomically (temporary file, rename),
+    under the lock of its directory (:func:`lock_held`).
+
+    Args:
+        path: The lock file.
+        lock: The lock mapping.
+        held: The caller already holds :func:`lock_held` of ``path``.
 
     Raises:
         SkillError: ``fs_error`` codes when the file cannot be written.
     """
-    text = json_text(lock) + "\n"
     target = Path(coerce_path(path, "path"))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fs_error(exc, target.parent) from None
-    data = text.encode("utf-8")
+    data = lock_bytes(lock)
 
     def write(out: IO[bytes]) -> None:
         out.write(data)
 
-    write_atomic(target, write)
+    if held:
+        write_atomic(target, write)
+        return
+    with lock_held(target):
+        write_atomic(target, write)
 
 
 #: The largest lock file read back, in bytes.
@@ -325,8 +417,16 @@ def read_lock(path: str | os.PathLike[str]) -> dict[str, Any]:
         ):
             raise bad(f"skill {entry['name']!r} has malformed files")
         origin = entry.get("origin")
-        if origin is not None and not isinstance(origin, dict):
+        if origin is not None and not (
+            isinstance(origin, dict)
+            and isinstance(origin.get("source"), str)
+            and all(origin.get(k) is None or isinstance(origin[k], str) for k in ("ref", "commit"))
+        ):
             raise bad(f"skill {entry['name']!r} has a malformed origin")
+        if not isinstance(entry.get("dir", ""), str) or not isinstance(
+            entry.get("version", ""), str
+        ):
+            raise bad(f"skill {entry['name']!r} has a malformed dir or version")
     return lock
 
 

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import IO
 
 from .._args import coerce_path
+from .._confine import pin_by_name, verify_link
 from .._errors import ErrorCode, SkillError, fs_error
 from ..validate import Severity, validate_skill
 from ._sources import ReadBudget, dir_skill, is_executable
 
-__all__ = ["CHUNK", "pack_skill", "refuse_invalid", "unlink", "write_atomic"]
+__all__ = ["CHUNK", "fsync_dir", "pack_skill", "refuse_invalid", "unlink", "write_atomic"]
 
 #: Bytes read or written at a time.
 CHUNK = 1 << 16
@@ -52,7 +53,10 @@ def pack_skill(
 ) -> Path:
     """Write a skill directory as a ``.skill`` zip with deterministic bytes (SPEC §25.2).
 
-    The archive holds one top-level folder named after the skill (its frontmatter ``name``);
+    The directory is pinned before it is validated and every file is read through that pin
+    (SPEC §20.1), so a directory swapped meanwhile is ``stale_skill``, never packed in its
+    place. The archive holds one top-level folder named after the skill (its frontmatter
+    ``name``);
     members are ``SKILL.md`` and the listed resources (SPEC §9: hidden files, ``__pycache__`` and
     ``node_modules`` left out), sorted by the code points of their POSIX names, dated
     1980-01-01, with mode ``0755`` for files with an execute bit and ``0644`` otherwise. A member
@@ -69,12 +73,19 @@ def pack_skill(
 
     Raises:
         SkillError: ``invalid_skill`` ``{path, problems}`` when ``validate_skill`` finds errors
-            (SPEC §15); ``too_large`` for more than 10 000 files or 512 MiB; ``fs_error`` codes
-            for unreadable files or an unwritable output.
+            (SPEC §15); ``too_large`` for more than 10 000 files or 512 MiB, or a manifest over
+            1 MiB; ``stale_skill`` when the directory is swapped while packed; ``fs_error``
+            codes for unreadable files or an unwritable output.
     """
     skill_path = Path(coerce_path(skill_dir, "skill_dir"))
-    refuse_invalid(skill_path)
-    skill = dir_skill(skill_path)
+    try:
+        pin = pin_by_name(skill_path, skill_path.name)
+    except SkillError:
+        refuse_invalid(skill_path)  # names what is wrong with the path
+        raise
+    refuse_invalid(skill_path)  # validate_skill reads the manifest capped (SPEC §30.3)
+    verify_link(pin, skill_path.name, skill_path)  # what was validated is the directory pinned
+    skill = dir_skill(skill_path, pin)  # every file read through that pin
     target = (
         Path(coerce_path(output, "output"))
         if output is not None
@@ -107,7 +118,12 @@ def pack_skill(
 
 
 def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
-    """Write ``target`` through a temporary file in its directory, ``fsync``, then rename."""
+    """Write ``target`` through a temporary file in its directory (``.<name>.*.tmp``),
+    ``fsync``, rename, then ``fsync`` the directory: a kill leaves the old file or the new one.
+
+    Raises:
+        SkillError: ``fs_error`` codes.
+    """
     parent = target.parent if str(target.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -120,6 +136,7 @@ def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
             os.fsync(out.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
+        fsync_dir(parent)
     except OSError as exc:
         unlink(tmp)
         raise fs_error(exc, target) from None
@@ -128,6 +145,20 @@ def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
         raise
 
 
-def unlink(path: str) -> None:
+def fsync_dir(path: str | os.PathLike[str]) -> None:
+    """``fsync`` a directory, so the renames made in it last (where the system allows it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def unlink(path: str | os.PathLike[str]) -> None:
     with suppress(OSError):
         os.unlink(path)

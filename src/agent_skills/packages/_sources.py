@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
 
@@ -29,15 +29,24 @@ from .._archive import (
     read_index,
     read_member,
 )
-from .._args import coerce_path
+from .._args import coerce_path, shown_text
 from .._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
-from .._confine import contains, open_confined, read_whole, resolve_resource_path
+from .._confine import (
+    Pin,
+    contains,
+    open_in,
+    open_pinned,
+    pin_by_name,
+    read_whole,
+    resolve_resource_path,
+)
 from .._diagnostics import Diagnostic
 from .._errors import ErrorCode, SkillError, invalid_input
 from .._manifest import parse_skill
 from .._model import is_skipped
 from .._resources import list_resources
-from .._schema import name_problem
+from .._scan import find_manifest as find_manifest_in
+from .._schema import name_problem, skill_version
 from .._walk import HELD_DEPTH, walk_root
 from ..validate import find_manifest
 
@@ -48,17 +57,17 @@ __all__ = [
     "SourceSkill",
     "dir_skill",
     "is_executable",
+    "is_url",
+    "manifest_facts",
     "name_of",
     "opened_source",
     "parse_source",
+    "redact",
     "source_skills",
 ]
 
 
 _GIT_TIMEOUT_S = 600
-
-
-_SCP_RE = re.compile(r"^[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +81,21 @@ class SourceFile:
 
 @dataclass(frozen=True, slots=True)
 class SourceSkill:
-    """A skill found in a source: its name, where it was found and its files."""
+    """A skill found in a source: its name, version, where it was found and its files.
+
+    Attributes:
+        name: The frontmatter ``name``.
+        where: Where it was found, for messages (a directory, ``<archive>/<top>``).
+        files: The manifest and the listed resources, each opened from the pinned source.
+        diagnostics: Files left out (links leading outside, link members).
+        version: The skill's version (SPEC §29.7: ``_schema.skill_version``), or ``None``.
+    """
 
     name: str
     where: str
     files: tuple[SourceFile, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    version: str | None = None
 
 
 def is_executable(source: SourceFile, fh: IO[bytes]) -> bool:
@@ -86,38 +104,73 @@ def is_executable(source: SourceFile, fh: IO[bytes]) -> bool:
     return bool(os.fstat(fh.fileno()).st_mode & 0o111)
 
 
-def dir_skill(skill_dir: Path) -> SourceSkill:
-    """The manifest and listed resources (SPEC §9) of a skill directory, read confined.
+def _no_manifest(skill_dir: Path) -> SkillError:
+    return SkillError(
+        ErrorCode.INVALID_SKILL, f"no SKILL.md in {skill_dir}", {"path": str(skill_dir)}
+    )
+
+
+def _pinned_manifest(pin: Pin, skill_dir: Path) -> str:
+    """The on-disk name of the manifest of the pinned directory (the one manifest rule,
+    ``_scan.find_manifest``, listed through the pin)."""
+    fd = open_pinned(pin, skill_dir.name)
+    try:
+        lookup = find_manifest_in(skill_dir, follow_symlinks=True, dir_fd=fd, pin=pin)
+    finally:
+        os.close(fd)
+    if lookup.name is None:
+        raise _no_manifest(skill_dir)
+    return lookup.name
+
+
+def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
+    """The manifest and listed resources (SPEC §9) of a skill directory, read from its pin.
+
+    The directory is pinned once (its real path and identity, SPEC §20.1; or ``pin``, taken by
+    the caller); the manifest is found, the resources listed and every file opened through that
+    pin, so a directory swapped while a skill is packed or copied is ``stale_skill``, never a
+    source of another directory's files. The manifest is read no further than
+    ``DEFAULT_MAX_MANIFEST_BYTES`` (SPEC §30.3).
 
     Raises:
-        SkillError: ``invalid_skill`` when the directory has no manifest or no usable ``name``.
+        SkillError: ``invalid_skill`` when the directory has no manifest or no usable ``name``;
+            ``too_large`` for a manifest over the cap or more than ``MAX_MEMBERS`` files;
+            ``not_found`` when it is not a directory; ``path_escape`` for a manifest that links
+            outside it; ``stale_skill`` when it is swapped while read.
     """
-    manifest = find_manifest(skill_dir)
-    if manifest is None:
-        raise SkillError(
-            ErrorCode.INVALID_SKILL, f"no SKILL.md in {skill_dir}", {"path": str(skill_dir)}
-        )
-    with open_confined(skill_dir, manifest.name) as fh:
-        data = read_whole(fh, DEFAULT_MAX_MANIFEST_BYTES, skill_dir / manifest.name)
-    name = name_of(data, manifest)
+    if pin is None:
+        pin = pin_by_name(skill_dir, skill_dir.name)
+    base = os.path.abspath(skill_dir)
+    label = skill_dir.name
+    manifest = _pinned_manifest(pin, skill_dir)
+    where = skill_dir / manifest
+    with open_in(pin, label, base, manifest) as fh:
+        data = read_whole(fh, DEFAULT_MAX_MANIFEST_BYTES, where)
+    name, version = manifest_facts(data, where)
     # A skill is packed or copied whole or not at all: a listing cut at a cap would drop files.
-    listing = list_resources(skill_dir, max_resources=MAX_MEMBERS)
+    listing = list_resources(skill_dir, max_resources=MAX_MEMBERS, pin=pin, name=label)
     if listing.truncated:
         raise SkillError(
             ErrorCode.TOO_LARGE,
             f"{skill_dir} has more than {MAX_MEMBERS} files",
             {"path": str(skill_dir), "max_files": MAX_MEMBERS},
         )
-    rels = [manifest.name, *(r.rel for r in listing.resources)]
+    rels = [manifest, *(r.rel for r in listing.resources)]
 
     def opener(rel: str) -> Callable[[], IO[bytes]]:
-        return lambda: open_confined(skill_dir, rel)
+        return lambda: open_in(pin, label, base, rel)
 
     files = tuple(SourceFile(rel, opener(rel)) for rel in rels)
-    return SourceSkill(name, str(skill_dir), files, listing.diagnostics)
+    return SourceSkill(name, str(skill_dir), files, listing.diagnostics, version)
 
 
-def name_of(data: bytes, where: Path | str) -> str:
+def manifest_facts(data: bytes, where: Path | str) -> tuple[str, str | None]:
+    """The ``name`` and version (``_schema.skill_version``, SPEC §29.7) of a source skill's
+    manifest bytes.
+
+    Raises:
+        SkillError: ``invalid_skill`` ``{path}`` when it does not parse or has no usable name.
+    """
     try:
         parsed = parse_skill(data, path=str(where))
     except SkillError as err:
@@ -129,26 +182,40 @@ def name_of(data: bytes, where: Path | str) -> str:
     # one (no separators, NUL or dots-only), so it is asked, not restated.
     if not isinstance(name, str) or name_problem(name) is not None:
         raise SkillError(ErrorCode.INVALID_SKILL, f"{where}: no usable name", {"path": str(where)})
-    return name
+    return name, skill_version(parsed.frontmatter)
 
 
-def _read_archived(index: ArchiveIndex, member: str) -> bytes:
+def name_of(data: bytes, where: Path | str) -> str:
+    """The ``name`` of a source skill's manifest bytes (see :func:`manifest_facts`)."""
+    return manifest_facts(data, where)[0]
+
+
+def _read_archived(index: ArchiveIndex, member: str, cap: int | None = None) -> bytes:
+    """The bytes of one member (at most ``cap``: ``too_large`` past it)."""
     try:
-        return read_member(index, member)
+        data = read_member(index, member, cap)
     except ArchiveChanged:
         raise SkillError(
             ErrorCode.IO_ERROR,
             f"{index.path} changed while it was being read",
             {"path": str(index.path)},
         ) from None
+    if cap is not None and len(data) > cap:
+        where = f"{index.path}/{member}"
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{where} is larger than {cap} bytes",
+            {"path": where, "max_bytes": cap},
+        )
+    return data
 
 
 def _archive_skills(index: ArchiveIndex) -> list[SourceSkill]:
     out: list[SourceSkill] = []
     for skill in index.skills:
         where = f"{index.path}/{skill.top}" if skill.top else str(index.path)
-        data = _read_archived(index, skill.manifest)
-        name = name_of(data, f"{index.path}/{skill.manifest}")
+        data = _read_archived(index, skill.manifest, DEFAULT_MAX_MANIFEST_BYTES)
+        name, version = manifest_facts(data, f"{index.path}/{skill.manifest}")
         members = [(skill.rel_of(skill.manifest), index.files[skill.manifest])]
         members.extend(index.resources(skill))
 
@@ -164,87 +231,200 @@ def _archive_skills(index: ArchiveIndex) -> list[SourceSkill]:
             for d in index.diagnostics
             if not skill.top or (d.path is not None and contains(top, os.fspath(d.path)))
         )
-        out.append(SourceSkill(name, where, files, diags))
+        out.append(SourceSkill(name, where, files, diags, version))
     return out
 
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """A parsed SOURCE of ``add`` (SPEC §25.4).
+    """A parsed SOURCE of ``add`` (SPEC §25.4), credentials held apart (SPEC §30.1).
 
     Attributes:
         kind: ``directory``, ``archive`` or ``git``.
-        location: The directory or archive path (absolute), or the git URL.
+        location: The directory or archive path (absolute), or the git URL without credentials
+            (no user information of an ``http``/``https``/``ftp`` URL, no password of any other,
+            no query): what the lock records and messages name.
         subdir: ``//SUBDIR`` of a git source (POSIX, relative), or ``None``.
         ref: ``#REF`` of a git source, or ``None`` (the default branch).
+        fetch_url: The URL as given, credentials included, when it held any: handed to ``git``
+            alone, never shown (not in ``repr``, not compared).
     """
 
     kind: Literal["directory", "archive", "git"]
     location: str
     subdir: str | None = None
     ref: str | None = None
+    fetch_url: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def origin_source(self) -> str:
-        """The ``origin.source`` recorded in the lock: location and ``//SUBDIR``, no ``#REF``."""
+        """The ``origin.source`` recorded in the lock: location and ``//SUBDIR``, no ``#REF``,
+        no credentials."""
         return f"{self.location}//{self.subdir}" if self.subdir else self.location
+
+    @property
+    def shown(self) -> str:
+        """The source as messages name it: :attr:`origin_source`, with ``***`` where the URL
+        given held credentials (``https://***@host/...``, ``?***``)."""
+        if self.fetch_url is None:
+            return self.origin_source
+        shown = redact(self.fetch_url)
+        return f"{shown}//{self.subdir}" if self.subdir else shown
+
+    @property
+    def url(self) -> str:
+        """What ``git`` is given: the URL with its credentials, else :attr:`location`."""
+        return self.fetch_url if self.fetch_url is not None else self.location
+
+
+# A URL: a scheme and "://" (RFC 3986), as git reads one.
+_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+# git's remote-helper form "<transport>::<address>" (ext:: runs a command): never a source.
+_HELPER_RE = re.compile(r"^[A-Za-z0-9+.-]+::")
+
+
+# Schemes whose user information is a credential, whatever its form: a token may be written as
+# the user name alone (https://TOKEN@host/...).
+_SECRET_USER_SCHEMES = frozenset({"http", "https", "ftp", "ftps"})
+
+
+# User information and queries of URLs inside any text (a message of git's, an exception).
+_USERINFO_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*@")
+_QUERY_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s?#]*)\?[^\s#'\"]*")
+# git's scp-like form with a password: user:password@host:path.
+_SCP_PASSWORD_IN_TEXT = re.compile(r"[^\s@/:'\"]+:[^\s@/'\"]*@(?=[^\s@/:'\"]+:)")
+
+
+def is_url(text: str) -> bool:
+    """Whether ``text`` is written as a URL, by its syntax alone (SPEC §25.5, §30.1): a scheme
+    and ``://``, or git's scp-like form ``[user@]host:path`` (a ``:`` with no ``/`` before it,
+    and more than one character before it, so ``C:`` stays a path)."""
+    if _SCHEME_RE.match(text):
+        return True
+    colon = text.find(":")
+    return colon > 1 and "/" not in text[:colon]
+
+
+def redact(text: str) -> str:
+    """``text`` with the user information of every URL written ``***`` and every query ``?***``
+    (SPEC §30.1): ``https://user:token@host/r?t=x`` becomes ``https://***@host/r?***``. For
+    messages, diagnostics and errors; what is recorded drops them instead (:class:`Source`)."""
+    text = _SCP_PASSWORD_IN_TEXT.sub("***@", text)
+    return _QUERY_IN_TEXT.sub(r"\1?***", _USERINFO_IN_TEXT.sub(r"\1***@", text))
+
+
+def _public_url(url: str) -> str:
+    """``url`` without credentials (see :attr:`Source.location`); a URL holding none is returned
+    as it is, character for character."""
+    match = _SCHEME_RE.match(url)
+    if match is None:  # scp-like: user:password@host:path keeps the user
+        user, at, rest = url.partition("@")
+        if at and ":" in user and "/" not in user:
+            return f"{user.split(':', 1)[0]}@{rest}"
+        return url
+    start = match.end()
+    scheme = url[: start - 3].lower()
+    end = len(url)
+    for stop in "/?":
+        found = url.find(stop, start)
+        if found != -1:
+            end = min(end, found)
+    netloc, path = url[start:end], url[end:]
+    user, at, host = netloc.rpartition("@")
+    if at and (scheme in _SECRET_USER_SCHEMES or ":" in user):
+        netloc = host if scheme in _SECRET_USER_SCHEMES else f"{user.split(':', 1)[0]}@{host}"
+    query = path.find("?")
+    if query != -1:
+        path = path[:query]
+    return url[:start] + netloc + path
 
 
 def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Source:
-    """Parse a SOURCE: a local directory, an archive, or ``URL[//SUBDIR][#REF]`` (SPEC §25.5).
+    """Parse a SOURCE by its syntax alone (SPEC §25.5, §30.1): what exists on disk never turns a
+    URL into a path or a path into a URL.
 
-    An existing local path is a directory or an archive source; anything else is a git source,
-    where ``#REF`` ends the text and ``//SUBDIR`` is the last ``//`` after the URL's ``://``.
+    - A URL (a scheme and ``://``, or git's ``[user@]host:path``) is a git source
+      ``URL[//SUBDIR][#REF]``: ``#REF`` ends the text and ``//SUBDIR`` is the last ``//`` after
+      the URL's ``://``. Its credentials are parsed out here, the one place a source is read:
+      :attr:`Source.location` holds none, :attr:`Source.fetch_url` keeps them for ``git``.
+    - Any other text is a path relative to ``cwd``: with ``#REF``, a local git repository
+      (``PATH[//SUBDIR]#REF``); else an archive when its name ends in ``.zip``, ``.skill``,
+      ``.tar.gz`` or ``.tgz``, a directory otherwise.
 
     Raises:
-        SkillError: ``invalid_input`` ``{source}`` for a SOURCE or REF starting with ``-``, an
-            empty part, a local file that is no archive, or a path that does not exist and is no
-            git URL.
+        SkillError: ``invalid_input`` ``{source}`` (credentials written ``***``) for a SOURCE or
+            REF starting with ``-``, an empty part, NUL, a git remote-helper address
+            (``ext::...``), a path that does not exist, a directory source that is a file, or
+            a git repository path that is not a directory.
     """
     if not isinstance(text, str) or not text:
-        raise invalid_input("SOURCE must be a non-empty string", {"source": str(text)})
+        raise invalid_input("SOURCE must be a non-empty string", {"source": shown_text(text)})
+    shown = redact(text)
     if text.startswith("-"):
-        raise invalid_input(f"SOURCE must not start with '-': {text!r}", {"source": text})
-    base = coerce_path(cwd, "cwd") if cwd is not None else os.getcwd()
-    local = os.path.join(base, text)
-    if "\x00" not in text and os.path.exists(local):
-        absolute = os.path.abspath(local)
-        if os.path.isdir(absolute):
-            return Source("directory", absolute)
-        if archive_kind(absolute) is not None:
-            return Source("archive", absolute)
+        raise invalid_input(f"SOURCE must not start with '-': {shown!r}", {"source": shown})
+    if "\x00" in text:
+        raise invalid_input(f"SOURCE holds a NUL character: {shown!r}", {"source": shown})
+    if _HELPER_RE.match(text):
         raise invalid_input(
-            f"{text} is neither a directory nor a .zip, .skill, .tar.gz or .tgz archive",
-            {"source": text},
+            f"SOURCE names a git remote helper (<transport>::<address>), never used: {shown!r}",
+            {"source": shown},
         )
+    base = coerce_path(cwd, "cwd") if cwd is not None else os.getcwd()
+    url = is_url(text)
+    if not url and "#" not in text:
+        local = os.path.abspath(os.path.join(base, text))
+        if not os.path.lexists(local):
+            raise invalid_input(f"{text} does not exist and is not a URL", {"source": text})
+        if archive_kind(local) is not None:
+            return Source("archive", local)
+        if not os.path.isdir(local):
+            raise invalid_input(
+                f"{text} is neither a directory nor a .zip, .skill, .tar.gz or .tgz archive",
+                {"source": text},
+            )
+        return Source("directory", local)
     body, hash_sign, ref = text.partition("#")
     if hash_sign and not ref:
-        raise invalid_input(f"empty #REF in {text!r}", {"source": text})
+        raise invalid_input(f"empty #REF in {shown!r}", {"source": shown})
     if ref.startswith("-"):
-        raise invalid_input(f"REF must not start with '-': {ref!r}", {"source": text})
-    scheme = body.find("://")
+        raise invalid_input(f"REF must not start with '-': {shown!r}", {"source": shown})
+    scheme = body.find("://") if url else -1
     start = scheme + 3 if scheme >= 0 else 0
     cut = body.rfind("//", start)
-    url, subdir = (
+    location, subdir = (
         (body[:cut], body[cut + 2 :].strip("/")) if cut >= start and cut > 0 else (body, None)
     )
     if subdir == "":
-        raise invalid_input(f"empty //SUBDIR in {text!r}", {"source": text})
-    if not url or url.startswith("-"):
-        raise invalid_input(f"no URL in {text!r}", {"source": text})
-    if scheme <= 0 and _SCP_RE.match(url) is None:
-        local_url = os.path.join(base, url)
-        if not os.path.isdir(local_url):
-            raise invalid_input(f"{text} does not exist and is not a git URL", {"source": text})
-        url = os.path.abspath(local_url)
-    return Source("git", url, subdir, ref or None)
+        raise invalid_input(f"empty //SUBDIR in {shown!r}", {"source": shown})
+    if not location or location.startswith("-"):
+        raise invalid_input(f"no URL in {shown!r}", {"source": shown})
+    if not url:
+        local = os.path.join(base, location)
+        if not os.path.isdir(local):
+            raise invalid_input(
+                f"{location} is not a directory holding a git repository", {"source": text}
+            )
+        return Source("git", os.path.abspath(local), subdir, ref or None)
+    public = _public_url(location)
+    return Source("git", public, subdir, ref or None, None if public == location else location)
 
 
-def _git(args: Sequence[str], cwd: str | None = None) -> str:
+def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None = None) -> str:
+    """Run ``git`` without a terminal prompt; its output, or ``io_error`` with its last line of
+    error, credentials redacted (SPEC §30.1). ``git`` finds credentials as it always does (its
+    credential helpers, the environment): none are ever read from a lock."""
     git = shutil.which("git")
     if git is None:
         raise SkillError(ErrorCode.IO_ERROR, "git is not on PATH", {"command": "git"})
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
+
+    def hidden(text: str) -> str:
+        if source is not None and source.fetch_url is not None:
+            text = text.replace(source.fetch_url, redact(source.fetch_url))
+        return redact(text)
+
     try:
         done = subprocess.run(
             [git, *args],
@@ -255,11 +435,19 @@ def _git(args: Sequence[str], cwd: str | None = None) -> str:
             timeout=_GIT_TIMEOUT_S,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SkillError(ErrorCode.IO_ERROR, f"git failed: {exc}", {"command": "git"}) from None
+    except subprocess.TimeoutExpired:
+        raise SkillError(
+            ErrorCode.IO_ERROR,
+            f"git did not finish within {_GIT_TIMEOUT_S} seconds",
+            {"command": "git"},
+        ) from None
+    except OSError as exc:
+        raise SkillError(
+            ErrorCode.IO_ERROR, f"git failed: {hidden(str(exc))}", {"command": "git"}
+        ) from None
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        message = detail[-1] if detail else f"exit status {done.returncode}"
+        message = hidden(detail[-1]) if detail else f"exit status {done.returncode}"
         command = next(
             a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c")
         )
@@ -281,7 +469,7 @@ def _clone(source: Source, dest: str) -> str:
         "advice.detachedHead=false",
     ]
     if source.ref is None:
-        _git([*base, "clone", "--quiet", "--depth", "1", "--", source.location, dest])
+        _git([*base, "clone", "--quiet", "--depth", "1", "--", source.url, dest], source=source)
     else:
         try:
             _git(
@@ -294,14 +482,17 @@ def _clone(source: Source, dest: str) -> str:
                     "--branch",
                     source.ref,
                     "--",
-                    source.location,
+                    source.url,
                     dest,
-                ]
+                ],
+                source=source,
             )
         except SkillError:
             # Not a branch or tag: a commit. Clone whole, then check that commit out.
             shutil.rmtree(dest, ignore_errors=True)
-            _git([*base, "clone", "--quiet", "--no-checkout", "--", source.location, dest])
+            _git(
+                [*base, "clone", "--quiet", "--no-checkout", "--", source.url, dest], source=source
+            )
             # The commit is resolved first, so what reaches checkout is a hex id, never an option.
             commit = _git(
                 [
@@ -366,8 +557,8 @@ def opened_source(source: Source) -> Iterator[tuple[list[SourceSkill], list[str]
             if not tree.is_dir():
                 raise SkillError(
                     ErrorCode.NOT_FOUND,
-                    f"no directory {source.subdir!r} in {source.location}",
-                    {"source": source.origin_source, "rel": source.subdir},
+                    f"no directory {source.subdir!r} in {source.shown}",
+                    {"source": source.shown, "rel": source.subdir},
                 )
         skills, problems = source_skills(tree)
         yield skills, problems, commit

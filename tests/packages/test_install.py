@@ -1,0 +1,627 @@
+"""Installs that prove what they touch (SPEC §25.4, §29.7, §30): never through a linked root,
+never over what the lock does not show was installed, never losing local edits in silence, the
+tree and the lock changed together under one lock, whole or not at all when killed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agent_skills import SkillError
+from agent_skills import packages as pkg
+from agent_skills._config import SkillRoot
+from agent_skills.cli import cli
+from conftest import make_skill
+
+pytestmark = [pytest.mark.slow]
+
+
+def hello(
+    root: Path,
+    name: str = "hello",
+    body: str = "Hello.",
+    version: str | None = None,
+    script: bytes = b"echo hi\n",
+) -> Path:
+    extra = f"version: '{version}'\n" if version is not None else ""
+    manifest = f"---\nname: {name}\ndescription: Says hello.\n{extra}---\n{body}\n"
+    if (root / name).exists():
+        shutil.rmtree(root / name)
+    return make_skill(root, name, raw=manifest.encode(), files={"scripts/hi.sh": script})
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, Path]:
+    home = tmp_path / "home"
+    ws = tmp_path / "ws"
+    home.mkdir()
+    (ws / ".git").mkdir(parents=True)
+    return {"home": home, "ws": ws, "tmp": tmp_path, "src": tmp_path / "vendor"}
+
+
+@pytest.fixture
+def run(env: dict[str, Path]) -> Callable[..., Result]:
+    def invoke(*args: str) -> Result:
+        old = os.getcwd()
+        os.chdir(env["ws"])
+        try:
+            return CliRunner().invoke(
+                cli, list(args), env={"HOME": str(env["home"])}, catch_exceptions=False
+            )
+        finally:
+            os.chdir(old)
+
+    return invoke
+
+
+def tree(root: Path) -> dict[str, Any]:
+    """Everything below ``root``: files by bytes, links by target, hidden entries included."""
+    out: dict[str, Any] = {}
+    if not root.exists():
+        return out
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            out[rel] = ("link", os.readlink(path))
+        elif path.is_file():
+            out[rel] = path.read_bytes()
+    return out
+
+
+def lock_entries(path: Path) -> list[dict[str, Any]]:
+    return json.loads(path.read_text())["skills"] if path.exists() else []
+
+
+# ---------------------------------------------------------------------------------------------
+# a linked install root (the cloned repository whose .agents/skills is ~/.agents/skills)
+
+
+def _user_skill(env: dict[str, Path]) -> Path:
+    user_root = env["home"] / ".agents" / "skills"
+    return hello(user_root, "mine", body="MY OWN SKILL")
+
+
+LINKS = {
+    ".agents/skills": lambda env: env["home"] / ".agents" / "skills",
+    ".agents": lambda env: env["home"] / ".agents",
+}
+
+
+@pytest.mark.parametrize("link", sorted(LINKS))
+@pytest.mark.parametrize("command", ["update", "add", "remove", "update-all"])
+def test_a_linked_project_root_is_refused_and_the_users_skill_is_untouched(
+    run: Callable[..., Result], env: dict[str, Path], link: str, command: str
+) -> None:
+    mine = _user_skill(env)
+    before = tree(env["home"])
+    attacker = hello(env["tmp"] / "attacker", "mine", body="ATTACKER")
+    (env["ws"] / link).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(LINKS[link](env), env["ws"] / link)
+    entry = {
+        "name": "mine",
+        "scope": "workspace",
+        "source": "agents",
+        "dir": ".agents/skills/mine",
+        "digest": "sha256:00",
+        "files": [],
+        "origin": {"source": str(attacker.parent), "ref": None, "commit": None},
+    }
+    (env["ws"] / "skills.lock.json").write_text(json.dumps({"version": 1, "skills": [entry]}))
+    args = {
+        "update": ["update", "mine"],
+        "update-all": ["update", "--force"],
+        "add": ["add", str(attacker.parent), "--force"],
+        "remove": ["remove", "mine", "--force"],
+    }[command]
+    result = run(*args)
+    assert result.exit_code == 1
+    assert result.output.startswith("path_escape: "), result.output
+    assert "link" in result.output
+    assert tree(env["home"]) == before
+    assert (mine / "SKILL.md").read_text().endswith("MY OWN SKILL\n")
+
+
+def test_a_linked_client_root_and_user_root_are_refused(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["src"])
+    elsewhere = env["tmp"] / "elsewhere"
+    elsewhere.mkdir()
+    (env["ws"] / ".claude").mkdir()
+    os.symlink(elsewhere, env["ws"] / ".claude" / "skills")
+    result = run("add", str(env["src"]), "--client", "claude")
+    assert result.exit_code == 1 and result.output.startswith("path_escape: ")
+    os.symlink(elsewhere, env["home"] / ".claude")
+    result = run("add", str(env["src"]), "--client", "claude", "--to", "user")
+    assert result.exit_code == 1 and result.output.startswith("path_escape: ")
+    (env["home"] / ".agents").mkdir()
+    os.symlink(elsewhere, env["home"] / ".agents" / "skills")
+    for args in (["add", str(env["src"]), "--to", "user"], ["remove", "hello", "--to", "user"]):
+        result = run(*args)
+        assert result.exit_code == 1 and result.output.startswith("path_escape: ")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_linked_lock_is_refused(run: Callable[..., Result], env: dict[str, Path]) -> None:
+    hello(env["src"])
+    user_lock = env["home"] / ".agents" / "skills.lock.json"
+    user_lock.parent.mkdir(parents=True)
+    user_lock.write_text('{"version": 1, "skills": []}\n')
+    os.symlink(user_lock, env["ws"] / "skills.lock.json")
+    result = run("add", str(env["src"]))
+    assert result.exit_code == 1 and result.output.startswith("path_escape: ")
+    assert user_lock.read_text() == '{"version": 1, "skills": []}\n'
+    assert not (env["ws"] / ".agents" / "skills" / "hello").exists()
+
+
+def test_the_library_refuses_a_linked_root_below_its_base(env: dict[str, Path]) -> None:
+    hello(env["src"])
+    target = env["tmp"] / "target"
+    target.mkdir()
+    os.symlink(target, env["ws"] / "skills")
+    source = pkg.Source("directory", str(env["src"]))
+    calls: list[Callable[[], object]] = [
+        lambda: pkg.install_skills(source, env["ws"] / "skills" / "inner", workspace=env["ws"]),
+        lambda: pkg.install_skills(source, env["ws"] / "skills"),  # the root itself
+        lambda: pkg.remove_skill(env["ws"] / "skills", "hello", force=True),
+        lambda: pkg.update_skills(
+            env["ws"] / "skills", lock=env["ws"] / "skills.lock.json", workspace=env["ws"]
+        ),
+    ]
+    for call in calls:
+        with pytest.raises(SkillError) as info:
+            call()
+        assert info.value.code == "path_escape"
+        assert info.value.fields["link"] == str(env["ws"] / "skills")
+    assert list(target.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# nothing is deleted or replaced that the lock does not show was installed
+
+
+def test_remove_refuses_what_no_lock_shows_was_installed(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    hand = hello(root, "hand", body="WRITTEN BY HAND")
+    outside = hello(env["tmp"] / "outside", "linked", body="NOT OURS")
+    os.symlink(outside, root / "linked")
+    hello(root, "locked")
+    assert run("lock").exit_code == 0  # an entry without an origin: not an install
+    for name in ("hand", "linked", "locked"):
+        result = run("remove", name)
+        assert result.exit_code == 1, name
+        assert result.output.startswith("access_denied: "), result.output
+        assert "--force" in result.output
+    assert (hand / "SKILL.md").is_file() and (root / "linked").is_symlink()
+    assert (root / "locked" / "SKILL.md").is_file()
+    result = run("remove", "linked", "--force")
+    assert result.exit_code == 0, result.output
+    assert not os.path.lexists(root / "linked")
+    assert (outside / "SKILL.md").read_text().endswith("NOT OURS\n")  # never followed
+    assert run("remove", "hand", "--force").exit_code == 0
+    assert not hand.exists()
+    assert [e["name"] for e in lock_entries(env["ws"] / "skills.lock.json")] == ["locked"]
+
+
+def test_remove_without_a_lock_proves_nothing_and_refuses(env: dict[str, Path]) -> None:
+    root = env["tmp"] / "root"
+    hello(env["src"])
+    pkg.install_skills(pkg.Source("directory", str(env["src"])), root)
+    with pytest.raises(SkillError) as info:
+        pkg.remove_skill(root, "hello")
+    assert info.value.code == "access_denied"
+    assert info.value.fields == {
+        "name": "hello",
+        "path": str(root / "hello"),
+        "reason": "not_installed",
+    }
+    assert pkg.remove_skill(root, "hello", force=True).name == "hello"
+    assert not (root / "hello").exists()
+
+
+EDITS: dict[str, Callable[[Path], None]] = {
+    "changed": lambda d: (d / "scripts" / "hi.sh").write_bytes(b"echo edited\n"),
+    "added": lambda d: (d / "scripts" / "new.sh").write_bytes(b"echo new\n"),
+    "hidden": lambda d: (d / ".env").write_text("MY_TOKEN=1"),
+    "link": lambda d: os.symlink("/etc/hostname", d / "scripts" / "l"),
+    "nested": lambda d: (
+        (d / "a" / "b").mkdir(parents=True) or (d / "a" / "b" / "n.md").write_text("x")
+    ),
+}
+EXPECTED = {
+    "changed": [{"status": "changed", "path": "scripts/hi.sh"}],
+    "added": [{"status": "added", "path": "scripts/new.sh"}],
+    "hidden": [{"status": "added", "path": ".env"}],
+    "link": [{"status": "added", "path": "scripts/l"}],
+    "nested": [{"status": "added", "path": "a/b/n.md"}],
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+@pytest.mark.parametrize("command", ["update", "remove"])
+def test_local_edits_are_named_and_kept_unless_forced(
+    run: Callable[..., Result], env: dict[str, Path], edit: str, command: str
+) -> None:
+    hello(env["src"], script=b"echo v1\n")
+    assert run("add", str(env["src"])).exit_code == 0
+    installed = env["ws"] / ".agents" / "skills" / "hello"
+    hello(env["src"], script=b"echo v2\n")
+    EDITS[edit](installed)
+    before, lock_before = tree(installed), (env["ws"] / "skills.lock.json").read_bytes()
+    result = run(command, "hello")
+    assert result.exit_code == 1
+    assert result.output.startswith("access_denied: ") and "--force" in result.output
+    assert EXPECTED[edit][0]["path"] in result.output
+    assert tree(installed) == before
+    assert (env["ws"] / "skills.lock.json").read_bytes() == lock_before
+    lock = env["ws"] / "skills.lock.json"
+    call = (
+        (lambda: pkg.update_skills(installed.parent, ["hello"], lock=lock))
+        if command == "update"
+        else (lambda: pkg.remove_skill(installed.parent, "hello", lock=lock))
+    )
+    with pytest.raises(SkillError) as info:
+        call()
+    assert info.value.code == "access_denied"
+    assert info.value.fields["reason"] == "local_changes"
+    assert info.value.fields["files"] == EXPECTED[edit]
+    result = run(command, "hello", "--force")
+    assert result.exit_code == 0, result.output
+    if command == "update":
+        assert (installed / "scripts" / "hi.sh").read_bytes() == b"echo v2\n"
+        assert sorted(tree(installed)) == ["SKILL.md", "scripts/hi.sh"]
+    else:
+        assert not installed.exists()
+
+
+def test_a_file_deleted_locally_loses_nothing_and_update_restores_it(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["src"])
+    assert run("add", str(env["src"])).exit_code == 0
+    installed = env["ws"] / ".agents" / "skills" / "hello"
+    (installed / "scripts" / "hi.sh").unlink()
+    result = run("update", "hello")
+    assert result.exit_code == 0, result.output
+    assert (installed / "scripts" / "hi.sh").is_file()
+
+
+def test_update_touches_only_the_installs_its_lock_shows_in_its_root(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    mine = _user_skill(env)
+    attacker = hello(env["tmp"] / "attacker", "mine", body="ATTACKER")
+    entry = {
+        "name": "mine",
+        "scope": "workspace",
+        "source": "agents",
+        "dir": str(mine),  # another root's folder
+        "digest": "sha256:00",
+        "files": [],
+        "origin": {"source": str(attacker.parent), "ref": None, "commit": None},
+    }
+    (env["ws"] / "skills.lock.json").write_text(json.dumps({"version": 1, "skills": [entry]}))
+    before = tree(env["home"])
+    result = run("update", "mine")
+    assert result.exit_code == 1
+    assert result.output.startswith("not_found: ")
+    result = run("update")
+    assert result.exit_code == 0
+    assert result.output.startswith("nothing to update: ")
+    assert tree(env["home"]) == before
+    assert not (env["ws"] / ".agents" / "skills" / "mine").exists()
+
+
+def test_remove_of_a_folder_already_gone_drops_its_entry(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["src"])
+    hello(env["src"], "other")
+    assert run("add", str(env["src"])).exit_code == 0
+    shutil.rmtree(env["ws"] / ".agents" / "skills" / "hello")
+    result = run("remove", "hello")
+    assert result.exit_code == 0, result.output
+    assert [e["name"] for e in lock_entries(env["ws"] / "skills.lock.json")] == ["other"]
+    assert run("remove", "hello").output.startswith("not_found: ")
+
+
+# ---------------------------------------------------------------------------------------------
+# versions (SPEC §29.7)
+
+
+def test_update_prints_versions_and_refuses_a_downgrade(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    lock = env["ws"] / "skills.lock.json"
+    hello(env["src"], version="1.0")
+    assert run("add", str(env["src"])).exit_code == 0
+    assert lock_entries(lock)[0]["version"] == "1.0"
+    installed = env["ws"] / ".agents" / "skills" / "hello"
+    hello(env["src"], version="1.1", body="Newer.")
+    result = run("update")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        f"updated hello in {installed} (1.0 -> 1.1)",
+        f"lock: {lock}",
+    ]
+    assert lock_entries(lock)[0]["version"] == "1.1"
+    hello(env["src"], version="0.9", body="Older.")
+    lock_before = lock.read_bytes()
+    result = run("update", "hello")
+    assert result.exit_code == 1
+    assert result.output == (
+        "access_denied: hello 1.1 -> 0.9 is a downgrade (use --allow-downgrade to install it)\n"
+    )
+    assert lock.read_bytes() == lock_before
+    assert "Newer." in (installed / "SKILL.md").read_text()
+    with pytest.raises(SkillError) as info:
+        pkg.update_skills(installed.parent, lock=lock, workspace=env["ws"])
+    assert info.value.fields == {
+        "name": "hello",
+        "version": "1.1",
+        "available": "0.9",
+        "reason": "downgrade",
+    }
+    result = run("update", "--allow-downgrade")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == f"updated hello in {installed} (1.1 -> 0.9)"
+    assert lock_entries(lock)[0]["version"] == "0.9"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shown"),
+    [
+        ("banana", "apple", "(banana -> apple)"),  # not PEP 440: not compared
+        ("2.0", "weird-1", "(2.0 -> weird-1)"),
+        (None, "1.0", "(unversioned -> 1.0)"),
+        ("1.0", None, "(1.0 -> unversioned)"),
+        ("1.0rc1", "1.0", "(1.0rc1 -> 1.0)"),
+    ],
+)
+def test_versions_that_do_not_compare_are_not_refused(
+    run: Callable[..., Result], env: dict[str, Path], old: str | None, new: str | None, shown: str
+) -> None:
+    hello(env["src"], version=old)
+    assert run("add", str(env["src"])).exit_code == 0
+    hello(env["src"], version=new, body="Other.")
+    result = run("update", "hello")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].endswith(shown)
+
+
+def test_the_version_of_metadata_and_of_an_old_lock_entry(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    lock = env["ws"] / "skills.lock.json"
+    make_skill(
+        env["src"],
+        "meta",
+        raw=b"---\nname: meta\ndescription: d\nmetadata:\n  version: '2.0'\n---\nBody.\n",
+    )
+    assert run("add", str(env["src"])).exit_code == 0
+    data = json.loads(lock.read_text())
+    assert data["skills"][0]["version"] == "2.0"
+    del data["skills"][0]["version"]  # a lock written before versions were recorded
+    lock.write_text(json.dumps(data))
+    shutil.rmtree(env["src"] / "meta")
+    make_skill(
+        env["src"],
+        "meta",
+        raw=b"---\nname: meta\ndescription: d\nmetadata:\n  version: '1.5'\n---\nBody.\n",
+    )
+    result = run("update", "meta")
+    assert result.exit_code == 1  # the installed manifest says 2.0
+    assert "2.0 -> 1.5 is a downgrade" in result.output
+
+
+# ---------------------------------------------------------------------------------------------
+# one lock for the tree and the lock; a kill leaves the previous install whole
+
+
+def test_six_concurrent_add_processes_leave_six_entries(env: dict[str, Path]) -> None:
+    names = [f"s{i}" for i in range(6)]
+    for name in names:
+        hello(env["src"], name)
+    command = [sys.executable, "-m", "agent_skills", "add", str(env["src"]), "--skill"]
+    run_env = {**os.environ, "HOME": str(env["home"])}
+    procs = [
+        subprocess.Popen(
+            [*command, name],
+            cwd=env["ws"],
+            env=run_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for name in names
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 6, outputs
+    entries = lock_entries(env["ws"] / "skills.lock.json")
+    assert [e["name"] for e in entries] == names
+    root = env["ws"] / ".agents" / "skills"
+    assert sorted(p.name for p in root.iterdir()) == names
+    assert sorted(p.name for p in env["ws"].iterdir()) == [".agents", ".git", "skills.lock.json"]
+
+
+def _state(env: dict[str, Path]) -> tuple[dict[str, Any], bytes | None]:
+    lock = env["ws"] / "skills.lock.json"
+    return tree(env["ws"] / ".agents" / "skills"), lock.read_bytes() if lock.exists() else None
+
+
+_MUTATIONS = ("rename", "replace", "mkdir", "unlink", "rmdir", "chmod")
+
+
+def _run_killed_at(n: int, action: Callable[[], object]) -> bool:
+    """Run ``action`` in a forked process that SIGKILLs itself at its ``n``-th change of the
+    file system; True when it ran to its end first."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            count = [0]
+
+            def tick() -> None:
+                count[0] += 1
+                if count[0] == n:
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+            def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+                def inner(*args: Any, **kwargs: Any) -> Any:
+                    tick()
+                    return fn(*args, **kwargs)
+
+                return inner
+
+            for name in _MUTATIONS:
+                setattr(os, name, wrap(getattr(os, name)))
+            real_open = os.open
+
+            def opening(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+                if flags & os.O_CREAT:
+                    tick()
+                return real_open(path, flags, *args, **kwargs)
+
+            os.open = opening  # type: ignore[assignment]
+            action()
+            os._exit(0)
+        except BaseException:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        assert os.WTERMSIG(status) == signal.SIGKILL
+        return False
+    assert os.WEXITSTATUS(status) == 0
+    return True
+
+
+def _leftovers(env: dict[str, Path]) -> list[str]:
+    root = env["ws"] / ".agents" / "skills"
+    found = [p.name for p in root.iterdir() if p.name.startswith(".") or "agent-skills" in p.name]
+    found += [p.name for p in env["ws"].iterdir() if p.name.endswith(".tmp")]
+    return found
+
+
+SCENARIOS = ["add", "add-force", "update", "remove"]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_kill_at_any_point_leaves_the_previous_install_or_the_new_one(
+    env: dict[str, Path], scenario: str
+) -> None:
+    root = SkillRoot(env["ws"] / ".agents" / "skills", "workspace", "agents")
+    lock = env["ws"] / "skills.lock.json"
+    source = pkg.Source("directory", str(env["src"]))
+    hello(env["src"], "keep")
+    hello(env["src"], version="1.0", script=b"echo v1\n")
+    if scenario != "add":
+        pkg.install_skills(source, root, lock=lock, workspace=env["ws"])
+    else:
+        pkg.install_skills(source, root, names=["keep"], lock=lock, workspace=env["ws"])
+    hello(env["src"], version="2.0", script=b"echo v2\n")
+    actions: dict[str, Callable[[], object]] = {
+        "add": lambda: pkg.install_skills(source, root, names=["hello"], lock=lock),
+        "add-force": lambda: pkg.install_skills(
+            source, root, names=["hello"], lock=lock, force=True
+        ),
+        "update": lambda: pkg.update_skills(root, ["hello"], lock=lock),
+        "remove": lambda: pkg.remove_skill(root, "hello", lock=lock),
+    }
+    old = _state(env)
+    snapshot = env["tmp"] / "snapshot"
+    shutil.copytree(env["ws"], snapshot, symlinks=True)
+    seen: list[tuple[dict[str, Any], bytes | None]] = []
+    completed = False
+    started = time.monotonic()
+    for n in range(1, 200):
+        assert time.monotonic() - started < 120
+        completed = _run_killed_at(n, actions[scenario])
+        killed = _state(env)
+        # Before any recovery the lock is the old one or the new one, never a mix.
+        seen.append(killed)
+        # The next command finishes or undoes it (here: a removal of a name never installed).
+        with pytest.raises(SkillError) as info:
+            pkg.remove_skill(root, "never-installed", lock=lock)
+        assert info.value.code == "not_found"
+        seen[-1] = _state(env)
+        assert _leftovers(env) == []
+        if completed:
+            break
+        shutil.rmtree(env["ws"])
+        shutil.copytree(snapshot, env["ws"], symlinks=True)
+    assert completed, "the action never ran to its end"
+    new = seen[-1]
+    assert new != old
+    assert seen[0] == old  # killed at its first change: nothing happened
+    for state in seen:
+        assert state in (old, new)
+    assert len(seen) > 5  # killed at many points
+    # The lock always describes the tree it sits beside.
+    assert ("hello/SKILL.md" in new[0]) == (scenario != "remove")
+
+
+def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) -> None:
+    # A real process of the command line, killed at a few points of its install.
+    hello(env["src"], "keep")
+    hello(env["src"], script=b"echo v1\n")
+    run_env = {**os.environ, "HOME": str(env["home"])}
+    base = [sys.executable, "-m", "agent_skills"]
+    done = subprocess.run(
+        [*base, "add", str(env["src"]), "--skill", "hello"],
+        cwd=env["ws"],
+        env=run_env,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    hello(env["src"], script=b"echo v2\n")
+    old = _state(env)
+    wrapper = (
+        "import os, signal, sys\n"
+        "n = int(os.environ['KILL_AT']); count = [0]\n"
+        "def wrap(fn):\n"
+        "    def inner(*a, **k):\n"
+        "        count[0] += 1\n"
+        "        if count[0] == n: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "        return fn(*a, **k)\n"
+        "    return inner\n"
+        "for name in ('rename', 'replace'): setattr(os, name, wrap(getattr(os, name)))\n"
+        "from agent_skills.cli import main\n"
+        "sys.argv = ['agent-skills', 'add', sys.argv[1], '--skill', 'hello', '--force']\n"
+        "main()\n"
+    )
+    snapshot = env["tmp"] / "snapshot"
+    shutil.copytree(env["ws"], snapshot, symlinks=True)
+    outcomes = []
+    for n in (1, 2, 3, 4):
+        shutil.rmtree(env["ws"])
+        shutil.copytree(snapshot, env["ws"], symlinks=True)
+        killed = subprocess.run(
+            [sys.executable, "-c", wrapper, str(env["src"])],
+            cwd=env["ws"],
+            env={**run_env, "KILL_AT": str(n)},
+            capture_output=True,
+            timeout=60,
+        )
+        after = subprocess.run(
+            [*base, "remove", "never-installed"], cwd=env["ws"], env=run_env, capture_output=True
+        )
+        assert after.returncode == 1 and after.stderr.startswith(b"not_found: ")
+        outcomes.append((killed.returncode, _state(env)))
+        assert _leftovers(env) == []
+    assert outcomes[0] == (-signal.SIGKILL, old)  # the journal's own rename: nothing changed yet
+    new_tree = dict(old[0])
+    new_tree["hello/scripts/hi.sh"] = b"echo v2\n"
+    for code, (files, lock_bytes) in outcomes:
+        assert code == -signal.SIGKILL
+        assert (files, lock_bytes) == old or files == new_tree
