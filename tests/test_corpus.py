@@ -241,3 +241,88 @@ def test_corpus_nested_discovery_accounts_for_every_candidate(corpus: Path) -> N
     new_loaded = {k for k, (status, _) in changed.items() if status == "loaded"}
     assert len(new_loaded) == NESTED_LOADED_TOTAL - LOADED_TOTAL
     assert all(k.startswith("oracle__skills/oci/") for k in changed)
+
+
+def _corpus_frontmatters(corpus: Path) -> list[tuple[str, str]]:
+    """Every manifest's frontmatter text in the corpus (``(relative path, text)``), as the
+    parser splits it; manifests without one, or not UTF-8, are left out."""
+    from agent_skills._manifest import _decode, split_frontmatter
+
+    found = []
+    for directory, _, files in os.walk(corpus):
+        for file in files:
+            if file.lower() != "skill.md":
+                continue
+            path = Path(directory, file)
+            try:
+                text, _ = _decode(path.read_bytes())
+                frontmatter, _, _ = split_frontmatter(text)
+            except Exception:  # (undecodable or unterminated: the parser's diagnostics)
+                continue
+            if frontmatter is not None:
+                found.append((path.relative_to(corpus).as_posix(), frontmatter))
+    return sorted(found)
+
+
+def test_simple_frontmatter_reads_every_corpus_manifest_as_pyyaml_does(corpus: Path) -> None:
+    """On every real frontmatter the simple reading takes, its value is the YAML loader's
+    (PyYAML with the YAML 1.2 core resolver, SPEC §5) and PyYAML's ``CSafeLoader``'s: equal
+    values, the same types and key order (SPEC §26). What it leaves goes to the loader."""
+    import yaml
+
+    from agent_skills._manifest import _Core12Loader, _simple_mapping
+
+    frontmatters = _corpus_frontmatters(corpus)
+    taken = 0
+    for rel, text in frontmatters:
+        simple = _simple_mapping(text)
+        if simple is None:
+            continue
+        taken += 1
+        loader = _Core12Loader(text)
+        try:
+            loaded = loader.load_single()
+        finally:
+            loader.dispose()
+        assert repr(simple) == repr(loaded), rel  # types and key order too
+        assert repr(simple) == repr(yaml.load(text, Loader=yaml.CSafeLoader)), rel
+    # The corpus as it is: 392 frontmatters, 347 of the simple shape.
+    assert (len(frontmatters), taken) == (392, 347)
+
+
+def test_simple_frontmatter_reads_the_field_cases_as_pyyaml_does(corpus: Path) -> None:
+    """The manifests quoted whole in the field cases (``../shared/cases/CASES.md``: the BOM, CRLF
+    and CR ones) read the same through the simple reading, the YAML loader and ``CSafeLoader``."""
+    import re
+
+    import yaml
+
+    from agent_skills._manifest import _Core12Loader, _decode, _simple_mapping, split_frontmatter
+
+    cases = (corpus.parent / "cases" / "CASES.md").read_text(encoding="utf-8")
+    quoted = [
+        block.encode().decode("unicode_escape")
+        for block in re.findall(r"`(---[^`]*)`", cases)
+        if block.count("---") >= 2
+    ]
+    quoted += [text.replace("\r\n", "\r") for text in quoted if "\r\n" in text]  # C11's lone CR
+    taken = []
+    for manifest in quoted:
+        frontmatter, _, _ = split_frontmatter(_decode(manifest)[0])
+        assert frontmatter is not None
+        simple = _simple_mapping(frontmatter)
+        if simple is None:
+            continue
+        loader = _Core12Loader(frontmatter)
+        try:
+            loaded = loader.load_single()
+        finally:
+            loader.dispose()
+        assert repr(simple) == repr(loaded) == repr(yaml.load(frontmatter, Loader=yaml.CSafeLoader))
+        taken.append(simple)
+    assert taken == [
+        {"name": "hello", "description": "Say hello."},
+        {"name": "demo", "description": "Demo skill."},
+        {"name": "d", "description": "D."},
+        {"name": "demo", "description": "Demo skill."},
+    ]  # (the fourth quoted manifest has an empty frontmatter: the loader's null)

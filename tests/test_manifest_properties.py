@@ -303,3 +303,68 @@ def test_simple_frontmatter_reads_as_the_loader_does(lines: list[str]) -> None:
     finally:
         loader.dispose()
     assert repr(simple) == repr(loaded)  # types and key order too
+
+
+def _real_frontmatters() -> list[str]:
+    """The corpus's frontmatter texts (empty when the shared corpus is absent)."""
+    import os
+    from pathlib import Path
+
+    from agent_skills._manifest import _decode, split_frontmatter
+    from conftest import CORPUS
+
+    found = []
+    for directory, _, files in os.walk(CORPUS):
+        for file in files:
+            if file.lower() == "skill.md":
+                try:
+                    text, _ = _decode(Path(directory, file).read_bytes())
+                    frontmatter, _, _ = split_frontmatter(text)
+                except Exception:  # (undecodable or unterminated: not a frontmatter to mutate)
+                    continue
+                if frontmatter:
+                    found.append(frontmatter)
+    return sorted(found)
+
+
+_REAL_FRONTMATTERS = _real_frontmatters()
+_EDIT_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(list(" :#'\"\\-|>[]{}!&*%@`,?~.\n\t\r\x85\u2028\xa0\ufeff")),
+        st.sampled_from(["yes", "no", "on", "1.0", "0x1", "null", "True", ": ", " #", "- ", "  "]),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=4,
+).map("".join)
+
+
+@pytest.mark.skipif(not _REAL_FRONTMATTERS, reason="shared corpus not available")
+@settings(max_examples=3000, deadline=None)
+@given(
+    which=st.integers(min_value=0),
+    edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 3), _EDIT_TEXT), max_size=3),
+)
+def test_simple_frontmatter_of_edited_real_manifests_reads_as_the_loader_does(
+    which: int, edits: list[tuple[float, int, str]]
+) -> None:
+    """A real frontmatter (``../shared/corpus``) edited anywhere (text inserted, or put in
+    place of up to three characters: indicators, typed words, blanks, tabs, line breaks YAML
+    knows and Python's split does not) reads through the simple reading as through the YAML
+    1.2 loader, value, types and key order; when the simple reading cannot say, it says
+    ``None`` and the loader reads the text (SPEC §26)."""
+    from agent_skills._manifest import _Core12Loader, _simple_mapping, load_frontmatter_yaml
+
+    text = _REAL_FRONTMATTERS[which % len(_REAL_FRONTMATTERS)]
+    for where, removed, inserted in edits:
+        at = int(where * len(text))
+        text = text[:at] + inserted + text[at + removed :]
+    simple = _simple_mapping(text)
+    if simple is None:
+        return
+    loader = _Core12Loader(text)
+    try:
+        loaded = loader.load_single()
+    finally:
+        loader.dispose()
+    assert repr(simple) == repr(loaded)  # types and key order too
+    assert repr(load_frontmatter_yaml(text)) == repr(loaded)
