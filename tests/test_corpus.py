@@ -270,7 +270,8 @@ def test_simple_frontmatter_reads_every_corpus_manifest_as_pyyaml_does(corpus: P
     values, the same types and key order (SPEC §26). What it leaves goes to the loader."""
     import yaml
 
-    from agent_skills._manifest import _Core12Loader, _simple_mapping
+    from agent_skills._manifest import _simple_mapping
+    from agent_skills._yaml12 import Core12Loader
 
     frontmatters = _corpus_frontmatters(corpus)
     taken = 0
@@ -279,7 +280,7 @@ def test_simple_frontmatter_reads_every_corpus_manifest_as_pyyaml_does(corpus: P
         if simple is None:
             continue
         taken += 1
-        loader = _Core12Loader(text)
+        loader = Core12Loader(text)
         try:
             loaded = loader.load_single()
         finally:
@@ -297,7 +298,8 @@ def test_simple_frontmatter_reads_the_field_cases_as_pyyaml_does(corpus: Path) -
 
     import yaml
 
-    from agent_skills._manifest import _Core12Loader, _decode, _simple_mapping, split_frontmatter
+    from agent_skills._manifest import _decode, _simple_mapping, split_frontmatter
+    from agent_skills._yaml12 import Core12Loader
 
     cases = (corpus.parent / "cases" / "CASES.md").read_text(encoding="utf-8")
     quoted = [
@@ -313,7 +315,7 @@ def test_simple_frontmatter_reads_the_field_cases_as_pyyaml_does(corpus: Path) -
         simple = _simple_mapping(frontmatter)
         if simple is None:
             continue
-        loader = _Core12Loader(frontmatter)
+        loader = Core12Loader(frontmatter)
         try:
             loaded = loader.load_single()
         finally:

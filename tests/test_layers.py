@@ -41,6 +41,7 @@ ORDER = (
     # parsing (pure)
     "_schema",
     "_frontmatter",
+    "_yaml12",
     "_manifest",
     # the filesystem
     "_jsonfile",

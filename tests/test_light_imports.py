@@ -92,7 +92,8 @@ def test_import_of_the_package_loads_no_archive_digest_or_suggestion_module() ->
 
 # What a discovery of plain folders must never load (SPEC §26): the optional dependencies, the
 # CLI's, the archive readers, search, foreign calls, the digests and trust, the index, the
-# validator, the renderers, and the logging machinery while there is nothing to log.
+# validator, the renderers, the logging machinery while there is nothing to log, and the YAML
+# loader while every frontmatter has the simple shape.
 DISCOVERY_NEVER_LOADS = (
     "pydantic",
     "rich",
@@ -120,6 +121,8 @@ DISCOVERY_NEVER_LOADS = (
     "agent_skills._watch",
     "agent_skills.catalog",
     "agent_skills.validate",
+    "yaml",
+    "agent_skills._yaml12",
 )
 
 # What `agent-skills list --json` must never load: the same but for the CLI's own click and
@@ -166,7 +169,8 @@ def test_list_json_loads_only_what_it_needs(tmp_path: Path) -> None:
 
 
 def test_modules_left_out_of_discovery_still_load_on_first_use(tmp_path: Path) -> None:
-    # A skill's resources, a diagnostic to log and an archive root each load their module then.
+    # A skill's resources, a diagnostic to log, an archive root and a frontmatter the simple
+    # reading leaves each load their module then.
     _skill(tmp_path / "plain", "alpha")
     (tmp_path / "plain" / "beta").mkdir()
     (tmp_path / "plain" / "beta" / "SKILL.md").write_text("---\nname: [broken\n---\n")
@@ -180,7 +184,14 @@ def test_modules_left_out_of_discovery_still_load_on_first_use(tmp_path: Path) -
         "assert [i.name for i in skills.list_skills()] == ['alpha', 'gamma']\n"
         "assert skills.load_skill('alpha').resources == ()\n"
     )
-    mods = ("logging", "agent_skills._archive", "agent_skills._resources", "zipfile")
+    mods = (
+        "logging",
+        "agent_skills._archive",
+        "agent_skills._resources",
+        "zipfile",
+        "yaml",
+        "agent_skills._yaml12",
+    )
     loaded = _loaded_of(code, mods, str(tmp_path / "plain"), str(tmp_path / "packed.zip"))
     assert loaded == sorted(mods)
 

@@ -628,16 +628,16 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_as_the_host_left_it(
     leaves it to the host); its node budget and errors are as for a small one (SPEC §20.6)."""
     import gc
 
-    from agent_skills import _manifest
+    from agent_skills import _manifest, _yaml12
 
     seen: list[bool] = []
-    real = _manifest._Core12Loader.load_single
+    real = _yaml12.Core12Loader.load_single
 
     def spy(self: Any) -> Any:
         seen.append(gc.isenabled())
         return real(self)
 
-    monkeypatch.setattr(_manifest._Core12Loader, "load_single", spy)
+    monkeypatch.setattr(_yaml12.Core12Loader, "load_single", spy)
     small = (
         "# a comment: the YAML loader reads it, not the simple reading\nname: s\ndescription: d\n"
     )

@@ -139,9 +139,9 @@ def test_core_resolver_answers_what_the_generic_resolver_answers(
     from yaml.nodes import MappingNode, ScalarNode, SequenceNode
     from yaml.resolver import BaseResolver
 
-    from agent_skills._manifest import _Core12Resolver
+    from agent_skills._yaml12 import Core12Resolver
 
-    ours = _Core12Resolver()
+    ours = Core12Resolver()
     for kind in (ScalarNode, SequenceNode, MappingNode):
         expected = BaseResolver.resolve(ours, kind, value, (plain, quoted))
         assert ours.resolve(kind, value, (plain, quoted)) == expected
@@ -225,19 +225,19 @@ def test_direct_tree_building_equals_the_generic_construction(lines: list[str]) 
     """The frontmatter loader's direct construction (SPEC §26) gives the generic construction's
     value, or raises its first error, for documents mixing nesting, aliases, duplicate keys,
     tags and syntax errors."""
-    from agent_skills._manifest import _Core12Loader
+    from agent_skills._yaml12 import Core12Loader
 
     text = "\n".join(lines) + "\n"
 
     def generic() -> Any:
-        loader = _Core12Loader(text)
+        loader = Core12Loader(text)
         try:
             return loader.get_single_data()
         finally:
             loader.dispose()
 
     def direct() -> Any:
-        loader = _Core12Loader(text)
+        loader = Core12Loader(text)
         try:
             return loader.load_single()
         finally:
@@ -291,13 +291,14 @@ def test_simple_frontmatter_reads_as_the_loader_does(lines: list[str]) -> None:
     loader. The lines mix its shapes with every near miss: indicators, quotes with escapes or
     inner quotes, comments, typed scalars, block headers it leaves, uneven indentation, tabs,
     characters YAML does not print, line breaks YAML knows and Python's split does not."""
-    from agent_skills._manifest import _Core12Loader, _simple_mapping
+    from agent_skills._manifest import _simple_mapping
+    from agent_skills._yaml12 import Core12Loader
 
     text = "\n".join(lines) + "\n"
     simple = _simple_mapping(text)
     if simple is None:
         return
-    loader = _Core12Loader(text)
+    loader = Core12Loader(text)
     try:
         loaded = loader.load_single()
     finally:
@@ -352,7 +353,8 @@ def test_simple_frontmatter_of_edited_real_manifests_reads_as_the_loader_does(
     knows and Python's split does not) reads through the simple reading as through the YAML
     1.2 loader, value, types and key order; when the simple reading cannot say, it says
     ``None`` and the loader reads the text (SPEC §26)."""
-    from agent_skills._manifest import _Core12Loader, _simple_mapping, load_frontmatter_yaml
+    from agent_skills._manifest import _simple_mapping, load_frontmatter_yaml
+    from agent_skills._yaml12 import Core12Loader
 
     text = _REAL_FRONTMATTERS[which % len(_REAL_FRONTMATTERS)]
     for where, removed, inserted in edits:
@@ -361,7 +363,7 @@ def test_simple_frontmatter_of_edited_real_manifests_reads_as_the_loader_does(
     simple = _simple_mapping(text)
     if simple is None:
         return
-    loader = _Core12Loader(text)
+    loader = Core12Loader(text)
     try:
         loaded = loader.load_single()
     finally:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from ._errors import ErrorCode, SkillError, invalid_input
 
 __all__ = [
+    "CORE_SCALARS",
     "FLAG_KEYS",
     "FRONTMATTER_KEYS",
     "MAX_DESCRIPTION_LENGTH",
@@ -27,6 +28,7 @@ __all__ = [
     "name_key",
     "name_problem",
     "normalize_tools",
+    "plain_scalar_tag",
     "skill_version",
     "tools_key",
     "yaml_kind",
@@ -408,6 +410,47 @@ def _split_tools_nested(text: str) -> list[str]:
     if current:
         out.append("".join(current))
     return [item for item in (part.strip() for part in out) if item]
+
+
+#: How the YAML 1.2 core schema types a plain (unquoted) scalar (SPEC §5): ``(tag, pattern,
+#: first characters)``, tried in this order for a scalar beginning with one of those characters;
+#: any other plain scalar is a string. The loader's resolver is built from this table, and the
+#: simple frontmatter reading types its values with it, without importing the YAML machinery.
+CORE_SCALARS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
+    ("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ("~", "n", "N", "")),
+    (
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        tuple("tTfF"),
+    ),
+    (
+        "tag:yaml.org,2002:int",
+        re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+        tuple("-+0123456789"),
+    ),
+    (
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+        tuple("-+0123456789."),
+    ),
+)
+_CORE_BY_FIRST: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+for _tag, _pattern, _firsts in CORE_SCALARS:
+    for _first in _firsts:
+        _CORE_BY_FIRST.setdefault(_first, []).append((_tag, _pattern))
+
+
+def plain_scalar_tag(value: str) -> str:
+    """The YAML 1.2 core schema tag of the plain (unquoted) scalar ``value``, as the loader
+    types it: ``tag:yaml.org,2002:str``, ``...:null``, ``...:bool``, ``...:int`` or
+    ``...:float`` (SPEC §5)."""
+    for tag, regexp in _CORE_BY_FIRST.get(value[:1], ()):
+        if regexp.match(value):
+            return tag
+    return "tag:yaml.org,2002:str"
 
 
 def yaml_kind(value: object) -> str:

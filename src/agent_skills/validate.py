@@ -110,15 +110,9 @@ from ._args import coerce_choice, coerce_path
 from ._config import DEFAULT_MAX_MANIFEST_BYTES
 from ._confine import read_file_capped, resolve_resource_path
 from ._errors import ErrorCode, SkillError
-from ._manifest import (
-    load_frontmatter_yaml,
-    load_repaired_yaml,
-    plain_scalar_tag,
-    split_frontmatter,
-    yaml_kind,
-)
+from ._manifest import load_frontmatter_yaml, load_repaired_yaml, split_frontmatter
 from ._model import MANIFEST_NAME
-from ._schema import MAX_DESCRIPTION_LENGTH, name_key
+from ._schema import MAX_DESCRIPTION_LENGTH, name_key, plain_scalar_tag, yaml_kind
 
 __all__ = [
     "MAX_BODY_LINES",
