@@ -665,7 +665,9 @@ class ManifestIndex:
             if type(message) is not str or type(fields) is not dict:
                 raise TypeError(message)
             error = SkillError(code, message, fields)
-            return CachedSkill(name, diags(scan_rows) if scan_rows else (), diags(rows), error)
+            return CachedSkill(
+                name, diags(scan_rows) if scan_rows else (), diags(rows) if rows else (), error
+            )
         # One unpacking of the whole entry: a wrong length is a ValueError, as damage is.
         (
             _,

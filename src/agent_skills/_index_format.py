@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 6\n"
+MAGIC = b"agent-skills manifest index 7\n"
 
 # Positions in an entry's list (the JSON stays compact and cheap to load).
 LINKED, RECORD, MANIFEST, SCAN_DIAGS, RACY, KIND = range(6)
@@ -178,7 +178,11 @@ def decode_nodes(layouts_json: Any, nodes_json: Any) -> tuple[list[Any], list[An
     return made, shapes
 
 
-def diag_rows(diagnostics: tuple[Diagnostic, ...]) -> list[list[Any]]:
+def diag_rows(diagnostics: tuple[Diagnostic, ...]) -> list[list[Any]] | None:
+    """The diagnostics as an entry stores them: a row each, ``null`` for none (the common case:
+    a list fewer for the reader to build and hold per skill)."""
+    if not diagnostics:
+        return None
     return [
         [d.kind.value, d.message, os.fspath(d.path) if d.path else None, d.severity]
         for d in diagnostics
