@@ -20,6 +20,7 @@ from ._config import DEFAULT_MAX_RESOURCES
 from ._confine import Pin, has_drive, open_below, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, fs_error
+from ._fs import child_path
 from ._model import (
     RESOURCE_KINDS,
     SKIPPED_DIRS,
@@ -289,7 +290,17 @@ def _listing(
                 skill_dir,
             )
         )
-    resources = tuple(
-        SkillResource(_kind(rel), rel, skill_dir / rel, found[rel]) for rel in ordered
-    )
-    return ResourceListing(resources, truncated, tuple(notes))
+    # Each path is ``skill_dir / rel``, built one listed name at a time from its directory's
+    # path (made once per directory) rather than parsed again per file (SPEC §26).
+    folders: dict[str, Path] = {"": skill_dir}
+    resources = []
+    for rel in ordered:
+        folder, _, file = rel.rpartition("/")
+        parent = folders.get(folder)
+        if parent is None:
+            parent = skill_dir
+            for part in folder.split("/"):
+                parent = child_path(parent, part)
+            folders[folder] = parent
+        resources.append(SkillResource(_kind(rel), rel, child_path(parent, file), found[rel]))
+    return ResourceListing(tuple(resources), truncated, tuple(notes))
