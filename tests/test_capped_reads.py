@@ -24,8 +24,7 @@ from click.testing import CliRunner
 
 from agent_skills import SkillError, SkillRoot, TrustStore, create_agent_skills
 from agent_skills import packages as pkg
-from agent_skills._confine import read_file_capped, read_whole
-from agent_skills._fs import read_capped, read_limited
+from agent_skills._fs import read_capped, read_file_capped, read_limited, read_whole
 from agent_skills._scan import ManifestLookup
 from agent_skills.cli import cli
 from agent_skills.validate import validate_skill

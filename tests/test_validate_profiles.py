@@ -170,7 +170,7 @@ def test_mcp_publishes_what_validate_passes(
 ) -> None:
     """The MCP publication rules are check_frontmatter's: a Unicode name validate passes is
     published; a skill validate fails is not, with the problem's code as the reason."""
-    mcp = pytest.importorskip("agent_skills.mcp")
+    publish = pytest.importorskip("agent_skills.mcp._publish")
     root = tmp_path / "skills"
     make_skill(root, "café", frontmatter={"name": "café", "description": "Accented."})
     make_skill(root, "名前", frontmatter={"name": "名前", "description": "Japanese."})
@@ -181,7 +181,7 @@ def test_mcp_publishes_what_validate_passes(
     assert [p.code for p in validate_skill(root / "tools")] == ["allowed_tools_type"]
     skills = create_agent_skills([root])
     with caplog.at_level(logging.WARNING, logger="agent_skills"):
-        catalog = mcp._publish.build_catalog(skills)
+        catalog = publish.build_catalog(skills)
     assert [s.uri for s in catalog.skills] == [
         "skill://caf%C3%A9/SKILL.md",
         "skill://plain/SKILL.md",

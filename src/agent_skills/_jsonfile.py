@@ -14,8 +14,8 @@ import re
 from itertools import accumulate
 from typing import Any
 
-from ._confine import read_file_capped
 from ._errors import ErrorCode, SkillError, invalid_input
+from ._fs import read_file_capped
 
 __all__ = ["MAX_JSON_DEPTH", "json_depth", "read_json_file"]
 

@@ -37,11 +37,11 @@ from .._confine import (
     open_in,
     open_pinned,
     pin_by_name,
-    read_whole,
     resolve_resource_path,
 )
 from .._diagnostics import Diagnostic
 from .._errors import ErrorCode, SkillError, invalid_input
+from .._fs import read_whole
 from .._manifest import parse_skill
 from .._model import is_skipped
 from .._resources import list_resources
