@@ -404,9 +404,9 @@ def test_a_folder_swapped_for_a_link_after_the_rules_grants_nothing(
 def test_restrict_current_process_refuses_without_landlock(
     monkeypatch: pytest.MonkeyPatch, world: dict[str, Path]
 ) -> None:
-    import agent_skills.grants as grants_module
+    import agent_skills._sandbox as sandbox_module
 
-    monkeypatch.setattr(grants_module, "landlock_abi", lambda: (0, "the kernel has no Landlock"))
+    monkeypatch.setattr(sandbox_module, "landlock_abi", lambda: (0, "the kernel has no Landlock"))
     with pytest.raises(SkillError) as err:
         restrict_current_process(sandbox_rules(project=world["project"]))
     assert (err.value.code, err.value.fields) == (

@@ -66,6 +66,7 @@ ORDER = (
     "_placeholders",
     "_access",
     "_tools",
+    "_sandbox",
     "grants",
     "agent",
     # wings

@@ -34,7 +34,7 @@ from .._args import coerce_bool, coerce_path, shown_text
 from .._config import Scope, SkillRoot
 from .._digest import digest_stream
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
-from .._fs import FILE_FLAGS, read_limited
+from .._fs import CLOEXEC, FILE_FLAGS, NOFOLLOW, read_limited
 from .._model import sort_key
 from .._registry import suggest_names
 from .._schema import name_problem
@@ -372,7 +372,7 @@ def _commit(
 
     write_atomic(_journal_path(root, token), write_journal)
     if lock_tmp is not None:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
         with os.fdopen(os.open(lock_tmp, flags, 0o644), "wb") as out:
             out.write(data)
             out.flush()
@@ -518,7 +518,7 @@ def _copy_file(source: SourceFile, dest_dir: Path, budget: ReadBudget | None = N
     target = parent / parts[-1]
     with source.open() as src:
         mode = 0o755 if is_executable(source, src) else 0o644
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
         fd = os.open(target, flags, mode)
         with os.fdopen(fd, "wb") as out:
             while chunk := src.read(CHUNK):

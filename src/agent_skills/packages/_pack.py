@@ -20,6 +20,7 @@ from typing import IO
 from .._args import coerce_path
 from .._confine import pin_by_name, verify_link
 from .._errors import ErrorCode, SkillError, fs_error
+from .._fs import LIST_FLAGS
 from ..validate import Severity, validate_skill
 from ._sources import ReadBudget, dir_skill, is_executable
 
@@ -148,7 +149,7 @@ def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
 def fsync_dir(path: str | os.PathLike[str]) -> None:
     """``fsync`` a directory, so the renames made in it last (where the system allows it)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(path, LIST_FLAGS)
     except OSError:
         return
     try:
