@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_skills import SkillError
 from agent_skills import packages as pkg
@@ -625,3 +627,94 @@ def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) ->
     for code, (files, lock_bytes) in outcomes:
         assert code == -signal.SIGKILL
         assert (files, lock_bytes) == old or files == new_tree
+
+
+# ---------------------------------------------------------------------------------------------
+# names read from a lock are skill names before anything is joined to the root (SPEC §25.4)
+
+_BAD_NAMES = st.one_of(
+    st.builds(
+        lambda ups, word: "../" * ups + word,
+        st.integers(1, 6),
+        st.sampled_from(["victim", "etc", "home/u/.ssh", ""]),
+    ),
+    st.builds(lambda word: "/" + word, st.sampled_from(["victim", "etc/passwd", "tmp"])),
+    st.builds(lambda a, b: f"{a}\x00{b}", st.sampled_from(["a", ""]), st.sampled_from(["b", ""])),
+    st.sampled_from(["..", ".", "", "a/b", "a\\b", "C:x", " ../x", "a\nb", "\uff0fetc"]),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bad=_BAD_NAMES)
+def test_update_refuses_a_lock_entry_whose_name_is_not_a_skill_name(bad: str) -> None:
+    import tempfile
+
+    from agent_skills.packages import _install
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        ws = base / "ws"
+        (ws / ".git").mkdir(parents=True)
+        victim = base / "victim"
+        victim.mkdir()
+        (victim / "id_rsa_secret").write_bytes(b"SECRET")
+        good = hello(base / "src")
+        entries = [
+            {
+                "name": bad,
+                "dir": str(victim),
+                "files": [],
+                "origin": {"source": str(good.parent), "ref": None, "commit": None},
+            }
+        ]
+        lock = ws / "skills.lock.json"
+        lock.write_text(json.dumps({"version": 1, "skills": entries}))
+        before = lock.read_bytes()
+        hashed: list[str] = []
+        real = _install.digest_stream
+
+        def spy(fh: Any, *args: Any, **kwargs: Any) -> Any:
+            hashed.append(str(getattr(fh, "name", "?")))
+            return real(fh, *args, **kwargs)
+
+        _install.digest_stream = spy  # type: ignore[assignment]
+        try:
+            for force in (False, True):
+                with pytest.raises(SkillError) as caught:
+                    pkg.update_skills(
+                        ws / ".agents" / "skills", lock=lock, workspace=ws, force=force
+                    )
+                assert caught.value.code == "invalid_input"
+                assert caught.value.fields["lock"] == str(lock)
+                with pytest.raises(SkillError) as named:
+                    pkg.update_skills(ws / ".agents" / "skills", [bad], lock=lock, workspace=ws)
+                assert named.value.code == "invalid_input"
+                assert "lock" not in named.value.fields
+        finally:
+            _install.digest_stream = real  # type: ignore[assignment]
+        assert hashed == []
+        assert lock.read_bytes() == before
+        assert sorted(p.name for p in victim.iterdir()) == ["id_rsa_secret"]
+        assert "SECRET" not in str(caught.value) and "id_rsa" not in str(caught.value)
+
+
+def test_cli_update_names_the_bad_lock_entry_and_touches_nothing(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    victim = env["tmp"] / "victim"
+    victim.mkdir()
+    (victim / "id_rsa_secret").write_text("k\n")
+    entry = {
+        "name": "../../../victim",
+        "dir": str(victim),
+        "files": [],
+        "origin": {"source": str(env["ws"]), "ref": None, "commit": None},
+    }
+    (env["ws"] / "skills.lock.json").write_text(json.dumps({"version": 1, "skills": [entry]}))
+    for args in (("update",), ("update", "--force")):
+        result = run(*args)
+        assert result.exit_code == 1
+        assert result.output.startswith("invalid_input: "), result.output
+        assert "not a skill name" in result.output and "id_rsa_secret" not in result.output
+    assert run("remove", "../../../victim").output.startswith("invalid_input: ")
+    assert (victim / "id_rsa_secret").read_text() == "k\n"

@@ -194,6 +194,30 @@ def _place(
     return _Place(root_path, scope, label, lock_path, ws)
 
 
+def _skill_name(name: object, lock: Path | None = None) -> str:
+    """``name`` when it may be joined to an install root: a skill name by the loader's rule
+    (``_schema.name_problem``: no separator, no NUL or other control character, not made of
+    dots), so ``<root>/<name>`` is a child of the root (SPEC §25.4).
+
+    Args:
+        name: A name given by the caller, or read from ``lock`` (a lock comes with a cloned
+            repository: its author chooses it).
+        lock: The lock the name was read from, for the message.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{name}`` (and ``lock``) for anything else.
+    """
+    if isinstance(name, str) and name_problem(name) is None:
+        return name
+    if lock is None:
+        raise invalid_input(f"not a skill name: {name!r}", {"name": shown_text(name)})
+    raise invalid_input(
+        f"{lock} has an entry whose name is not a skill name: {shown_text(name)!r}; "
+        "nothing was changed",
+        {"name": shown_text(name), "lock": str(lock)},
+    )
+
+
 def _read_place_lock(place: _Place) -> dict[str, Any]:
     """The lock of ``place`` as it is now (``{}`` when there is none)."""
     if place.lock is None or not os.path.lexists(place.lock):
@@ -776,23 +800,29 @@ def update_skills(
         One :class:`Installed` per skill, with ``previous_version`` and ``version``.
 
     Raises:
-        SkillError: ``not_found`` ``{names}`` for a name the lock shows no install of in
-            ``root`` (or a missing lock); ``access_denied`` ``{name, path, reason, files}`` for
-            local edits without ``force`` (``reason`` ``local_changes``, or
-            ``not_a_directory`` for a link or file in its place), and ``{name, version,
-            available, reason: "downgrade"}`` for a lower version (PEP 440, compared only when
-            both parse) without ``allow_downgrade``; the errors of :func:`install_skills`.
+        SkillError: ``invalid_input`` ``{name}`` for a name in ``names`` that is not a skill
+            name, ``{name, lock}`` for such a name in the lock (``../x``, ``/abs``, a NUL),
+            refused before anything is read below the root; ``not_found`` ``{names}`` for a
+            name the lock shows no install of in ``root`` (or a missing lock);
+            ``access_denied`` ``{name, path, reason, files}`` for local edits without
+            ``force`` (``reason`` ``local_changes``, or ``not_a_directory`` for a link or file
+            in its place), and ``{name, version, available, reason: "downgrade"}`` for a lower
+            version (PEP 440, compared only when both parse) without ``allow_downgrade``; the
+            errors of :func:`install_skills`.
     """
     force = coerce_bool(force, "force")
     allow_downgrade = coerce_bool(allow_downgrade, "allow_downgrade")
+    names = [_skill_name(n) for n in names]
     place = _place(root, lock, workspace, base)
     assert place.lock is not None
     with held_directory(place.guard):
         _with_recovery(place)
         lock_now = read_lock(place.lock)
+        # Every name is checked before any is joined to the root (nothing outside is looked at).
+        lock_names = [_skill_name(item["name"], place.lock) for item in lock_now["skills"]]
         owned: dict[str, dict[str, Any]] = {}
-        for item in lock_now["skills"]:
-            entry = _owned(lock_now, place, str(item["name"]))
+        for lock_name in lock_names:
+            entry = _owned(lock_now, place, lock_name)
             if entry is not None:
                 owned[entry["name"]] = entry
         wanted = list(dict.fromkeys(names)) or sorted(owned, key=sort_key)
@@ -878,8 +908,7 @@ def remove_skill(
             ``not_a_directory``, ``local_changes`` with ``files``) without ``force``;
             ``path_escape`` for a root or lock reached through a link; ``fs_error`` codes.
     """
-    if not isinstance(name, str) or name_problem(name) is not None:
-        raise invalid_input(f"not a skill name: {name!r}", {"name": shown_text(name)})
+    name = _skill_name(name)
     force = coerce_bool(force, "force")
     place = _place(root, lock, workspace, base)
     target = place.root / name
