@@ -204,6 +204,11 @@ def session_manager_class() -> type[StreamableHTTPSessionManager]:
             self._last_used: dict[str, float] = {}
 
         def _admit_session(self, requestor: Any) -> Any:
+            # The SDK calls this under its session-creation lock and it never awaits: counting
+            # the sessions, closing the one idle longest and registering the new one are one
+            # step, so concurrent openings never find the table full while a session is idle.
+            if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+                self._close_oldest_idle()
             transport = super()._admit_session(requestor)
             if transport is not None and transport.mcp_session_id is not None:
                 self._last_used[transport.mcp_session_id] = anyio.current_time()
@@ -211,12 +216,6 @@ def session_manager_class() -> type[StreamableHTTPSessionManager]:
 
         async def _handle_stateful_request(self, scope: Any, receive: Any, send: Any) -> None:
             session_id = Headers(scope=scope).get(MCP_SESSION_ID_HEADER)
-            if (
-                session_id is None
-                and self.max_sessions is not None
-                and len(self._server_instances) >= self.max_sessions
-            ):
-                await self._close_oldest_idle()
             if session_id in self._server_instances:
                 self._last_used[session_id] = anyio.current_time()
             try:
@@ -227,16 +226,23 @@ def session_manager_class() -> type[StreamableHTTPSessionManager]:
                 for gone in self._last_used.keys() - self._server_instances.keys():
                     del self._last_used[gone]
 
-        async def _close_oldest_idle(self) -> None:
+        def _close_oldest_idle(self) -> None:
+            """Forget the session idle longest (no request in flight) at once, and end its
+            transport on the manager's task group."""
             idle = [
                 (self._last_used.get(sid, 0.0), sid)
                 for sid, transport in self._server_instances.items()
                 if getattr(transport, "_requests_in_flight", 0) == 0
             ]
-            if idle:
-                _, sid = min(idle)
-                logger.info("closing idle MCP session %s: %d sessions open", sid, len(idle))
-                await self._discard_session(sid, self._server_instances[sid])
+            if not idle:
+                return
+            _, sid = min(idle)
+            logger.info("closing idle MCP session %s: %d sessions open", sid, len(idle))
+            transport = self._server_instances.pop(sid)
+            self._session_owners.pop(sid, None)
+            self._last_used.pop(sid, None)
+            if self._task_group is not None:
+                self._task_group.start_soon(self._discard_session, sid, transport)
 
     return _SessionManager
 
