@@ -129,16 +129,32 @@ def _named(host: str, port: str | None, names: Sequence[str]) -> bool:
     return False
 
 
-def refusal(host: str | None, origin: str | None, names: Sequence[str]) -> tuple[int, str] | None:
+def refusal(
+    host: str | Sequence[str] | None, origin: str | Sequence[str] | None, names: Sequence[str]
+) -> tuple[int, str] | None:
     """Why a request is refused by the DNS rebinding protection, or ``None`` (SPEC §30). Pure.
 
-    ``Host`` must be present and name an allowed host (``names``, from :func:`allowed_hosts`)
-    or an IP address: a page whose domain an attacker rebinds to the server sends that domain,
-    never an address. ``Origin``, when sent, must be ``http(s)://`` an allowed host.
+    ``Host`` must be present once and name an allowed host (``names``, from
+    :func:`allowed_hosts`) or an IP address: a page whose domain an attacker rebinds to the
+    server sends that domain, never an address. ``Origin``, when sent, must be sent once and be
+    ``http(s)://`` an allowed host.
+
+    Args:
+        host: The ``Host`` header's value, or every value sent (a list).
+        origin: The ``Origin`` header's value, or every value sent; ``None`` or ``[]`` when
+            none was sent.
+        names: The allowed names.
 
     Returns:
-        ``(421, reason)`` for the host, ``(403, reason)`` for the origin, or ``None``.
+        ``(421, reason)`` for the host, ``(403, reason)`` for the origin (more than one
+        ``Origin`` included), or ``None``.
     """
+    host = _only(host)
+    if host is _MANY:
+        return 421, "Invalid Host header"
+    origin = _only(origin)
+    if origin is _MANY:
+        return 403, "Invalid Origin header"
     parsed = _split(host) if host else None
     if parsed is None or not (_named(*parsed, names) or _is_ip(parsed[0])):
         return 421, "Invalid Host header"
@@ -149,6 +165,18 @@ def refusal(host: str | None, origin: str | None, names: Sequence[str]) -> tuple
     if source is None or not _named(*source, names):
         return 403, "Invalid Origin header"
     return None
+
+
+_MANY = "\x00many"  # (no header value holds NUL)
+
+
+def _only(values: str | Sequence[str] | None) -> str | None:
+    """The one value of a header, ``None`` when absent, :data:`_MANY` when sent more than once."""
+    if values is None or isinstance(values, str):
+        return values
+    if len(values) > 1:
+        return _MANY
+    return values[0] if values else None
 
 
 class _HostGuard:
@@ -164,7 +192,7 @@ class _HostGuard:
             from starlette.responses import PlainTextResponse
 
             headers = Headers(scope=scope)
-            refused = refusal(headers.get("host"), headers.get("origin"), self.names)
+            refused = refusal(headers.getlist("host"), headers.getlist("origin"), self.names)
             if refused is not None:
                 status, reason = refused
                 await PlainTextResponse(reason, status_code=status)(scope, receive, send)
