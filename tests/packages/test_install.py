@@ -718,3 +718,169 @@ def test_cli_update_names_the_bad_lock_entry_and_touches_nothing(
         assert "not a skill name" in result.output and "id_rsa_secret" not in result.output
     assert run("remove", "../../../victim").output.startswith("invalid_input: ")
     assert (victim / "id_rsa_secret").read_text() == "k\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# recovery journals are untrusted input (a project's install root comes with its repository)
+
+_TOKEN = st.text("0123456789abcdef", min_size=16, max_size=16)
+
+
+def _deep(depth: int, shape: str) -> bytes:
+    if shape == "list":
+        return b"[" * depth + b"]" * depth
+    return b'{"a":' * depth + b"1" + b"}" * depth
+
+
+_MALFORMED = st.one_of(
+    st.builds(_deep, st.integers(65, 200_000), st.sampled_from(["list", "dict"])),
+    st.sampled_from(
+        [
+            b"",
+            b"{not json",
+            b"\xff\xfe\x00garbage",
+            b"[]",
+            b"42",
+            b'"text"',
+            b'{"version":1,"skills":"x"}',
+            b'{"version":1,"skills":[{"name":5}]}',
+            b'{"version":1,"skills":[{"name":"a","staged":"x"}]}',
+            b'{"version":1,"skills":[],"lock":"x"}',
+            b'{"version":1,"skills":[],"lock":{"path":5}}',
+            b'{"version":1,"skills":[],"lock":{"path":"rel/skills.lock.json","before":"a","after":"b"}}',
+        ]
+    ),
+    st.builds(
+        lambda path: json.dumps(
+            {"version": 1, "skills": [], "lock": {"path": path, "before": "a", "after": "b"}}
+        ).encode(),
+        st.sampled_from(
+            ["/dev/urandom", "/dev/zero", "/etc/passwd", "/tmp/skills.lock.json", "/x\x00y"]
+        ),
+    ),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    journals=st.lists(
+        st.tuples(_TOKEN, _MALFORMED), min_size=1, max_size=4, unique_by=lambda t: t[0]
+    )
+)
+def test_malformed_or_foreign_journals_are_set_aside_and_never_block(
+    journals: list[tuple[str, bytes]],
+) -> None:
+    import tempfile
+
+    from agent_skills.packages import _install
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        ws = base / "ws"
+        (ws / ".git").mkdir(parents=True)
+        root = ws / ".agents" / "skills"
+        root.mkdir(parents=True)
+        lock = ws / "skills.lock.json"
+        src = base / "src"
+        hello(src)
+        for token, data in journals:
+            (root / f".agent-skills-txn-{token}.json").write_bytes(data)
+        read: list[str] = []
+        real = _install._file_sha
+
+        def spy(path: Path) -> str | None:
+            read.append(str(path))
+            return real(path)
+
+        _install._file_sha = spy  # type: ignore[assignment]
+        try:
+            installed = pkg.install_skills(pkg.Source("directory", str(src)), root, lock=lock)
+            assert [i.name for i in installed] == ["hello"]
+            assert pkg.remove_skill(root, "hello", lock=lock).name == "hello"
+        finally:
+            _install._file_sha = real  # type: ignore[assignment]
+        assert all(p == str(lock) for p in read), read  # nothing but the root's own lock read
+        left = sorted(p.name for p in root.iterdir())
+        assert not [n for n in left if n.startswith(".agent-skills-txn-")]
+        assert len([n for n in left if n.startswith(".agent-skills-bad-")]) == len(journals)
+        assert pkg.recover_root(root, lock=lock) == []  # set aside once, never read again
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-urandom", "directory", "dangling-link"])
+def test_a_journal_that_is_no_regular_file_is_set_aside_unread(
+    env: dict[str, Path], kind: str
+) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    root.mkdir(parents=True)
+    journal = root / ".agent-skills-txn-0123456789abcdef.json"
+    if kind == "fifo":
+        os.mkfifo(journal)
+    elif kind == "link-to-urandom":
+        journal.symlink_to("/dev/urandom")
+    elif kind == "directory":
+        journal.mkdir()
+    else:
+        journal.symlink_to(env["tmp"] / "nowhere")
+    started = time.monotonic()
+    notes = pkg.recover_root(root, lock=env["ws"] / "skills.lock.json")
+    assert time.monotonic() - started < 10
+    assert [n.kind.value for n in notes] == ["io_error"]
+    assert not os.path.lexists(journal)
+    assert [p.name.startswith(".agent-skills-bad-0123456789abcdef-") for p in root.iterdir()] == [
+        True
+    ]
+
+
+def test_a_set_aside_journal_puts_back_the_copies_its_transaction_set_aside(
+    env: dict[str, Path],
+) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    hello(root, "kept")
+    aside = root / ".agent-skills-old-0123456789abcdef-kept"
+    (root / "kept").rename(aside)
+    (root / ".agent-skills-txn-0123456789abcdef.json").write_bytes(b"[" * 100_000)
+    notes = pkg.recover_root(root, lock=env["ws"] / "skills.lock.json")
+    assert [n.kind.value for n in notes] == ["io_error"]
+    assert "nested deeper than 64 levels" in notes[0].message
+    assert (root / "kept" / "SKILL.md").is_file() and not aside.exists()
+
+
+def test_at_most_max_journals_are_read_per_call_oldest_first(env: dict[str, Path]) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    root.mkdir(parents=True)
+    lock = env["ws"] / "skills.lock.json"
+    record = {"version": 1, "skills": [], "lock": {"path": str(lock), "before": "a", "after": "b"}}
+    total = pkg.MAX_JOURNALS + 36
+    for i in range(total):
+        path = root / f".agent-skills-txn-{i:016x}.json"
+        path.write_text(json.dumps(record))
+        os.utime(path, ns=(10**18 + (total - i) * 10**9,) * 2)  # the last written is the oldest
+    notes = pkg.recover_root(root, lock=lock)
+    assert [n.kind.value for n in notes] == ["scan_truncated"]
+    assert f"{total} recovery journals" in notes[0].message
+    left = sorted(p.name for p in root.iterdir())
+    assert left == [f".agent-skills-txn-{i:016x}.json" for i in range(36)]  # the newest wait
+    assert pkg.recover_root(root, lock=lock) == []
+    assert list(root.iterdir()) == []
+
+
+def test_the_cli_reports_a_planted_nested_journal_and_goes_on(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["src"])
+    root = env["ws"] / ".agents" / "skills"
+    root.mkdir(parents=True)
+    (root / ".agent-skills-txn-0123456789abcdef.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    result = run("add", str(env["src"]))
+    assert result.exit_code == 0, result.output
+    assert "RecursionError" not in result.output and "internal_error" not in result.output
+    assert "set aside the recovery journal" in result.output
+    assert run("remove", "hello").exit_code == 0
+
+
+def test_recover_root_raises_only_skill_errors(tmp_path: Path) -> None:
+    for bad in (5, None, b"/tmp", "a\x00b"):
+        with pytest.raises(SkillError) as caught:
+            pkg.recover_root(bad)  # type: ignore[arg-type]
+        assert caught.value.code == "invalid_input"
+    assert pkg.recover_root(tmp_path / "missing") == []

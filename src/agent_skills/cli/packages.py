@@ -35,7 +35,7 @@ from ..packages import (
     write_lock,
 )
 from ._app import PROG, CliErrorCode, emit_json, fail, json_option, safe, warn
-from ._roots import FILE_PATH, PATH, with_package_skills
+from ._roots import FILE_PATH, PATH, warnings_to_stderr, with_package_skills
 
 __all__ = [
     "add_command",
@@ -290,9 +290,10 @@ def add_command(
     """
     parsed = parse_source(source)
     root, lock, base = _place(skills, workspace, scope, client)
-    installed = install_skills(
-        parsed, root, names=names, force=force, lock=lock, workspace=workspace, base=base
-    )
+    with warnings_to_stderr():  # (the recovery's: journals set aside or left)
+        installed = install_skills(
+            parsed, root, names=names, force=force, lock=lock, workspace=workspace, base=base
+        )
     _report_installed(installed, "installed", lock)
     _warn_shadowed(skills, installed)
 
@@ -330,15 +331,16 @@ def update_command(
     if not names and not lock.exists():
         click.echo(safe(f"nothing to update: there is no lock at {lock}"))
         return
-    installed = update_skills(
-        root,
-        names,
-        lock=lock,
-        workspace=workspace,
-        base=base,
-        force=force,
-        allow_downgrade=allow_downgrade,
-    )
+    with warnings_to_stderr():  # (the recovery's: journals set aside or left)
+        installed = update_skills(
+            root,
+            names,
+            lock=lock,
+            workspace=workspace,
+            base=base,
+            force=force,
+            allow_downgrade=allow_downgrade,
+        )
     if not installed:
         click.echo(
             safe(f"nothing to update: {lock} records no install in {root.path} with an origin")
@@ -372,5 +374,6 @@ def remove_command(
       agent-skills remove pdf-tools --to user
     """
     root, lock, base = _place(skills, workspace, scope, client)
-    removed = remove_skill(root, name, lock=lock, workspace=workspace, base=base, force=force)
+    with warnings_to_stderr():  # (the recovery's: journals set aside or left)
+        removed = remove_skill(root, name, lock=lock, workspace=workspace, base=base, force=force)
     _report_installed([removed], "removed", lock)

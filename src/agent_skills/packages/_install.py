@@ -32,14 +32,18 @@ from typing import IO, Any
 
 from .._args import coerce_bool, coerce_path, shown_text
 from .._config import Scope, SkillRoot
+from .._diagnostics import Diagnostic, DiagnosticKind, emit
 from .._digest import digest_stream
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
 from .._fs import CLOEXEC, FILE_FLAGS, NOFOLLOW, read_limited
+from .._jsonfile import decode_json
 from .._model import sort_key
 from .._registry import suggest_names
 from .._schema import name_problem
 from .._terminal import undecodable_text
 from ._lock import (
+    LOCK_NAME,
+    MAX_LOCK_BYTES,
     FileChange,
     held_directory,
     lock_bytes,
@@ -61,6 +65,7 @@ from ._sources import (
 )
 
 __all__ = [
+    "MAX_JOURNALS",
     "MAX_OWNED_FILES",
     "Installed",
     "install_skills",
@@ -81,6 +86,12 @@ MAX_OWNED_FILES = 10_000
 
 # The largest journal read back, in bytes.
 _MAX_JOURNAL_BYTES = 1 << 20
+
+#: Most recovery journals one command reads (oldest first); the others wait for the next one.
+MAX_JOURNALS = 64
+
+# A journal that cannot be read or trusted is renamed to this, kept for inspection, never read.
+_SET_ASIDE_PREFIX = ".agent-skills-bad-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,12 +354,18 @@ def _sha(data: bytes) -> str:
 
 
 def _file_sha(path: Path) -> str | None:
+    """The sha256 of the regular file ``path`` (a link not followed), at most
+    :data:`MAX_LOCK_BYTES` read; ``None`` for anything else (missing, a link, a device, a FIFO,
+    larger)."""
     try:
         fd = os.open(path, FILE_FLAGS)
-    except OSError:
+    except (OSError, ValueError):
         return None
     try:
-        data = read_limited(fd, 256 * 1024 * 1024)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        data = read_limited(fd, MAX_LOCK_BYTES, st.st_size)
     except OSError:
         return None
     finally:
@@ -455,17 +472,103 @@ def _finish(root: Path, token: str, *, committed: bool, record: Mapping[str, Any
     unlink(_journal_path(root, token, done=True))
 
 
-def _committed(root: Path, token: str, done: bool, record: Mapping[str, Any]) -> bool:
+def _committed(done: bool, record: Mapping[str, Any]) -> bool:
     if done:
         return True
     lock = record.get("lock")
     if not isinstance(lock, dict) or lock.get("before") == lock.get("after"):
         return False  # the journal marked done is the commit point
-    path = lock.get("path")
-    return isinstance(path, str) and _file_sha(Path(path)) == lock.get("after")
+    return _file_sha(Path(lock["path"])) == lock.get("after")
 
 
-def recover_root(root: str | os.PathLike[str]) -> None:
+def _journal_problem(record: object, root: Path, lock: Path | None) -> str | None:
+    """Why a decoded journal cannot be acted on, or ``None``: its shape is the one
+    :func:`_commit` writes, and the lock it names is ``lock`` (or, when the caller names none, a
+    ``skills.lock.json`` in a folder holding ``root``): a journal never makes recovery read a
+    path of its choosing."""
+    if not isinstance(record, dict):
+        return "not a journal"
+    skills = record.get("skills", [])
+    if not isinstance(skills, list) or not all(
+        isinstance(item, dict)
+        and isinstance(item.get("name"), str)
+        and (item.get("staged") is None or type(item.get("staged")) is int)
+        for item in skills
+    ):
+        return "not a journal"
+    named = record.get("lock")
+    if named is None:
+        return None
+    if not isinstance(named, dict) or not all(
+        isinstance(named.get(k), str | None) for k in ("before", "after")
+    ):
+        return "not a journal"
+    path = named.get("path")
+    if not isinstance(path, str) or "\0" in path or not os.path.isabs(path):
+        return "it names no lock file"
+    where = Path(os.path.normpath(path))
+    if lock is not None:
+        if where != Path(os.path.abspath(lock)):
+            return f"it names {shown_text(path)!r}, not this root's lock"
+    elif where.name != LOCK_NAME or not root.is_relative_to(where.parent):
+        return f"it names {shown_text(path)!r}, which is no lock of this root"
+    return None
+
+
+def _set_aside(root: Path, entry: str, token: str, reason: str) -> Diagnostic:
+    """Rename the journal ``entry`` out of recovery's way (kept for inspection) and undo its
+    transaction as far as the tree shows it: every copy it set aside is put back (beside the
+    skill when its place is taken), never deleted."""
+    aside = root / f"{_SET_ASIDE_PREFIX}{token}-{secrets.token_hex(4)}.json"
+    try:
+        os.rename(root / entry, aside)
+    except OSError as exc:
+        return Diagnostic(
+            DiagnosticKind.IO_ERROR,
+            f"left the recovery journal {root / entry} ({reason}): it cannot be renamed aside "
+            f"({exc.strerror})",
+            root / entry,
+        )
+    _finish(root, token, committed=False, record={})
+    return Diagnostic(
+        DiagnosticKind.IO_ERROR,
+        f"set aside the recovery journal {root / entry} ({reason}) as {aside.name}; its "
+        "transaction was undone as far as the tree shows it (nothing deleted)",
+        root / entry,
+    )
+
+
+def _read_journal(root: Path, entry: str) -> tuple[dict[str, Any] | None, str]:
+    """The decoded journal ``entry`` of ``root``, or ``(None, why)``: read only as a regular
+    file (no link followed, no FIFO or device opened for reading), at most
+    ``_MAX_JOURNAL_BYTES``, its nesting bounded (``_jsonfile.decode_json``)."""
+    try:
+        fd = os.open(root / entry, FILE_FLAGS)
+    except OSError as exc:
+        return None, f"cannot be opened: {exc.strerror}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file"
+        data = read_limited(fd, _MAX_JOURNAL_BYTES, st.st_size)
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror}"
+    finally:
+        os.close(fd)
+    if data is None:
+        return None, f"larger than {_MAX_JOURNAL_BYTES} bytes"
+    try:
+        record = decode_json(data)
+    except ValueError as exc:
+        return None, f"not valid JSON: {exc}"
+    if not isinstance(record, dict):
+        return None, "not a journal"
+    return record, ""
+
+
+def recover_root(
+    root: str | os.PathLike[str], *, lock: str | os.PathLike[str] | None = None
+) -> list[Diagnostic]:
     """Finish or undo what an interrupted ``add``, ``update`` or ``remove`` left in ``root``
     (SPEC §25.4). Run by each of them under the lock before it changes anything.
 
@@ -475,34 +578,75 @@ def recover_root(root: str | os.PathLike[str]) -> None:
     are deleted; a set-aside copy of an older version of the library (no journal) is put back
     when its skill is missing, else deleted.
 
+    Journals are untrusted input (a project's install root comes with its repository): at most
+    :data:`MAX_JOURNALS` are read per call, oldest first (the others are left, with a warning,
+    for the next call); each is read only as a regular file of at most 1 MiB, nested at most 64
+    levels; one that is malformed, or names a lock other than ``lock`` (or, without ``lock``, a
+    ``skills.lock.json`` outside the folders holding ``root``), is renamed aside
+    (``.agent-skills-bad-<token>-<random>.json``) with a warning, and its transaction undone as
+    far as the tree shows it (nothing deleted).
+
+    Args:
+        root: The install root.
+        lock: The lock of the scope whose root this is; the only lock a journal may name.
+
+    Returns:
+        The warnings (also emitted to the warn sink, SPEC §7.6): journals set aside, journals
+        left for the next call.
+
     Raises:
-        OSError: From the renames and deletions.
+        SkillError: ``invalid_input`` for an argument that is not a path; ``fs_error``'s codes
+            ``{path}`` from the renames and deletions. Never another exception.
     """
-    root_path = Path(os.fspath(root))
+    root_path = Path(os.path.abspath(coerce_path(root, "root", usable=True)))
+    lock_path = (
+        None if lock is None else Path(os.path.abspath(coerce_path(lock, "lock", usable=True)))
+    )
+    try:
+        notes = _recover(root_path, lock_path)
+    except OSError as exc:
+        raise fs_error(exc, root_path) from None
+    emit(notes)
+    return notes
+
+
+def _recover(root_path: Path, lock: Path | None) -> list[Diagnostic]:
+    notes: list[Diagnostic] = []
     try:
         names = sorted(os.listdir(root_path))
     except OSError:
-        return
+        return notes
+    journals: list[tuple[int, str, re.Match[str]]] = []
     for entry in names:
         match = _JOURNAL_RE.match(entry)
         if match is None:
             continue
-        token = match.group(2)
         try:
-            fd = os.open(root_path / entry, FILE_FLAGS)
-            try:
-                data = read_limited(fd, _MAX_JOURNAL_BYTES)
-            finally:
-                os.close(fd)
-            record = json.loads(data) if data is not None else {}
-        except (OSError, ValueError):
-            record = {}
-        if not isinstance(record, dict):
-            record = {}
-        done = match.group(1) == "done"
-        _finish(
-            root_path, token, committed=_committed(root_path, token, done, record), record=record
+            age = os.lstat(root_path / entry).st_mtime_ns
+        except OSError:
+            continue
+        journals.append((age, entry, match))
+    journals.sort()
+    if len(journals) > MAX_JOURNALS:
+        notes.append(
+            Diagnostic(
+                DiagnosticKind.SCAN_TRUNCATED,
+                f"{root_path} holds {len(journals)} recovery journals: the {MAX_JOURNALS} "
+                f"oldest were read, the other {len(journals) - MAX_JOURNALS} are left for the "
+                "next command",
+                root_path,
+            )
         )
+        del journals[MAX_JOURNALS:]
+    for _, entry, match in journals:
+        token = match.group(2)
+        record, why = _read_journal(root_path, entry)
+        problem = why if record is None else _journal_problem(record, root_path, lock)
+        if record is None or problem is not None:
+            notes.append(_set_aside(root_path, entry, token, problem or why))
+            continue
+        done = match.group(1) == "done"
+        _finish(root_path, token, committed=_committed(done, record), record=record)
     for entry in sorted(os.listdir(root_path)):
         path = root_path / entry
         if entry.startswith(_TMP_PREFIX):
@@ -519,6 +663,7 @@ def recover_root(root: str | os.PathLike[str]) -> None:
             os.rename(path, home)
         else:
             _remove_tree(path)
+    return notes
 
 
 # -- staging ---------------------------------------------------------------------------------
@@ -636,16 +781,13 @@ def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]
         if os.path.lexists(tmp):
             # Nothing was committed (or the commit left its copies): undo what was started.
             try:
-                recover_root(place.root)
-            except OSError:
+                recover_root(place.root, lock=place.lock)
+            except SkillError:
                 shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _with_recovery(place: _Place) -> None:
-    try:
-        recover_root(place.root)
-    except OSError as exc:
-        raise fs_error(exc, place.root) from None
+    recover_root(place.root, lock=place.lock)
 
 
 def _not_found(
