@@ -14,8 +14,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agent_skills import SkillError
 from agent_skills import packages as pkg
@@ -478,3 +481,66 @@ def test_pack_reads_the_directory_it_validated(
     out = pkg.pack_skill(skill, tmp_path / "h.skill")
     with zipfile.ZipFile(out) as zf:
         assert b"EVIL CANARY" in zf.read("hello/SKILL.md")  # the directory there now, whole
+
+
+# Sources that hold a credential whatever their form, a URL git reads or text that only looks
+# like one (a mistyped scheme, a one-letter user, a single slash): the canary never leaves.
+_CANARY = st.text("ABCDEFGHJKLMNPQRSTUVWXYZ23456789", min_size=8, max_size=16).map(
+    lambda t: f"CANARY{t}"
+)
+_FORMS = [
+    "https://u:{t}@host.invalid/org/r",
+    "https://{t}@host.invalid/org/r",
+    "HTTPS://u:{t}@host.invalid/r",
+    "ssh://git:{t}@host.invalid/r",
+    "u:{t}@github.com:org/repo",
+    "git:{t}@host.invalid:org/r",
+    "https//u:{t}@host.invalid/r",
+    "https//{t}@host.invalid/r",
+    "https:/u:{t}@host.invalid/r",
+    "https:/{t}@host.invalid/r",
+    "http:u:{t}@host.invalid/r",
+    "htps:/u:{t}@host.invalid/r",
+    "./vendor/u:{t}@host/r",
+    "https://host.invalid/r?token={t}",
+    "x:{t}@h:r",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@hypothesis.given(
+    form=st.sampled_from(_FORMS),
+    token=_CANARY,
+    suffix=st.sampled_from(["", "//skills/x", "#v1", "//skills#v1", "#", "//"]),
+)
+def test_no_source_text_lets_its_credentials_reach_an_error_the_output_or_the_lock(
+    form: str, token: str, suffix: str
+) -> None:
+    text = form.format(t=token) + suffix
+    assert token not in pkg.redact(text)
+    try:
+        parsed = pkg.parse_source(text, cwd="/nonexistent-base")
+    except SkillError as exc:
+        assert exc.code == "invalid_input"
+        assert token not in exc.message and token not in str(exc.fields) and token not in str(exc)
+        return
+    for shown in (parsed.location, parsed.origin_source, parsed.shown, repr(parsed), str(parsed)):
+        assert token not in shown, (text, shown)
+
+
+def test_the_cli_never_echoes_credentials_of_a_source_that_is_no_url(
+    run: Callable[..., Result],
+) -> None:
+    for text, shown in (
+        (f"u:{SECRET}@host.invalid:org/repo", None),  # a URL (git's form): git says why
+        (f"https//u:{SECRET}@host.invalid/r", "https//***@host.invalid/r"),
+        (f"./u:{SECRET}@host.invalid/r", "./***@host.invalid/r"),
+        (f"https:/u:{SECRET}@host.invalid/r", None),  # git's form, host "https"
+    ):
+        result = run("add", text)
+        assert result.exit_code != 0
+        assert SECRET not in result.output, result.output
+        if shown is not None:
+            assert result.output == (f"invalid_input: {shown} does not exist and is not a URL\n"), (
+                result.output
+            )

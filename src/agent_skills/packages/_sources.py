@@ -293,8 +293,12 @@ _SECRET_USER_SCHEMES = frozenset({"http", "https", "ftp", "ftps"})
 # User information and queries of URLs inside any text (a message of git's, an exception).
 _USERINFO_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*@")
 _QUERY_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s?#]*)\?[^\s#'\"]*")
-# git's scp-like form with a password: user:password@host:path.
-_SCP_PASSWORD_IN_TEXT = re.compile(r"[^\s@/:'\"]+:[^\s@/'\"]*@(?=[^\s@/:'\"]+:)")
+# User information with a password anywhere in a text, URL or not (git's scp-like
+# ``user:password@host:path``, a mistyped scheme ``https//u:p@host``, ``https:/u:p@host``): a run
+# of characters without a slash, blank, quote or ``@`` that holds a ``:``, then ``@``.
+_PASSWORD_IN_TEXT = re.compile(r"(?P<user>[^\s@/:'\"]*):[^\s@/'\"]*@")
+# User information right after ``//`` or ``:/`` (a token written as the user name), URL or not.
+_TOKEN_IN_TEXT = re.compile(r"(?<=[/:]/)[^\s@/'\"]+@")
 
 
 def is_url(text: str) -> bool:
@@ -309,9 +313,12 @@ def is_url(text: str) -> bool:
 
 def redact(text: str) -> str:
     """``text`` with the user information of every URL written ``***`` and every query ``?***``
-    (SPEC §30.1): ``https://user:token@host/r?t=x`` becomes ``https://***@host/r?***``. For
-    messages, diagnostics and errors; what is recorded drops them instead (:class:`Source`)."""
-    text = _SCP_PASSWORD_IN_TEXT.sub("***@", text)
+    (SPEC §30.1): ``https://user:token@host/r?t=x`` becomes ``https://***@host/r?***``. Text that
+    only looks like user information is written ``***`` too, whether or not the text is a URL:
+    ``user:password@`` anywhere (``u:t@host:org/r``, ``https//u:t@host/r``,
+    ``https:/u:t@host/r``) and ``token@`` right after ``//`` or ``:/``. For messages,
+    diagnostics and errors; what is recorded drops them instead (:class:`Source`)."""
+    text = _TOKEN_IN_TEXT.sub("***@", _PASSWORD_IN_TEXT.sub("***@", text))
     return _QUERY_IN_TEXT.sub(r"\1?***", _USERINFO_IN_TEXT.sub(r"\1***@", text))
 
 
@@ -319,11 +326,9 @@ def _public_url(url: str) -> str:
     """``url`` without credentials (see :attr:`Source.location`); a URL holding none is returned
     as it is, character for character."""
     match = _SCHEME_RE.match(url)
-    if match is None:  # scp-like: user:password@host:path keeps the user
-        user, at, rest = url.partition("@")
-        if at and ":" in user and "/" not in user:
-            return f"{user.split(':', 1)[0]}@{rest}"
-        return url
+    if match is None:  # scp-like: user:password@host:path keeps the user, wherever it stands;
+        # a token after ``:/`` or ``//`` (``https:/TOKEN@host/r``) is dropped
+        return _TOKEN_IN_TEXT.sub("", _PASSWORD_IN_TEXT.sub(lambda m: f"{m.group('user')}@", url))
     start = match.end()
     scheme = url[: start - 3].lower()
     end = len(url)
@@ -376,13 +381,13 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
     if not url and "#" not in text:
         local = os.path.abspath(os.path.join(base, text))
         if not os.path.lexists(local):
-            raise invalid_input(f"{text} does not exist and is not a URL", {"source": text})
+            raise invalid_input(f"{shown} does not exist and is not a URL", {"source": shown})
         if archive_kind(local) is not None:
             return Source("archive", local)
         if not os.path.isdir(local):
             raise invalid_input(
-                f"{text} is neither a directory nor a .zip, .skill, .tar.gz or .tgz archive",
-                {"source": text},
+                f"{shown} is neither a directory nor a .zip, .skill, .tar.gz or .tgz archive",
+                {"source": shown},
             )
         return Source("directory", local)
     body, hash_sign, ref = text.partition("#")
@@ -404,7 +409,8 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
         local = os.path.join(base, location)
         if not os.path.isdir(local):
             raise invalid_input(
-                f"{location} is not a directory holding a git repository", {"source": text}
+                f"{redact(location)} is not a directory holding a git repository",
+                {"source": shown},
             )
         return Source("git", os.path.abspath(local), subdir, ref or None)
     public = _public_url(location)
