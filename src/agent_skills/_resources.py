@@ -44,11 +44,21 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class ResourceListing:
-    """Result of :func:`list_resources`: resources, whether capped, and diagnostics."""
+    """Result of :func:`list_resources`: resources, whether capped, and diagnostics.
+
+    Attributes:
+        resources: The files listed.
+        truncated: Whether the listing was cut (at ``max_resources`` or at
+            :data:`MAX_DIRECTORY_DEPTH`).
+        diagnostics: What the walk found.
+        too_deep: Whether it was cut because a directory lies more than
+            :data:`MAX_DIRECTORY_DEPTH` levels down (the reason a caller names).
+    """
 
     resources: tuple[SkillResource, ...]
     truncated: bool
     diagnostics: tuple[Diagnostic, ...]
+    too_deep: bool = False
 
 
 def _kind(rel: str) -> ResourceKind:
@@ -292,4 +302,4 @@ def _listing(
     resources = tuple(
         SkillResource(_kind(rel), rel, skill_dir / rel, found[rel]) for rel in ordered
     )
-    return ResourceListing(resources, truncated, tuple(notes))
+    return ResourceListing(resources, truncated, tuple(notes), too_deep)

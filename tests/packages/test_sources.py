@@ -544,3 +544,32 @@ def test_the_cli_never_echoes_credentials_of_a_source_that_is_no_url(
             assert result.output == (f"invalid_input: {shown} does not exist and is not a URL\n"), (
                 result.output
             )
+
+
+@pytest.mark.parametrize("depth", [65, 66, 100])
+def test_a_file_nested_too_deep_fails_add_and_pack_with_the_depth(
+    run: Callable[..., Result], env: dict[str, Path], depth: int
+) -> None:
+    skill = hello(env["tmp"] / "src")
+    deep = skill.joinpath(*["d"] * depth)
+    deep.mkdir(parents=True)
+    (deep / "f.md").write_text("deep\n")
+    with pytest.raises(SkillError) as info:
+        pkg.pack_skill(skill, env["tmp"] / "h.skill")
+    assert info.value.code == "too_large"
+    assert info.value.fields == {"path": str(skill), "max_depth": 64}
+    assert "levels deep" in info.value.message and "10000 files" not in info.value.message
+    assert not (env["tmp"] / "h.skill").exists()
+    result = run("add", str(skill))
+    assert result.exit_code == 1
+    assert "more than 64 levels deep" in result.output and "10000" not in result.output
+
+
+def test_a_file_64_levels_down_is_packed(env: dict[str, Path]) -> None:
+    skill = hello(env["tmp"] / "src")
+    deep = skill.joinpath(*["d"] * 63)
+    deep.mkdir(parents=True)
+    (deep / "f.md").write_text("deep\n")
+    packed = pkg.pack_skill(skill, env["tmp"] / "h.skill")
+    with zipfile.ZipFile(packed) as archive:
+        assert "hello/" + "d/" * 63 + "f.md" in archive.namelist()

@@ -44,7 +44,7 @@ from .._errors import ErrorCode, SkillError, invalid_input
 from .._fs import read_whole
 from .._manifest import parse_skill
 from .._model import is_skipped
-from .._resources import list_resources
+from .._resources import MAX_DIRECTORY_DEPTH, list_resources
 from .._scan import find_manifest as find_manifest_in
 from .._schema import name_problem, skill_version
 from .._walk import HELD_DEPTH, walk_root
@@ -134,7 +134,9 @@ def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
 
     Raises:
         SkillError: ``invalid_skill`` when the directory has no manifest or no usable ``name``;
-            ``too_large`` for a manifest over the cap or more than ``MAX_MEMBERS`` files;
+            ``too_large`` for a manifest over the cap, more than ``MAX_MEMBERS`` files
+            (``{path, max_files}``) or a directory more than ``MAX_DIRECTORY_DEPTH`` levels
+            down (``{path, max_depth}``);
             ``not_found`` when it is not a directory; ``path_escape`` for a manifest that links
             outside it; ``stale_skill`` when it is swapped while read.
     """
@@ -149,6 +151,12 @@ def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
     name, version = manifest_facts(data, where)
     # A skill is packed or copied whole or not at all: a listing cut at a cap would drop files.
     listing = list_resources(skill_dir, max_resources=MAX_MEMBERS, pin=pin, name=label)
+    if listing.too_deep:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{skill_dir} has directories more than {MAX_DIRECTORY_DEPTH} levels deep",
+            {"path": str(skill_dir), "max_depth": MAX_DIRECTORY_DEPTH},
+        )
     if listing.truncated:
         raise SkillError(
             ErrorCode.TOO_LARGE,
