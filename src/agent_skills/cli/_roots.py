@@ -19,7 +19,7 @@ import click
 
 from .._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_SEARCH_DEPTH, SkillRoot, expand_home
 from .._core import AgentSkills, create_agent_skills
-from .._diagnostics import Diagnostic, RootStatus, quiet_logger, set_diagnostic_sink
+from .._diagnostics import Diagnostic, DiagnosticKind, RootStatus, quiet_logger, set_diagnostic_sink
 from .._errors import StartupError
 from .._model import SkillContent
 from .._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
@@ -190,11 +190,19 @@ def root_hint(root: Path) -> str | None:
 
 @contextmanager
 def warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
-    """Send discovery warnings through :func:`_warn` while the command runs."""
+    """Send discovery warnings through :func:`._app.warn` while the command runs.
+
+    A ``shadowed`` diagnostic (a higher-precedence copy overriding a lower one, SPEC §7.3, §21.8)
+    is the expected precedence, not a problem of the command being run: it is shown where it is
+    the subject (the ``SHADOWS`` column of ``list``, the ``shadowed`` entries and ``diagnostics``
+    of ``report``, ``shadowed`` in ``--json``), never repeated on stderr by every command.
+    """
     # Without a handler, Python's last-resort handler would print each warning a second time.
     quiet_logger()
 
     def sink(diag: Diagnostic) -> None:
+        if diag.kind is DiagnosticKind.SHADOWED:
+            return
         warn(diag.kind.value, diag.message)
 
     set_diagnostic_sink(sink if enabled else None)
