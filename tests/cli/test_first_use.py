@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from agent_skills import SkillError
 from agent_skills.cli import cli
+from agent_skills.packages._sources import opened_source, parse_source
 from conftest import make_skill
 
 
@@ -87,3 +91,92 @@ def test_a_shadowed_copy_is_shown_by_list_and_report(
     report = json.loads(run("report", "--json", *shadowing).stdout)
     assert [(d["kind"], d["severity"]) for d in report["diagnostics"]] == [("shadowed", "warning")]
     assert [e["status"] for e in report["entries"]] == ["shadowed", "loaded"]
+
+
+# --- git failures say what git said ------------------------------------------------------------
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(
+        [GIT or "git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository on branch ``master`` holding one skill."""
+    src = tmp_path / "gitsrc"
+    make_skill(src, "commit-message")
+    git("init", "-q", "-b", "master", cwd=src)
+    git("add", "-A", cwd=src)
+    git("commit", "-q", "-m", "init", cwd=src)
+    return src
+
+
+@needs_git
+def test_add_of_a_missing_repository_keeps_gits_reason(run: Any, tmp_path: Path) -> None:
+    missing = tmp_path / "nosuchrepo"
+    result = run("add", f"file://{missing}")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"io_error: git clone failed: fatal: '{missing}' does not appear to be a git "
+        "repository; fatal: Could not read from remote repository.\n"
+    )
+
+
+@needs_git
+@pytest.mark.parametrize("form", ["path", "url"])
+def test_add_of_an_unknown_ref_names_the_ref(run: Any, repo: Path, form: str) -> None:
+    source = f"{repo}#main" if form == "path" else f"file://{repo}#main"
+    shown = str(repo) if form == "path" else f"file://{repo}"
+    result = run("add", source)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"not_found: unknown ref 'main' in {shown}: not a branch, tag or commit of the repository\n"
+    )
+    assert not (run.work / ".agents" / "skills" / "commit-message").exists()
+
+
+@needs_git
+def test_an_unknown_ref_has_the_ref_in_its_fields(repo: Path) -> None:
+    with pytest.raises(SkillError) as info, opened_source(parse_source(f"{repo}#nosuch")):
+        pass
+    assert (info.value.code, dict(info.value.fields)) == (
+        "not_found",
+        {"ref": "nosuch", "source": str(repo)},
+    )
+
+
+def test_a_git_failure_keeps_its_fatal_lines_with_credentials_redacted(
+    run: Any, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"
+    fake.write_text(
+        "#!/bin/sh\n"
+        "echo \"Cloning into 'x'...\" >&2\n"
+        'echo "remote: Invalid username or password." >&2\n'
+        "echo \"fatal: Authentication failed for 'https://bob:s3cret@example.com/r.git/'\" >&2\n"
+        'echo "fatal: could not read from https://bob:s3cret@example.com/r.git?token=abc" >&2\n'
+        "echo >&2\n"
+        'echo "Please make sure you have the correct access rights" >&2\n'
+        "exit 128\n"
+    )
+    fake.chmod(0o755)
+    result = run(
+        "add", "https://bob:s3cret@example.com/r.git", env={"PATH": f"{bin_dir}:{os.defpath}"}
+    )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "io_error: git clone failed: fatal: Authentication failed for "
+        "'https://***@example.com/r.git/'; fatal: could not read from "
+        "https://***@example.com/r.git?***\n"
+    )
+    assert "s3cret" not in result.stderr

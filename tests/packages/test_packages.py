@@ -757,7 +757,7 @@ def test_git_errors_are_coded(
 ) -> None:
     result = run("add", f"{repo['url']}#no-such-ref")
     assert result.exit_code == 1
-    assert result.output.startswith("io_error: git ")
+    assert result.output.startswith("not_found: unknown ref 'no-such-ref' in ")
     result = run("add", f"{repo['url']}//../..")
     assert result.exit_code == 1
     assert result.output.startswith("path_escape: ")
