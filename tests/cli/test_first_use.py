@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,21 @@ def test_a_git_failure_keeps_its_fatal_lines_with_credentials_redacted(
         "https://***@example.com/r.git?***\n"
     )
     assert "s3cret" not in result.stderr
+
+
+# --- no arguments -----------------------------------------------------------------------------
+
+
+def test_no_arguments_shows_the_help_as_help_does(run: Any) -> None:
+    bare, helped = run(), run("--help")
+    assert (bare.exit_code, bare.stderr) == (0, "")
+    assert bare.stdout == helped.stdout
+    assert bare.stdout.startswith("Usage: cli [OPTIONS] COMMAND [ARGS]...\n")  # runner's name
+
+
+def test_no_arguments_as_a_program_exits_0() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_skills"], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("Usage: agent-skills [OPTIONS] COMMAND [ARGS]...\n")

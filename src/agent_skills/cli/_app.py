@@ -131,6 +131,14 @@ class SkillsGroup(click.Group):
         super().__init__(*args, **kwargs)
         self.lazy_subcommands: dict[str, str] = dict(lazy_subcommands or {})
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The program run with no arguments shows its help as --help does: on stdout, exit 0
+        # (click's own no_args_is_help writes it to stderr with the usage-error status 2).
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *self.lazy_subcommands})
 
