@@ -199,3 +199,34 @@ def test_no_arguments_as_a_program_exits_0() -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("Usage: agent-skills [OPTIONS] COMMAND [ARGS]...\n")
+
+
+# --- add of a folder holding only an invalid skill ---------------------------------------------
+
+
+def test_add_of_a_folder_of_invalid_skills_leads_with_their_code(run: Any, tmp_path: Path) -> None:
+    vendor = tmp_path / "vendor2"
+    bad = make_skill(vendor, "bad", raw="---\nname: bad\n---\nBody\n")
+    worse = make_skill(vendor, "worse", raw="---\nname: [\n---\nBody\n")
+    result = run("add", str(vendor))
+    assert result.exit_code == 1
+    first, second = result.stderr.rstrip("\n").split("; invalid_skill: ")
+    assert first == (
+        f"invalid_skill: no valid skill in {vendor}: {bad / 'SKILL.md'}: invalid frontmatter "
+        "'description': required key is missing"
+    )
+    assert second.startswith(f"{worse / 'SKILL.md'}: ")
+
+
+def test_add_of_a_folder_with_a_valid_skill_still_names_the_missing_one(
+    run: Any, tmp_path: Path
+) -> None:
+    vendor = tmp_path / "vendor"
+    make_skill(vendor, "good")
+    bad = make_skill(vendor, "bad", raw="---\nname: bad\n---\nBody\n")
+    result = run("add", str(vendor), "--skill", "goood")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"not_found: no skill named goood in {vendor} (did you mean good?); invalid_skill: "
+        f"{bad / 'SKILL.md'}: invalid frontmatter 'description': required key is missing\n"
+    )

@@ -896,8 +896,10 @@ def test_a_source_with_only_broken_skills_names_the_problems(tmp_path: Path) -> 
     make_skill(src, "broken", raw="---\nname: [unclosed\n---\n")
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(src)), tmp_path / "root")
-    assert info.value.code == "not_found"
-    assert info.value.message.startswith(f"no skill in {src}; invalid_skill: ")
+    # The only skill folder failed: its own code leads, the absence follows from it.
+    assert info.value.code == "invalid_skill"
+    assert info.value.message.startswith(f"no valid skill in {src}: {src / 'broken' / 'SKILL.md'}")
+    assert info.value.fields["source"] == str(src)
     assert list((tmp_path / "root").iterdir()) == []
 
 
@@ -953,7 +955,7 @@ def test_a_skill_with_more_files_than_an_archive_holds_is_refused(
         (skill / f"f{i}.md").write_text("x")
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill)), tmp_path / "root")
-    assert info.value.code == "not_found"  # the only skill of the source could not be taken
+    assert info.value.code == "too_large"  # the only skill of the source could not be taken
     assert "more than 3 files" in info.value.message
 
 

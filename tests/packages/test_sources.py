@@ -362,11 +362,12 @@ def test_a_sparse_huge_manifest_in_a_source_is_too_large_for_add_and_pack(
     os.truncate(skill / "SKILL.md", 8 << 30)  # 8 GiB, sparse
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill.parent)), env["tmp"] / "root")
-    assert info.value.code == "not_found"  # the only skill is refused: named in the problems
-    assert "too_large" in info.value.message
+    assert info.value.code == "too_large"  # the only skill is refused: its code leads
+    assert info.value.message.startswith(f"no valid skill in {skill.parent}: ")
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill)), env["tmp"] / "root")
-    assert "too_large" in info.value.message
+    assert info.value.code == "too_large"
+    assert info.value.message.endswith(f"{skill / 'SKILL.md'} is larger than 1048576 bytes")
     result = run("add", str(skill))
     assert result.exit_code == 1 and "too_large" in result.output
     with pytest.raises(SkillError) as info:

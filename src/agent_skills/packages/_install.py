@@ -625,9 +625,21 @@ def _with_recovery(place: _Place) -> None:
 
 
 def _not_found(
-    missing: Sequence[str], available: Sequence[str], source: str, problems: Sequence[str]
+    missing: Sequence[str], available: Sequence[str], source: str, problems: Sequence[SkillError]
 ) -> SkillError:
-    detail = f"; {'; '.join(problems)}" if problems else ""
+    """``not_found`` for the skills asked of a source; when the source holds no valid skill at
+    all but skill folders that failed, the first failure's own code leads (``invalid_skill``:
+    the reason, not the absence), the others follow in its message."""
+    shown = [f"{err.code.value}: {err.message}" for err in problems]
+    if problems and not available:
+        first = problems[0]
+        rest = f"; {'; '.join(shown[1:])}" if shown[1:] else ""
+        return SkillError(
+            first.code,
+            f"no valid skill in {source}: {first.message}{rest}",
+            {**first.fields, "names": list(missing), "source": source},
+        )
+    detail = f"; {'; '.join(shown)}" if shown else ""
     what = f"no skill named {', '.join(missing)}" if missing else "no skill"
     # The one suggestion rule of the project (SPEC §21.10), as for any unknown name.
     suggestions = list(dict.fromkeys(s for n in missing for s in suggest_names(n, available)))
@@ -680,7 +692,9 @@ def install_skills(
     Raises:
         SkillError: ``not_found`` ``{names, source, suggestions}`` for names not in the source
             (``suggestions`` from ``suggest_names``, SPEC §21.10), or when it holds no
-            skill; ``duplicate_skill`` ``{name, paths}`` for an installed name without ``force``
+            skill; when it holds no valid skill but skill folders that fail, the first one's
+            code (``invalid_skill`` ``{path, ..., names, source}``); ``duplicate_skill``
+            ``{name, paths}`` for an installed name without ``force``
             (nothing is changed); ``path_escape`` ``{path, link}`` for a root or lock reached
             through a link, or a ``//SUBDIR`` leading outside the clone; ``invalid_skill`` when
             a skill does not validate; ``too_large`` for a skill over 10 000 files or 512 MiB;
@@ -810,7 +824,7 @@ def update_skills(
                 _refuse_unowned(place, name, owned[name], "update", "--force")
         changes: list[_Change] = []
         with ExitStack() as stack:
-            opened: dict[str, tuple[Source, list[SourceSkill], list[str], str | None]] = {}
+            opened: dict[str, tuple[Source, list[SourceSkill], list[SkillError], str | None]] = {}
             for name in wanted:
                 origin = owned[name]["origin"]
                 text = str(origin["source"])

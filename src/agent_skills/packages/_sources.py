@@ -558,19 +558,23 @@ def _find_skill_dirs(tree: Path) -> list[Path]:
     ]
 
 
-def source_skills(tree: Path) -> tuple[list[SourceSkill], list[str]]:
+def source_skills(tree: Path) -> tuple[list[SourceSkill], list[SkillError]]:
+    """The skills of a source tree, and the error of each skill folder that is not one (an
+    ``invalid_skill`` manifest, an unreadable file)."""
     skills: list[SourceSkill] = []
-    problems: list[str] = []
+    problems: list[SkillError] = []
     for skill_dir in _find_skill_dirs(tree):
         try:
             skills.append(dir_skill(skill_dir))
         except SkillError as err:
-            problems.append(f"{err.code.value}: {err.message}")
+            problems.append(err)
     return skills, problems
 
 
 @contextmanager
-def opened_source(source: Source) -> Iterator[tuple[list[SourceSkill], list[str], str | None]]:
+def opened_source(
+    source: Source,
+) -> Iterator[tuple[list[SourceSkill], list[SkillError], str | None]]:
     if source.kind == "directory":
         skills, problems = source_skills(Path(source.location))
         yield skills, problems, None
