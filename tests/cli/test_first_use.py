@@ -230,3 +230,23 @@ def test_add_of_a_folder_with_a_valid_skill_still_names_the_missing_one(
         f"not_found: no skill named goood in {vendor} (did you mean good?); invalid_skill: "
         f"{bad / 'SKILL.md'}: invalid frontmatter 'description': required key is missing\n"
     )
+
+
+# --- pack -o into a missing folder -------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
+
+
+def test_pack_into_a_missing_folder_names_the_folder(run: Any, tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    result = run("pack", str(EXAMPLES / "release-notes"), "-o", str(missing / "x.skill"))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"not_found: No such folder: {missing} (to write x.skill into)\n"
+    assert not missing.exists()
+
+
+def test_pack_into_a_file_as_folder_names_that_file(run: Any, tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    result = run("pack", str(EXAMPLES / "release-notes"), "-o", str(afile / "x.skill"))
+    assert (result.exit_code, result.stderr) == (1, f"not_a_file: Not a directory: {afile}\n")
