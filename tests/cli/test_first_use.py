@@ -250,3 +250,38 @@ def test_pack_into_a_file_as_folder_names_that_file(run: Any, tmp_path: Path) ->
     afile.write_text("x")
     result = run("pack", str(EXAMPLES / "release-notes"), "-o", str(afile / "x.skill"))
     assert (result.exit_code, result.stderr) == (1, f"not_a_file: Not a directory: {afile}\n")
+
+
+# --- update says when nothing changed ------------------------------------------------------------
+
+
+def versioned(root: Path, version: str, body: str = "Body.") -> Path:
+    manifest = f"---\nname: commit-message\ndescription: Commits.\nversion: '{version}'\n---\n"
+    if (root / "commit-message").exists():
+        shutil.rmtree(root / "commit-message")
+    return make_skill(root, "commit-message", raw=manifest + body + "\n")
+
+
+def test_update_with_nothing_changed_says_unchanged(run: Any, tmp_path: Path) -> None:
+    src = tmp_path / "vendor"
+    versioned(src, "1.1")
+    assert run("add", str(src)).exit_code == 0
+    installed = run.work / ".agents" / "skills" / "commit-message"
+    lock = run.work / "skills.lock.json"
+    result = run("update")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout.splitlines() == [
+        f"unchanged commit-message (1.1) in {installed}",
+        f"lock: {lock}",
+    ]
+    versioned(src, "1.1", body="Edited, same version.")
+    assert run("update").stdout.splitlines()[0] == (
+        f"updated commit-message (1.1, files changed) in {installed}"
+    )
+    versioned(src, "1.2", body="Newer.")
+    assert run("update").stdout.splitlines()[0] == (
+        f"updated commit-message (1.1 -> 1.2) in {installed}"
+    )
+    assert run("update").stdout.splitlines()[0] == (
+        f"unchanged commit-message (1.2) in {installed}"
+    )

@@ -710,10 +710,10 @@ def test_add_from_git_at_a_tag_with_a_subdirectory(
         "ref": "v1",
         "commit": repo["v1"],
     }
-    # update re-installs from the recorded origin: still the tag
+    # update re-installs from the recorded origin: still the tag, so nothing changed
     result = run("update")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"updated hello in {installed}"
+    assert result.output.splitlines()[0] == f"unchanged hello in {installed}"
     assert (installed / "scripts" / "hi.sh").read_bytes() == b"v1"
 
 

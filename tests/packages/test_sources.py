@@ -345,7 +345,7 @@ def test_credentials_reach_git_for_add_and_never_the_lock_and_update_uses_none(
     git("commit", "-qam", "v1.1", cwd=credentialed_repo["path"])
     result = run("update")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"updated hello in {installed} (1.0 -> 1.1)"
+    assert result.output.splitlines()[0] == f"updated hello (1.0 -> 1.1) in {installed}"
     assert calls and all(SECRET not in " ".join(c) for c in calls)
     assert "Hello again." in (installed / "SKILL.md").read_text()
     assert SECRET not in (env["ws"] / "skills.lock.json").read_text()

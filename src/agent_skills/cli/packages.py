@@ -244,10 +244,17 @@ def _report_installed(installed: Sequence[Installed], verb: str, lock: Path) -> 
             warn(code, message)
         action = "replaced" if item.replaced and verb == "installed" else verb
         versions = ""
-        if verb == "updated" and (item.previous_version or item.version):
-            versions = f" ({item.previous_version or 'unversioned'} -> "
-            versions += f"{item.version or 'unversioned'})"
-        click.echo(safe(f"{action} {item.name} in {item.dir}{versions}"))
+        if verb == "updated":
+            old, new = item.previous_version or "unversioned", item.version or "unversioned"
+            if item.unchanged:
+                action = "unchanged"
+                versions = f" ({new})" if item.version else ""
+            elif old == new:
+                versions = f" ({new}, files changed)" if item.version else ""
+            else:
+                versions = f" ({old} -> {new})"
+        # The versions next to the name, the folder last: a long path wraps at its end.
+        click.echo(safe(f"{action} {item.name}{versions} in {item.dir}"))
     click.echo(safe(f"lock: {lock}"))
 
 

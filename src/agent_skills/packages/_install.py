@@ -96,6 +96,8 @@ class Installed:
             members); the code is the diagnostic's kind (``escaping_symlink``, ...).
         version: The version installed (SPEC §29.7), or ``None``.
         previous_version: The version replaced, or ``None``.
+        unchanged: For an update: the copy installed has the digest the lock recorded before
+            (the source holds the same files; only the recorded commit may have moved).
     """
 
     name: str
@@ -105,6 +107,7 @@ class Installed:
     warnings: tuple[tuple[str, str], ...] = ()
     version: str | None = None
     previous_version: str | None = None
+    unchanged: bool = False
 
 
 # -- where: the root and the lock, proved ----------------------------------------------------
@@ -570,8 +573,11 @@ class _Change:
     previous_version: str | None = None
 
 
-def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]) -> None:
-    """Stage every change, then commit them and the lock together (see :func:`_commit`)."""
+def _transact(
+    place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]
+) -> dict[str, str]:
+    """Stage every change, then commit them and the lock together (see :func:`_commit`);
+    return the digest of each copy put in (by name; none without a lock)."""
     token = secrets.token_hex(8)
     tmp = place.root / f"{_TMP_PREFIX}{token}"
     try:
@@ -606,6 +612,7 @@ def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]
             else None
         )
         _commit(place, token, staged, after)
+        return {str(entry["name"]): str(entry["digest"]) for entry in put}
     except OSError as exc:
         raise fs_error(exc, place.root) from None
     finally:
@@ -787,7 +794,8 @@ def update_skills(
         allow_downgrade: Install a lower version than the one installed.
 
     Returns:
-        One :class:`Installed` per skill, with ``previous_version`` and ``version``.
+        One :class:`Installed` per skill, with ``previous_version``, ``version`` and
+        ``unchanged`` (the same files as the lock recorded).
 
     Raises:
         SkillError: ``not_found`` ``{names}`` for a name the lock shows no install of in
@@ -852,7 +860,7 @@ def update_skills(
                     )
                 record = {"source": parsed.origin_source, "ref": parsed.ref, "commit": commit}
                 changes.append(_Change(name, skill, record, previous))
-            _transact(place, lock_now, changes)
+            digests = _transact(place, lock_now, changes)
     return [
         Installed(
             c.name,
@@ -862,6 +870,7 @@ def update_skills(
             tuple((d.kind.value, d.message) for d in c.skill.diagnostics) if c.skill else (),
             c.skill.version if c.skill else None,
             c.previous_version,
+            unchanged=owned[c.name].get("digest") == digests.get(c.name),
         )
         for c in changes
     ]
