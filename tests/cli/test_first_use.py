@@ -3,11 +3,15 @@ each through click's runner or a subprocess, asserting the exact output and exit
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import shutil
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 from typing import Any
 
@@ -285,3 +289,59 @@ def test_update_with_nothing_changed_says_unchanged(run: Any, tmp_path: Path) ->
     assert run("update").stdout.splitlines()[0] == (
         f"unchanged commit-message (1.2) in {installed}"
     )
+
+
+# --- stderr lines wrap on a terminal, never in a pipe -----------------------------------------
+
+
+def _bad_root(tmp_path: Path) -> Path:
+    bad = tmp_path / "bad"
+    make_skill(bad, "broken", raw="---\nname: broken\n---\nBody\n")
+    return bad
+
+
+def _stderr_of(args: list[str], *, tty: bool, home: Path) -> str:
+    """The stderr of the program run with ``args``: into a pseudo-terminal 80 columns wide, or
+    into a pipe."""
+    env = {**os.environ, "HOME": str(home), "COLUMNS": "80", "LINES": "30"}
+    argv = [sys.executable, "-m", "agent_skills", *args]
+    if not tty:
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+        return done.stderr
+    main, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 80, 0, 0))
+    try:
+        proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL, env=env
+        )
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: the other side is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=60)
+    finally:
+        os.close(main)
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_warnings_wrap_at_the_terminal_width_on_word_boundaries(tmp_path: Path, home: Path) -> None:
+    bad = _bad_root(tmp_path)
+    args = ["list", "--preset", "none", "--root", str(bad)]
+    piped = _stderr_of(args, tty=False, home=home)
+    line = (
+        f"warning: invalid_skill: skipping {bad / 'broken' / 'SKILL.md'}: invalid frontmatter "
+        "'description': required key is missing"
+    )
+    assert piped == line + "\n"  # one line for tools reading a pipe
+    shown = _stderr_of(args, tty=True, home=home)
+    rows = shown.splitlines()
+    assert all(len(row) <= 80 for row in rows if " " in row.strip())
+    assert rows[1:] and all(row.startswith("  ") for row in rows[1:])
+    # Word boundaries only: joining the rows gives the line back, no word split.
+    assert " ".join(row.strip() for row in rows) == line

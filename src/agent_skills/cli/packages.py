@@ -34,7 +34,7 @@ from ..packages import (
     verify_lock,
     write_lock,
 )
-from ._app import PROG, CliErrorCode, emit_json, fail, json_option, safe, warn
+from ._app import PROG, CliErrorCode, echo_stderr, emit_json, fail, json_option, safe, warn
 from ._roots import FILE_PATH, PATH, with_package_skills
 
 __all__ = [
@@ -84,12 +84,11 @@ def _warn_shadowed(skills: AgentSkills, installed: Sequence[Installed]) -> None:
         info = served.get(item.name)
         if info is None or os.path.realpath(info.dir) == os.path.realpath(item.dir):
             continue
-        click.echo(
+        echo_stderr(
             safe(
                 f"warning: {item.name} installed in {item.dir} is shadowed by {info.dir} "
                 f"({info.source}, higher precedence): that copy is the one served"
-            ),
-            err=True,
+            )
         )
 
 

@@ -573,9 +573,7 @@ class _Change:
     previous_version: str | None = None
 
 
-def _transact(
-    place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]
-) -> dict[str, str]:
+def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]) -> dict[str, str]:
     """Stage every change, then commit them and the lock together (see :func:`_commit`);
     return the digest of each copy put in (by name; none without a lock)."""
     token = secrets.token_hex(8)
