@@ -515,7 +515,7 @@ def test_seed_scenario_claude_reads_a_linked_skill_references(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     settings = ws / ".claude" / "settings.local.json"
-    assert done.stdout.splitlines()[0] == f"{settings}: 2 added, 0 removed, 0 kept"
+    assert done.stdout.splitlines()[0] == f"{settings}: 2 grant entries added"
     rules = json.loads(settings.read_text())["permissions"]["allow"]
     assert rules == [
         f"Read(/{store}/pdf-tools/**)",
@@ -536,7 +536,7 @@ def test_seed_scenario_claude_reads_a_linked_skill_references(tmp_path: Path) ->
         env=env,
         timeout=120,
     )
-    assert again.stdout.splitlines() == [f"{settings}: unchanged (2 kept)"]
+    assert again.stdout.splitlines() == [f"{settings}: unchanged (2 grant entries already there)"]
 
 
 def test_a_rule_holding_the_home_folder_is_a_warning(world: dict[str, Path]) -> None:

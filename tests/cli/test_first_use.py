@@ -291,6 +291,62 @@ def test_update_with_nothing_changed_says_unchanged(run: Any, tmp_path: Path) ->
     )
 
 
+# --- grants: nothing to grant, counts, git, aliases; sandbox --dry-run ---------------------------
+
+
+def test_grants_with_no_skills_says_so_on_stderr(run: Any, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for host in ("codex", "docker", "json"):
+        result = run("grants", "--for", host, "--preset", "none", "--root", str(empty))
+        assert result.exit_code == 0
+        assert result.stderr == "note: no skills to grant (see `agent-skills report`)\n"
+    assert run("grants", "--for", "docker", "--preset", "none", "--root", str(empty)).stdout == ""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A workspace with one project skill."""
+    ws = tmp_path / "proj"
+    make_skill(ws / ".agents" / "skills", "release-notes")
+    return ws
+
+
+def grants_in(project: Path, *args: str) -> list[str]:
+    return ["grants", "--preset", "agents", "--workspace", str(project), *args]
+
+
+def test_grants_write_counts_say_what_they_count(run: Any, project: Path) -> None:
+    settings = project / ".claude" / "settings.local.json"
+    rule = f"Read(/{project}/.agents/skills/release-notes/**)"
+    first = run(*grants_in(project, "--for", "claude", "--write"))
+    assert (first.exit_code, first.stdout) == (0, f"{settings}: 1 grant entry added\n  + {rule}\n")
+    again = run(*grants_in(project, "--for", "claude", "--write"))
+    assert again.stdout == f"{settings}: unchanged (1 grant entry already there)\n"
+
+
+@needs_git
+def test_grants_write_creating_a_file_git_sees_hints_once(run: Any, project: Path) -> None:
+    git("init", "-q", cwd=project)
+    first = run(*grants_in(project, "--for", "claude", "--write"))
+    assert first.exit_code == 0
+    assert first.stderr == (
+        "note: .claude/settings.local.json holds paths of this machine and git does not ignore "
+        "it; keep it out of git: echo .claude/settings.local.json >> .git/info/exclude\n"
+    )
+    # The file exists now: no hint on the next runs, nor once git ignores it.
+    (project / ".claude" / "settings.local.json").unlink()
+    (project / ".git" / "info").mkdir(exist_ok=True)
+    (project / ".git" / "info" / "exclude").write_text(".claude/settings.local.json\n")
+    created = run(*grants_in(project, "--for", "claude", "--write"))
+    assert (created.exit_code, created.stderr) == (0, "")
+
+
+def test_grants_write_outside_git_gives_no_hint(run: Any, project: Path) -> None:
+    result = run(*grants_in(project, "--for", "gemini", "--write"))
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
 # --- stderr lines wrap on a terminal, never in a pipe -----------------------------------------
 
 
