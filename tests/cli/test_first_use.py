@@ -20,6 +20,7 @@ from click.testing import CliRunner, Result
 
 from agent_skills import SkillError
 from agent_skills.cli import cli
+from agent_skills.grants import HOST_ALIASES, HOSTS, SETTINGS_FILES, host_name
 from agent_skills.packages._sources import opened_source, parse_source
 from conftest import make_skill
 
@@ -345,6 +346,29 @@ def test_grants_write_creating_a_file_git_sees_hints_once(run: Any, project: Pat
 def test_grants_write_outside_git_gives_no_hint(run: Any, project: Path) -> None:
     result = run(*grants_in(project, "--for", "gemini", "--write"))
     assert (result.exit_code, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(("alias", "host"), [("claude-code", "claude"), ("gemini-cli", "gemini")])
+def test_grants_for_accepts_client_names(run: Any, project: Path, alias: str, host: str) -> None:
+    by_alias = run(*grants_in(project, "--for", alias))
+    by_name = run(*grants_in(project, "--for", host))
+    assert (by_alias.exit_code, by_alias.stderr) == (0, "")
+    assert by_alias.stdout == by_name.stdout != ""
+    written = run(*grants_in(project, "--for", alias, "--write"))
+    assert written.stdout.startswith(f"{project / SETTINGS_FILES[host]}: 1 grant entry added\n")
+
+
+def test_the_library_resolves_host_aliases(project: Path) -> None:
+    assert [host_name(h) for h in ("claude-code", "gemini-cli", "codex-cli", "claude")] == [
+        "claude",
+        "gemini",
+        "codex",
+        "claude",
+    ]
+    assert set(HOST_ALIASES.values()) <= set(HOSTS)
+    with pytest.raises(SkillError) as info:
+        host_name("claude-desktop")
+    assert (info.value.code, info.value.fields["host"]) == ("invalid_input", "claude-desktop")
 
 
 # --- stderr lines wrap on a terminal, never in a pipe -----------------------------------------

@@ -22,8 +22,10 @@ from .._core import AgentSkills
 from .._errors import ErrorCode, SkillError
 from .._model import GrantSet
 from ..grants import (
+    HOST_ALIASES,
     HOSTS,
     SETTINGS_FILES,
+    host_name,
     landlock_abi,
     render_grants,
     restrict_current_process,
@@ -39,11 +41,14 @@ __all__ = ["grants_command", "sandbox_command"]
 _host_option = click.option(
     "--for",
     "host",
-    type=click.Choice(HOSTS),
+    type=click.Choice([*HOSTS, *HOST_ALIASES]),
     default="json",
     show_default=True,
-    help="The host whose format to print: json, claude (Claude Code), codex, gemini "
-    "(Gemini CLI), opencode, openai-agents (SandboxPathGrant), bwrap, docker, seatbelt.",
+    metavar="HOST",
+    callback=lambda ctx, param, value: host_name(value),
+    help="The host whose format to print: json, claude (Claude Code, also claude-code), codex, "
+    "gemini (Gemini CLI, also gemini-cli), opencode, openai-agents (SandboxPathGrant), bwrap, "
+    "docker, seatbelt.",
 )
 
 
