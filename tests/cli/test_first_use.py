@@ -371,6 +371,31 @@ def test_the_library_resolves_host_aliases(project: Path) -> None:
     assert (info.value.code, info.value.fields["host"]) == ("invalid_input", "claude-desktop")
 
 
+def test_sandbox_dry_run_warns_of_a_command_not_on_path(run: Any, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run(
+        "sandbox", "--dry-run", "--no-skills", "--preset", "none", "--root", str(empty),
+        "--project", str(empty), "--", "no-such-command-here",
+        env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["command"] is None
+    # (the test's home folder lies under /tmp, so a rule_holds_home warning comes first)
+    assert result.stderr.splitlines()[-1] == (
+        "warning: command_not_found: no-such-command-here: command not found on PATH "
+        "(a real run exits 127)"
+    )
+    found = run(
+        "sandbox", "--dry-run", "--no-skills", "--preset", "none", "--root", str(empty),
+        "--project", str(empty), "--", "sh",
+        env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert found.exit_code == 0
+    assert "command_not_found" not in found.stderr
+    assert json.loads(found.stdout)["command"] in ("/usr/bin/sh", "/bin/sh")
+
+
 # --- stderr lines wrap on a terminal, never in a pipe -----------------------------------------
 
 

@@ -265,6 +265,11 @@ def sandbox_command(
                 f"{how} in the sandbox",
             )
     if dry_run:
+        if rules.command is None:
+            warn(
+                "command_not_found",
+                f"{command[0]}: command not found on PATH (a real run exits 127)",
+            )
         abi, reason = landlock_abi()
         shown = rules.to_dict()
         shown["argv"] = list(command)
