@@ -450,3 +450,59 @@ def test_warnings_wrap_at_the_terminal_width_on_word_boundaries(tmp_path: Path, 
     assert rows[1:] and all(row.startswith("  ") for row in rows[1:])
     # Word boundaries only: joining the rows gives the line back, no word split.
     assert " ".join(row.strip() for row in rows) == line
+
+
+# --- a missing optional extra: one shape, one exit code ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("module", "args", "expected"),
+    [
+        (
+            "mcp",
+            ["serve"],
+            "mcp_unavailable: the MCP server needs the 'mcp' extra; install it with: {python} -m "
+            "pip install 'mcp>=2.3,<3' (or, from a checkout: pip install '.[mcp]')",
+        ),
+        (
+            "watchfiles",
+            ["serve", "--watch"],
+            "startup_error: watching skills needs the 'watch' extra; install it with: {python} -m "
+            "pip install 'watchfiles>=0.21' (or, from a checkout: pip install '.[watch]')",
+        ),
+        pytest.param(
+            "landlockpy",
+            ["sandbox", "--", "true"],
+            "sandbox_unavailable: the sandbox is not available here: it needs the 'sandbox' "
+            "extra; install it with: {python} -m pip install 'landlockpy>=0.2' (or, from a "
+            "checkout: pip install '.[sandbox]')",
+            marks=pytest.mark.skipif(
+                not sys.platform.startswith("linux"), reason="Landlock is Linux only"
+            ),
+        ),
+    ],
+    ids=["mcp", "watch", "sandbox"],
+)
+def test_every_missing_extra_says_the_same_thing(
+    tmp_path: Path, home: Path, module: str, args: list[str], expected: str
+) -> None:
+    code = (
+        "import sys\n"
+        f"sys.modules[{module!r}] = None  # the extra is not installed\n"
+        "from agent_skills.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    root = tmp_path / "skills"
+    make_skill(root, "alpha")
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args[:1], "--preset", "none", "--root", str(root),
+         *args[1:]],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(home)},
+        stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+        timeout=60,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == expected.format(python=sys.executable)
