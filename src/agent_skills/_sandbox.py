@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._args import coerce_path, coerce_str
 from ._confine import contains, real_path
-from ._errors import ErrorCode, SkillError, fs_error
+from ._errors import ErrorCode, SkillError, fs_error, missing_extra
 from ._fs import PATH_FLAGS
 from ._grant import grant_list
 from ._model import Grant
@@ -248,13 +248,8 @@ def landlock_abi() -> tuple[int, str | None]:
         return 0, f"Landlock is a Linux feature (this is {sys.platform})"
     try:
         import landlockpy
-    except ImportError:
-        python = os.path.basename(sys.executable) or "python"
-        return 0, (
-            "the 'sandbox' extra is not installed; install its one dependency with: "
-            f"{python} -m pip install 'landlockpy>=0.2' (or, from a checkout: pip install "
-            "'.[sandbox]')"
-        )
+    except ImportError as exc:
+        return 0, missing_extra("sandbox", "it", exc)
     try:
         abi = landlockpy.abi_version()
     except OSError as exc:

@@ -58,11 +58,13 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCESS",
     "HOSTS",
+    "HOST_ALIASES",
     "MAX_SETTINGS_BYTES",
     "SETTINGS_FILES",
     "GrantWrite",
     "SandboxRule",
     "SandboxRules",
+    "host_name",
     "landlock_abi",
     "render_grants",
     "restrict_current_process",
@@ -83,6 +85,15 @@ HOSTS: tuple[str, ...] = (
     "docker",
     "seatbelt",
 )
+
+#: Other names of the hosts, as people and other tools write them: each maps to its name in
+#: :data:`HOSTS`. Every function taking a host accepts them.
+HOST_ALIASES: dict[str, str] = {
+    "claude-code": "claude",
+    "gemini-cli": "gemini",
+    "codex-cli": "codex",
+    "openai": "openai-agents",
+}
 
 #: The workspace settings file of each host that reads one, relative to the workspace (§28.3).
 SETTINGS_FILES: dict[str, str] = {
@@ -169,8 +180,19 @@ def _paths(carried: Iterable[tuple[Grant, bool]]) -> list[str]:
     return list(seen)
 
 
+def host_name(host: object) -> str:
+    """The name in :data:`HOSTS` of ``host``, an alias (:data:`HOST_ALIASES`) resolved.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{host, hosts}`` for an unknown host (the message lists
+            the known ones), ``{type}`` for a host that is not a string.
+    """
+    return _host(host)
+
+
 def _host(host: object) -> str:
     text = coerce_str(host, "host")
+    text = HOST_ALIASES.get(text, text)
     if text not in HOSTS:
         raise SkillError(
             ErrorCode.INVALID_INPUT,
@@ -267,7 +289,7 @@ def render_grants(grants: Iterable[Grant], host: str, *, args: bool = False) -> 
 
     Args:
         grants: A :class:`~agent_skills.GrantSet` or any iterable of :class:`~agent_skills.Grant`.
-        host: One of :data:`HOSTS`.
+        host: One of :data:`HOSTS`, or an alias of one (:data:`HOST_ALIASES`).
         args: For ``gemini``: the command-line argument instead of the settings object.
 
     Returns:
@@ -669,7 +691,7 @@ def write_grants(
     Args:
         grants: A :class:`~agent_skills.GrantSet` (its ``roots`` used by ``prune``) or any
             iterable of :class:`~agent_skills.Grant` (no roots).
-        host: ``claude``, ``gemini`` or ``opencode``.
+        host: ``claude``, ``gemini`` or ``opencode`` (or an alias, :data:`HOST_ALIASES`).
         workspace: The project directory holding the settings (it must exist).
         prune: Also remove the entries of directories that are gone.
 

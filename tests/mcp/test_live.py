@@ -4,6 +4,7 @@ mode, ``--host`` and ``/healthz``. Every wait is bounded; changes are real file 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -394,7 +395,8 @@ def test_watch_without_watchfiles_fails_before_serving(
 
     root = _root(tmp_path)
     monkeypatch.setitem(sys.modules, "watchfiles._rust_notify", None)
-    with pytest.raises(StartupError, match=r"install it with: python -m pip install 'watchfiles"):
+    hint = f"install it with: {sys.executable} -m pip install 'watchfiles>=0.21'"
+    with pytest.raises(StartupError, match=re.escape(hint)):
         run_http(create_agent_skills([root]), port=_free_port(), watch=True)
     for args in (["--http", "--port", str(_free_port())], []):
         result = CliRunner().invoke(
@@ -402,7 +404,11 @@ def test_watch_without_watchfiles_fails_before_serving(
         )
         assert result.exit_code == 2
         assert result.stderr.splitlines()[-1].startswith(
-            "startup_error: watching skills needs 'watchfiles'"
+            "startup_error: watching skills needs the 'watch' extra ('watchfiles' is installed "
+            "but does not import: "
+        )
+        assert result.stderr.splitlines()[-1].endswith(
+            hint + " (or, from a checkout: pip install '.[watch]')"
         )
 
 

@@ -356,7 +356,7 @@ def test_update_prints_versions_and_refuses_a_downgrade(
     result = run("update")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
-        f"updated hello in {installed} (1.0 -> 1.1)",
+        f"updated hello (1.0 -> 1.1) in {installed}",
         f"lock: {lock}",
     ]
     assert lock_entries(lock)[0]["version"] == "1.1"
@@ -379,7 +379,7 @@ def test_update_prints_versions_and_refuses_a_downgrade(
     }
     result = run("update", "--allow-downgrade")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"updated hello in {installed} (1.1 -> 0.9)"
+    assert result.output.splitlines()[0] == f"updated hello (1.1 -> 0.9) in {installed}"
     assert lock_entries(lock)[0]["version"] == "0.9"
 
 
@@ -401,7 +401,10 @@ def test_versions_that_do_not_compare_are_not_refused(
     hello(env["src"], version=new, body="Other.")
     result = run("update", "hello")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0].endswith(shown)
+    assert (
+        result.output.splitlines()[0]
+        == f"updated hello {shown} in {env['ws'] / '.agents' / 'skills' / 'hello'}"
+    )
 
 
 def test_the_version_of_metadata_and_of_an_old_lock_entry(

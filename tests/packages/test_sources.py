@@ -348,7 +348,7 @@ def test_credentials_reach_git_for_add_and_never_the_lock_and_update_uses_none(
     git("commit", "-qam", "v1.1", cwd=credentialed_repo["path"])
     result = run("update")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"updated hello in {installed} (1.0 -> 1.1)"
+    assert result.output.splitlines()[0] == f"updated hello (1.0 -> 1.1) in {installed}"
     assert calls and all(SECRET not in " ".join(c) for c in calls)
     assert "Hello again." in (installed / "SKILL.md").read_text()
     assert SECRET not in (env["ws"] / "skills.lock.json").read_text()
@@ -365,11 +365,12 @@ def test_a_sparse_huge_manifest_in_a_source_is_too_large_for_add_and_pack(
     os.truncate(skill / "SKILL.md", 8 << 30)  # 8 GiB, sparse
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill.parent)), env["tmp"] / "root")
-    assert info.value.code == "not_found"  # the only skill is refused: named in the problems
-    assert "too_large" in info.value.message
+    assert info.value.code == "too_large"  # the only skill is refused: its code leads
+    assert info.value.message.startswith(f"no valid skill in {skill.parent}: ")
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill)), env["tmp"] / "root")
-    assert "too_large" in info.value.message
+    assert info.value.code == "too_large"
+    assert info.value.message.endswith(f"{skill / 'SKILL.md'} is larger than 1048576 bytes")
     result = run("add", str(skill))
     assert result.exit_code == 1 and "too_large" in result.output
     with pytest.raises(SkillError) as info:

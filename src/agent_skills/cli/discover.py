@@ -20,7 +20,7 @@ from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
 from .._terminal import json_safe, safe_text
-from ._app import PROG, emit_json, emit_json_text, json_option, safe, warn
+from ._app import PROG, echo_stderr, emit_json, emit_json_text, json_option, safe, warn
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -289,7 +289,7 @@ def catalog_command(
     else:
         text = _catalog.render_catalog_json(infos) + "\n"
     if not infos:
-        click.echo(f"note: no skills to list (see `{PROG} report`)", err=True)
+        echo_stderr(f"note: no skills to list (see `{PROG} report`)")
     _print_catalog(text, fmt)
 
 
@@ -330,7 +330,7 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
         shown = ", ".join(fit.omitted[:_OMITTED_SHOWN])
         rest = len(fit.omitted) - _OMITTED_SHOWN
         note += f"; omitted: {shown}" + (f" … and {rest} more" if rest > 0 else "")
-    click.echo(note, err=True)
+    echo_stderr(note)
 
 
 @click.command("report")

@@ -34,7 +34,7 @@ from ..packages import (
     verify_lock,
     write_lock,
 )
-from ._app import PROG, CliErrorCode, emit_json, fail, json_option, safe, warn
+from ._app import PROG, CliErrorCode, echo_stderr, emit_json, fail, json_option, safe, warn
 from ._roots import FILE_PATH, PATH, warnings_to_stderr, with_package_skills
 
 __all__ = [
@@ -84,12 +84,11 @@ def _warn_shadowed(skills: AgentSkills, installed: Sequence[Installed]) -> None:
         info = served.get(item.name)
         if info is None or os.path.realpath(info.dir) == os.path.realpath(item.dir):
             continue
-        click.echo(
+        echo_stderr(
             safe(
                 f"warning: {item.name} installed in {item.dir} is shadowed by {info.dir} "
                 f"({info.source}, higher precedence): that copy is the one served"
-            ),
-            err=True,
+            )
         )
 
 
@@ -244,10 +243,17 @@ def _report_installed(installed: Sequence[Installed], verb: str, lock: Path) -> 
             warn(code, message)
         action = "replaced" if item.replaced and verb == "installed" else verb
         versions = ""
-        if verb == "updated" and (item.previous_version or item.version):
-            versions = f" ({item.previous_version or 'unversioned'} -> "
-            versions += f"{item.version or 'unversioned'})"
-        click.echo(safe(f"{action} {item.name} in {item.dir}{versions}"))
+        if verb == "updated":
+            old, new = item.previous_version or "unversioned", item.version or "unversioned"
+            if item.unchanged:
+                action = "unchanged"
+                versions = f" ({new})" if item.version else ""
+            elif old == new:
+                versions = f" ({new}, files changed)" if item.version else ""
+            else:
+                versions = f" ({old} -> {new})"
+        # The versions next to the name, the folder last: a long path wraps at its end.
+        click.echo(safe(f"{action} {item.name}{versions} in {item.dir}"))
     click.echo(safe(f"lock: {lock}"))
 
 

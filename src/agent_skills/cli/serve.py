@@ -7,23 +7,16 @@ here, when the command runs (the SDK is the heaviest dependency, SPEC §26).
 from __future__ import annotations
 
 import importlib
-import shlex
-import sys
 
 import click
 
 from .._collector import resume_for_server
 from .._core import AgentSkills
+from .._errors import missing_extra
 from ._app import CliErrorCode, fail
 from ._roots import with_skills
 
-__all__ = ["MCP_HINT", "serve_command"]
-
-
-#: What to run when ``serve`` lacks the MCP SDK: the extra's one dependency, installed into the
-#: interpreter that runs this command, named by its full path (in a virtual environment that is
-#: not activated, ``python3`` is another interpreter), however the package itself was installed.
-MCP_HINT = f"{shlex.quote(sys.executable or 'python3')} -m pip install 'mcp>=2.3,<3'"
+__all__ = ["serve_command"]
 
 
 @click.command("serve")
@@ -94,11 +87,8 @@ def serve_command(
         mcp_server = importlib.import_module("agent_skills.mcp")
         run = mcp_server.run_http if use_http else mcp_server.run_stdio  # (loads the SDK)
     except ImportError as exc:
-        fail(
-            "mcp_unavailable",
-            f"the MCP server needs the 'mcp' package ({exc}); install it with: {MCP_HINT} "
-            "(or, from a checkout: pip install '.[mcp]')",
-        )
+        # A missing extra is a matter of the installation, as every other one is: exit 2.
+        fail("mcp_unavailable", missing_extra("mcp", "the MCP server", exc), 2)
     finally:
         resume_for_server()  # a server runs on: its garbage is collected as usual
     if use_http:

@@ -107,6 +107,8 @@ class Installed:
             members); the code is the diagnostic's kind (``escaping_symlink``, ...).
         version: The version installed (SPEC §29.7), or ``None``.
         previous_version: The version replaced, or ``None``.
+        unchanged: For an update: the copy installed has the digest the lock recorded before
+            (the source holds the same files; only the recorded commit may have moved).
     """
 
     name: str
@@ -116,6 +118,7 @@ class Installed:
     warnings: tuple[tuple[str, str], ...] = ()
     version: str | None = None
     previous_version: str | None = None
+    unchanged: bool = False
 
 
 # -- where: the root and the lock, proved ----------------------------------------------------
@@ -739,8 +742,9 @@ class _Change:
     previous_version: str | None = None
 
 
-def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]) -> None:
-    """Stage every change, then commit them and the lock together (see :func:`_commit`)."""
+def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]) -> dict[str, str]:
+    """Stage every change, then commit them and the lock together (see :func:`_commit`);
+    return the digest of each copy put in (by name; none without a lock)."""
     token = secrets.token_hex(8)
     tmp = place.root / f"{_TMP_PREFIX}{token}"
     try:
@@ -775,6 +779,7 @@ def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]
             else None
         )
         _commit(place, token, staged, after)
+        return {str(entry["name"]): str(entry["digest"]) for entry in put}
     except OSError as exc:
         raise fs_error(exc, place.root) from None
     finally:
@@ -791,9 +796,21 @@ def _with_recovery(place: _Place) -> None:
 
 
 def _not_found(
-    missing: Sequence[str], available: Sequence[str], source: str, problems: Sequence[str]
+    missing: Sequence[str], available: Sequence[str], source: str, problems: Sequence[SkillError]
 ) -> SkillError:
-    detail = f"; {'; '.join(problems)}" if problems else ""
+    """``not_found`` for the skills asked of a source; when the source holds no valid skill at
+    all but skill folders that failed, the first failure's own code leads (``invalid_skill``:
+    the reason, not the absence), the others follow in its message."""
+    shown = [f"{err.code.value}: {err.message}" for err in problems]
+    if problems and not available:
+        first = problems[0]
+        rest = f"; {'; '.join(shown[1:])}" if shown[1:] else ""
+        return SkillError(
+            first.code,
+            f"no valid skill in {source}: {first.message}{rest}",
+            {**first.fields, "names": list(missing), "source": source},
+        )
+    detail = f"; {'; '.join(shown)}" if shown else ""
     what = f"no skill named {', '.join(missing)}" if missing else "no skill"
     # The one suggestion rule of the project (SPEC §21.10), as for any unknown name.
     suggestions = list(dict.fromkeys(s for n in missing for s in suggest_names(n, available)))
@@ -846,7 +863,9 @@ def install_skills(
     Raises:
         SkillError: ``not_found`` ``{names, source, suggestions}`` for names not in the source
             (``suggestions`` from ``suggest_names``, SPEC §21.10), or when it holds no
-            skill; ``duplicate_skill`` ``{name, paths}`` for an installed name without ``force``
+            skill; when it holds no valid skill but skill folders that fail, the first one's
+            code (``invalid_skill`` ``{path, ..., names, source}``); ``duplicate_skill``
+            ``{name, paths}`` for an installed name without ``force``
             (nothing is changed); ``path_escape`` ``{path, link}`` for a root or lock reached
             through a link, or a ``//SUBDIR`` leading outside the clone; ``invalid_skill`` when
             a skill does not validate; ``too_large`` for a skill over 10 000 files or 512 MiB;
@@ -939,7 +958,8 @@ def update_skills(
         allow_downgrade: Install a lower version than the one installed.
 
     Returns:
-        One :class:`Installed` per skill, with ``previous_version`` and ``version``.
+        One :class:`Installed` per skill, with ``previous_version``, ``version`` and
+        ``unchanged`` (the same files as the lock recorded).
 
     Raises:
         SkillError: ``invalid_input`` ``{name}`` for a name in ``names`` that is not a skill
@@ -982,7 +1002,7 @@ def update_skills(
                 _refuse_unowned(place, name, owned[name], "update", "--force")
         changes: list[_Change] = []
         with ExitStack() as stack:
-            opened: dict[str, tuple[Source, list[SourceSkill], list[str], str | None]] = {}
+            opened: dict[str, tuple[Source, list[SourceSkill], list[SkillError], str | None]] = {}
             for name in wanted:
                 origin = owned[name]["origin"]
                 text = str(origin["source"])
@@ -1010,7 +1030,7 @@ def update_skills(
                     )
                 record = {"source": parsed.origin_source, "ref": parsed.ref, "commit": commit}
                 changes.append(_Change(name, skill, record, previous))
-            _transact(place, lock_now, changes)
+            digests = _transact(place, lock_now, changes)
     return [
         Installed(
             c.name,
@@ -1020,6 +1040,7 @@ def update_skills(
             tuple((d.kind.value, d.message) for d in c.skill.diagnostics) if c.skill else (),
             c.skill.version if c.skill else None,
             c.previous_version,
+            unchanged=owned[c.name].get("digest") == digests.get(c.name),
         )
         for c in changes
     ]

@@ -7,6 +7,7 @@ execute bits kept); which files a skill has, and whether it is valid, are the li
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -123,13 +124,21 @@ def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
     ``fsync``, rename, then ``fsync`` the directory: a kill leaves the old file or the new one.
 
     Raises:
-        SkillError: ``fs_error`` codes.
+        SkillError: ``not_found`` ``{path}`` naming the folder when ``target``'s folder does not
+            exist (the file is what would be made, not what is missing); ``fs_error`` codes of
+            the folder (``not_a_file`` when it is a file) or of ``target``.
     """
     parent = target.parent if str(target.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
-        raise fs_error(exc, target) from None
+        if exc.errno == errno.ENOENT:
+            raise SkillError(
+                ErrorCode.NOT_FOUND,
+                f"No such folder: {parent} (to write {target.name} into)",
+                {"path": os.fspath(parent)},
+            ) from None
+        raise fs_error(exc, parent if exc.errno == errno.ENOTDIR else target) from None
     try:
         with os.fdopen(fd, "wb") as out:
             write(out)

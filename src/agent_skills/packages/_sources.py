@@ -56,6 +56,7 @@ __all__ = [
     "SourceFile",
     "SourceSkill",
     "dir_skill",
+    "git_problem",
     "is_executable",
     "is_url",
     "manifest_facts",
@@ -425,10 +426,27 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
     return Source("git", public, subdir, ref or None, None if public == location else location)
 
 
+# How many of git's error lines a message keeps, and how long it may grow.
+_GIT_PROBLEM_LINES = 4
+_GIT_PROBLEM_CHARS = 600
+
+
+def git_problem(stderr: str) -> str:
+    """What a failed ``git`` said, as one line: its ``fatal:``/``error:`` lines when it wrote
+    any (the advice after them, "Please make sure you have the correct access rights", left
+    out), else every line; at most :data:`_GIT_PROBLEM_LINES` lines joined by ``"; "``, cut at
+    :data:`_GIT_PROBLEM_CHARS` characters. ``""`` when git wrote nothing. Credentials are the
+    caller's to redact."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    keyed = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    text = "; ".join((keyed or lines)[:_GIT_PROBLEM_LINES])
+    return text if len(text) <= _GIT_PROBLEM_CHARS else text[: _GIT_PROBLEM_CHARS - 3] + "..."
+
+
 def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None = None) -> str:
-    """Run ``git`` without a terminal prompt; its output, or ``io_error`` with its last line of
-    error, credentials redacted (SPEC §30.1). ``git`` finds credentials as it always does (its
-    credential helpers, the environment): none are ever read from a lock."""
+    """Run ``git`` without a terminal prompt; its output, or ``io_error`` with what it said
+    (:func:`git_problem`), credentials redacted (SPEC §30.1). ``git`` finds credentials as it
+    always does (its credential helpers, the environment): none are ever read from a lock."""
     git = shutil.which("git")
     if git is None:
         raise SkillError(ErrorCode.IO_ERROR, "git is not on PATH", {"command": "git"})
@@ -460,8 +478,8 @@ def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None =
             ErrorCode.IO_ERROR, f"git failed: {hidden(str(exc))}", {"command": "git"}
         ) from None
     if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        message = hidden(detail[-1]) if detail else f"exit status {done.returncode}"
+        detail = git_problem(done.stderr.decode("utf-8", "replace"))
+        message = hidden(detail) if detail else f"exit status {done.returncode}"
         command = next(
             a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c")
         )
@@ -472,7 +490,12 @@ def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None =
 
 
 def _clone(source: Source, dest: str) -> str:
-    """Clone ``source`` into ``dest`` at its ref; return the commit checked out."""
+    """Clone ``source`` into ``dest`` at its ref; return the commit checked out.
+
+    Raises:
+        SkillError: ``not_found`` ``{ref, source}`` for a ref that is no branch, tag or commit
+            of the repository; ``io_error`` ``{command}`` when git fails (its message kept).
+    """
     # ext:: runs a command; it is refused whatever the user's git configuration allows.
     base = [
         "-c",
@@ -508,16 +531,24 @@ def _clone(source: Source, dest: str) -> str:
                 [*base, "clone", "--quiet", "--no-checkout", "--", source.url, dest], source=source
             )
             # The commit is resolved first, so what reaches checkout is a hex id, never an option.
-            commit = _git(
-                [
-                    "rev-parse",
-                    "--verify",
-                    "--quiet",
-                    "--end-of-options",
-                    f"{source.ref}^{{commit}}",
-                ],
-                cwd=dest,
-            )
+            try:
+                commit = _git(
+                    [
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        "--end-of-options",
+                        f"{source.ref}^{{commit}}",
+                    ],
+                    cwd=dest,
+                )
+            except SkillError:
+                raise SkillError(
+                    ErrorCode.NOT_FOUND,
+                    f"unknown ref {source.ref!r} in {source.shown}: "
+                    "not a branch, tag or commit of the repository",
+                    {"ref": source.ref, "source": source.shown},
+                ) from None
             _git([*base, "checkout", "--quiet", "--detach", commit, "--"], cwd=dest)
     return _git(["rev-parse", "HEAD"], cwd=dest)
 
@@ -541,19 +572,23 @@ def _find_skill_dirs(tree: Path) -> list[Path]:
     ]
 
 
-def source_skills(tree: Path) -> tuple[list[SourceSkill], list[str]]:
+def source_skills(tree: Path) -> tuple[list[SourceSkill], list[SkillError]]:
+    """The skills of a source tree, and the error of each skill folder that is not one (an
+    ``invalid_skill`` manifest, an unreadable file)."""
     skills: list[SourceSkill] = []
-    problems: list[str] = []
+    problems: list[SkillError] = []
     for skill_dir in _find_skill_dirs(tree):
         try:
             skills.append(dir_skill(skill_dir))
         except SkillError as err:
-            problems.append(f"{err.code.value}: {err.message}")
+            problems.append(err)
     return skills, problems
 
 
 @contextmanager
-def opened_source(source: Source) -> Iterator[tuple[list[SourceSkill], list[str], str | None]]:
+def opened_source(
+    source: Source,
+) -> Iterator[tuple[list[SourceSkill], list[SkillError], str | None]]:
     if source.kind == "directory":
         skills, problems = source_skills(Path(source.location))
         yield skills, problems, None
