@@ -95,10 +95,17 @@ class SandboxRules:
         rules: The rules, one per real path, in the order of :attr:`SandboxRule.reasons`.
         command: The command resolved as ``execvp`` would (through ``PATH``), absolute; ``None``
             when no command was given or it was not found.
+        warnings: ``(code, message)`` pairs a person should see before the command runs:
+            ``temp_not_granted`` (the temporary folder is not under ``/tmp``, ``/var/tmp``,
+            ``/dev/shm``, ``/run/user/UID`` nor a folder of the user's own, so it was left
+            out), ``rule_grants_system`` (a writable rule is, or holds, a system folder such as
+            ``/etc``), ``skill_writable`` (granted skills inside a writable rule, such as
+            project skills inside the project, are writable as part of it).
     """
 
     rules: tuple[SandboxRule, ...]
     command: Path | None = None
+    warnings: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"command", "rules": [...], "network": "not restricted"}`` (``--dry-run``)."""
@@ -107,6 +114,75 @@ class SandboxRules:
             "rules": [rule.to_dict() for rule in self.rules],
             "network": "not restricted",
         }
+
+
+def _is_temp_of_user(real: str) -> bool:
+    """Whether the real folder ``real`` may serve as the sandbox's writable temporary folder:
+    under ``/tmp``, ``/var/tmp``, ``/dev/shm`` or ``/run/user/UID``, or owned by the user and
+    no system folder."""
+    if any(contains(place, real) for place in _temp_places()):
+        return True
+    try:
+        owner = os.stat(real).st_uid
+    except OSError:
+        return False
+    return owner == getattr(os, "getuid", lambda: -1)() and not _is_system(real)
+
+
+def _temp_places() -> list[str]:
+    """The folders meant for temporary files of everyone or of this user."""
+    places = ["/tmp", "/var/tmp", "/dev/shm"]
+    if hasattr(os, "getuid"):
+        places.append(f"/run/user/{os.getuid()}")
+    return places
+
+
+def _is_system(real: str) -> bool:
+    """Whether the real path ``real`` is ``/``, a system folder (``/etc``, ``/usr``, ...), lies
+    in one or holds one; the folders of :func:`_temp_places` are not."""
+    if real == os.path.sep:
+        return True
+    if any(contains(place, real) for place in _temp_places()):
+        return False
+    for system in _SYSTEM_DIRS:
+        place = real_path(system)
+        if place is not None and (contains(place, real) or contains(real, place)):
+            return True
+    return False
+
+
+def _warnings(built: Sequence[SandboxRule], items: Sequence[Grant]) -> list[tuple[str, str]]:
+    """What a writable rule gives beyond what its name suggests (see :class:`SandboxRules`)."""
+    out: list[tuple[str, str]] = []
+    named: set[str] = set()  # each skill is named once, under the first rule holding it
+    for rule in built:
+        if "write" not in rule.access or rule.reasons == ("devices",):
+            continue
+        where = f"{rule.path} ({', '.join(rule.reasons)})"
+        if _is_system(os.fspath(rule.path)):
+            out.append(
+                (
+                    "rule_grants_system",
+                    f"{where} is or holds a system folder: it is writable in the sandbox",
+                )
+            )
+        inside = sorted(
+            {
+                g.skill
+                for g in items
+                if g.skill not in named and contains(os.fspath(rule.path), os.fspath(g.real_path))
+            }
+        )
+        named.update(inside)
+        if inside:
+            out.append(
+                (
+                    "skill_writable",
+                    f"{len(inside)} skill(s) inside {where} are writable in the sandbox, as "
+                    f"that folder is: {', '.join(inside)}",
+                )
+            )
+    return out
 
 
 def _prefix(executable: str) -> str:
@@ -139,7 +215,9 @@ def sandbox_rules(
     Exactly these rights, every path made real (a path that is a link grants its target):
 
     - read, write, create and remove under ``project`` and the system temporary directory
-      (``tempfile.gettempdir()``);
+      (``tempfile.gettempdir()``) when it is under ``/tmp``, ``/var/tmp``, ``/dev/shm`` or
+      ``/run/user/UID`` or is a folder of the user's own (``TMPDIR=/etc`` is left out, with the
+      warning ``temp_not_granted``: grant it as a ``write`` path to make it writable anyway);
     - read and execute under the system set: ``/usr``, ``/bin``, ``/sbin``, ``/lib``,
       ``/lib32``, ``/lib64``, ``/etc``, ``/opt``, ``/proc``, ``/sys``, ``/run``, ``/var/lib``,
       ``sys.base_prefix``, each directory on ``PATH`` and the installation prefix of the
@@ -152,7 +230,8 @@ def sandbox_rules(
     Rules on one real path are merged (their rights and reasons joined), and a system folder
     below another rule that gives it every right already is left out. Landlock grants a path
     the rights of every rule above it too: a skill inside the project, the temporary directory
-    or a ``write`` path is writable as part of it.
+    or a ``write`` path is writable as part of it (the warning ``skill_writable`` names them),
+    and a writable rule that is or holds a system folder is warned of (``rule_grants_system``).
 
     Args:
         grants: The skills to make readable (``AgentSkills.grants()``, or none).
@@ -163,7 +242,7 @@ def sandbox_rules(
         path_env: The ``PATH`` to search (``os.environ["PATH"]`` when ``None``).
 
     Returns:
-        :class:`SandboxRules`.
+        :class:`SandboxRules`, with its :attr:`~SandboxRules.warnings`.
 
     Raises:
         SkillError: ``not_found`` ``{path}`` for a ``project``, ``read`` or ``write`` path that
@@ -204,7 +283,20 @@ def sandbox_rules(
             add(entry, _READ_EXECUTE, "system", required=False)
     add("/dev", _DEVICES, "devices", required=False)
     add(coerce_path(project, "project", usable=True), _READ_WRITE, "project", required=True)
-    add(tempfile.gettempdir(), _READ_WRITE, "temp", required=False)
+    warnings: list[tuple[str, str]] = []
+    temp = tempfile.gettempdir()
+    real_temp = real_path(os.path.abspath(temp))
+    if real_temp is not None and _is_temp_of_user(real_temp):
+        add(temp, _READ_WRITE, "temp", required=False)
+    elif real_temp is not None and os.path.exists(real_temp):
+        warnings.append(
+            (
+                "temp_not_granted",
+                f"the temporary folder {temp} (TMPDIR) is not under /tmp, /var/tmp, /dev/shm "
+                "or a folder of yours: it is not made writable in the sandbox (grant it as a "
+                "write path to make it writable anyway)",
+            )
+        )
     for grant in items:
         add(str(grant.real_path), _READ_EXECUTE, f"skill:{grant.skill}", required=False)
     for path in read:
@@ -230,7 +322,8 @@ def sandbox_rules(
             for other, (more, _) in rules.items()
         )
     )
-    return SandboxRules(built, resolved)
+    warnings.extend(_warnings(built, items))
+    return SandboxRules(built, resolved, tuple(warnings))
 
 
 def _unavailable(reason: str) -> SkillError:

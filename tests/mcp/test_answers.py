@@ -206,6 +206,21 @@ class _Stdio:
         assert line, "the server stopped"
         return _decoded(line)
 
+    def initialize(self) -> None:
+        self.send(
+            _request(
+                1,
+                "initialize",
+                {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            )
+        )
+        assert "result" in self.receive()
+        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
     def ping(self, rid: int) -> None:
         self.send(_request(rid, "ping", {}))
         assert self.receive() == {"jsonrpc": "2.0", "id": rid, "result": {}}
@@ -218,19 +233,7 @@ class _Stdio:
 def test_stdio_answers_every_request_and_then_ping(roots: list[Path]) -> None:
     server = _Stdio(roots)
     try:
-        server.send(
-            _request(
-                1,
-                "initialize",
-                {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "1"},
-                },
-            )
-        )
-        assert "result" in server.receive()
-        server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        server.initialize()
         for rid, (label, line, expected) in enumerate(CASES, 100):
             server.send(line)
             answer = server.receive()
@@ -358,19 +361,7 @@ REFUSED: list[tuple[bytes, int]] = [
 def test_stdio_answers_deep_lines_and_invalid_ids(roots: list[Path]) -> None:
     server = _Stdio(roots)
     try:
-        server.send(
-            _request(
-                1,
-                "initialize",
-                {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "1"},
-                },
-            )
-        )
-        assert "result" in server.receive()
-        server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        server.initialize()
         for rid, (line, code) in enumerate(REFUSED, 600):
             server.send(line)
             answer = server.receive()

@@ -264,6 +264,8 @@ def sandbox_command(
                 f"{rule.path} ({', '.join(rule.reasons)}) holds your home folder: all of it is "
                 f"{how} in the sandbox",
             )
+    for code, message in rules.warnings:
+        warn(code, message)
     if dry_run:
         if rules.command is None:
             warn(
