@@ -7,11 +7,14 @@ import fcntl
 import json
 import os
 import pty
+import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 from typing import Any
 
@@ -506,3 +509,54 @@ def test_every_missing_extra_says_the_same_thing(
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1] == expected.format(python=sys.executable)
+
+
+# --- serve on stdio says what it waits for, on a terminal only ----------------------------------
+
+WAITING = "serving 1 skill over MCP: waiting for a client on stdin (Ctrl-C to stop)"
+
+
+def test_serve_on_a_terminal_says_it_waits_for_a_client(tmp_path: Path, home: Path) -> None:
+    pytest.importorskip("mcp")
+    root = tmp_path / "skills"
+    make_skill(root, "alpha")
+    main, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 80, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_skills", "serve", "--preset", "none", "--root", str(root)],
+        stdin=secondary,
+        stdout=subprocess.DEVNULL,
+        stderr=secondary,
+        env={**{k: v for k, v in os.environ.items() if k != "COLUMNS"}, "HOME": str(home)},
+    )
+    os.close(secondary)
+    try:
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b"\n" not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 1)
+            if ready:
+                seen += os.read(main, 4096)
+        assert seen.decode().replace("\r\n", "\n") == WAITING + "\n"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+
+
+def test_serve_with_a_pipe_on_stdin_prints_nothing(tmp_path: Path, home: Path) -> None:
+    pytest.importorskip("mcp")
+    root = tmp_path / "skills"
+    make_skill(root, "alpha")
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_skills", "serve", "--preset", "none", "--root", str(root)],
+        input="",  # a client that closes at once
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(home)},
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
