@@ -26,6 +26,7 @@ from agent_skills.cli import cli
 from agent_skills.grants import HOST_ALIASES, HOSTS, SETTINGS_FILES, host_name
 from agent_skills.packages._sources import opened_source, parse_source
 from conftest import make_skill
+from terminal_support import run_in_terminal
 
 
 @pytest.fixture
@@ -408,46 +409,27 @@ def _bad_root(tmp_path: Path) -> Path:
     return bad
 
 
-def _stderr_of(args: list[str], *, tty: bool, home: Path) -> str:
+def _stderr_of(args: list[str], *, tty: bool, home: Path, cwd: Path) -> str:
     """The stderr of the program run with ``args``: into a pseudo-terminal 80 columns wide, or
     into a pipe."""
-    env = {**os.environ, "HOME": str(home), "COLUMNS": "80", "LINES": "30"}
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("COLUMNS", None)
+    if tty:
+        return run_in_terminal(args, env, cwd, 80, stderr=True)
     argv = [sys.executable, "-m", "agent_skills", *args]
-    if not tty:
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
-        return done.stderr
-    main, secondary = pty.openpty()
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 80, 0, 0))
-    try:
-        proc = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL, env=env
-        )
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 4096)
-            except OSError:  # EIO: the other side is closed
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=60)
-    finally:
-        os.close(main)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60).stderr
 
 
 def test_warnings_wrap_at_the_terminal_width_on_word_boundaries(tmp_path: Path, home: Path) -> None:
     bad = _bad_root(tmp_path)
     args = ["list", "--preset", "none", "--root", str(bad)]
-    piped = _stderr_of(args, tty=False, home=home)
+    piped = _stderr_of(args, tty=False, home=home, cwd=tmp_path)
     line = (
         f"warning: invalid_skill: skipping {bad / 'broken' / 'SKILL.md'}: invalid frontmatter "
         "'description': required key is missing"
     )
     assert piped == line + "\n"  # one line for tools reading a pipe
-    shown = _stderr_of(args, tty=True, home=home)
+    shown = _stderr_of(args, tty=True, home=home, cwd=tmp_path)
     rows = shown.splitlines()
     assert all(len(row) <= 80 for row in rows if " " in row.strip())
     assert rows[1:] and all(row.startswith("  ") for row in rows[1:])
