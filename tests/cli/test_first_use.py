@@ -542,3 +542,33 @@ def test_serve_with_a_pipe_on_stdin_prints_nothing(tmp_path: Path, home: Path) -
         timeout=60,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+# --- where shows every skill name at 80 columns -------------------------------------------------
+
+NAMES = ["api-review", "code-review", "commit-message", "csv-profiler", "pdf-tools"]
+
+
+def test_where_wraps_the_skill_names_at_80_columns(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "project"
+    (ws / ".git").mkdir(parents=True)
+    for name in NAMES:
+        make_skill(home / ".agents" / "skills", name)
+        make_skill(home / ".myagent" / "skills", f"{name}-unread-copy")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = run_in_terminal(["where"], {**env, "HOME": str(home)}, ws, 80)
+    lines = out.splitlines()
+    assert all(len(line) <= 80 for line in lines[2:])
+    at = lines.index("agents       ~/.agents/skills            user       5 skills: api-review,")
+    assert lines[at + 1 : at + 3] == [
+        "                                                    code-review, commit-message,",
+        "                                                    csv-profiler, pdf-tools",
+    ]
+    tail = lines[
+        lines.index("Skills in folders no client reads (move or link them into one above):") :
+    ]
+    assert tail[1:] == [
+        "  ~/.myagent/skills (user): 5 skills: api-review-unread-copy,",
+        "    code-review-unread-copy, commit-message-unread-copy,",
+        "    csv-profiler-unread-copy, pdf-tools-unread-copy",
+    ]
