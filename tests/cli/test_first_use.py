@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import signal
@@ -22,7 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agent_skills import SkillError
-from agent_skills.cli import cli
+from agent_skills.cli import COMMANDS, cli
 from agent_skills.grants import HOST_ALIASES, HOSTS, SETTINGS_FILES, host_name
 from agent_skills.packages._sources import opened_source, parse_source
 from conftest import make_skill
@@ -572,3 +573,60 @@ def test_where_wraps_the_skill_names_at_80_columns(tmp_path: Path) -> None:
         "    code-review-unread-copy, commit-message-unread-copy,",
         "    csv-profiler-unread-copy, pdf-tools-unread-copy",
     ]
+
+
+# --- --help fits 80 columns and says what each command's options do ----------------------------
+
+ALL_COMMANDS = sorted(COMMANDS)
+
+
+@pytest.mark.parametrize(
+    "command", [[], *([c] for c in ALL_COMMANDS)], ids=["group", *ALL_COMMANDS]
+)
+def test_help_fits_80_columns(run: Any, command: list[str]) -> None:
+    result = run(*command, "--help", env={"COLUMNS": "80"})
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+    # click breaks words at hyphens: the program's name is never cut in two.
+    assert [line for line in lines if line.rstrip().endswith("agent-")] == []
+
+
+def test_the_command_summaries_are_never_cut(run: Any) -> None:
+    lines = run("--help", env={"COLUMNS": "80"}).stdout.splitlines()
+    summaries = lines[lines.index("Commands:") + 1 :]
+    assert [line.split()[0] for line in summaries] == ALL_COMMANDS
+    assert [line for line in summaries if line.endswith("...")] == []
+
+
+def _option_help(run: Any, command: str) -> dict[str, str]:
+    """``{option: its help, joined}`` of one command's --help at 100 columns."""
+    lines = run(command, "--help", env={"COLUMNS": "100"}).stdout.splitlines()
+    options: dict[str, str] = {}
+    current = None
+    for line in lines[lines.index("Options:") + 1 :]:
+        if line.startswith("  -"):
+            first, *text = re.split(r"\s{2,}", line.strip(), maxsplit=1)
+            current = first.split()[0]
+            options[current] = text[0] if text else ""
+        elif current is not None:
+            options[current] += " " + line.strip()
+    return {k: re.sub(r"\s+", " ", v).strip() for k, v in options.items()}
+
+
+def test_add_update_and_remove_each_say_what_their_options_do(run: Any) -> None:
+    add, update, remove = (_option_help(run, c) for c in ("add", "update", "remove"))
+    assert add["--to"].startswith("Install into project: <workspace>/.agents/skills, or user:")
+    assert update["--to"].startswith("Update the skills installed in project:")
+    assert remove["--to"].startswith("Remove from project: <workspace>/.agents/skills, or user:")
+    assert add["--client"].startswith("Install into this client's highest-precedence root")
+    assert update["--client"].startswith("Update the skills installed in this client's")
+    assert remove["--client"].startswith("Remove from this client's highest-precedence root")
+    assert add["--force"] == "Replace skills already installed."
+    assert update["--force"] == (
+        "Re-install a skill even over its local edits (files changed or added since)."
+    )
+    assert remove["--force"] == (
+        "Delete the skill even with local edits, or when the lock does not show it installed "
+        "(a link is removed, never followed)."
+    )

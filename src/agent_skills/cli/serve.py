@@ -20,7 +20,7 @@ from ._roots import with_skills
 __all__ = ["serve_command"]
 
 
-@click.command("serve")
+@click.command("serve", short_help="Serve the skills over MCP (stdio, or HTTP with --http).")
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP, not stdio.")
 @click.option(
     "--port",
@@ -75,7 +75,7 @@ def serve_command(
     Examples:
       agent-skills serve --watch
       agent-skills serve --http --port 8765 --root ./skills
-      agent-skills serve --http --host 0.0.0.0 --allow-host skills.internal --root /srv/skills
+      agent-skills serve --http --host 0.0.0.0 --allow-host skills.internal
     """
     if (stateless or host != "127.0.0.1") and not use_http:
         fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)

@@ -153,7 +153,11 @@ def _found(state: FolderState) -> str:
     return f"{count} skill{'s' if count != 1 else ''}: {', '.join(state.skills)}"
 
 
-@click.command("where", context_settings=CONTEXT)
+@click.command(
+    "where",
+    context_settings=CONTEXT,
+    short_help="Show each client's skill folders, and skills no client sees.",
+)
 @click.option(
     "--workspace",
     type=DIR_PATH,
