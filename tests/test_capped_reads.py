@@ -199,13 +199,11 @@ def test_pack_and_add_stop_at_the_cap(tmp_path: Path) -> None:
     err, peak = _peak(
         lambda: pkg.install_skills(pkg.parse_source(str(skill)), tmp_path / "installed")
     )
-    # The source's one skill is refused with its reason; nothing is installed.
-    assert (err.code.value, err.fields) == (
-        "not_found",
-        {"names": [], "source": str(skill), "suggestions": []},
-    )
+    # The source's one skill is refused with its reason, which leads; nothing is installed.
+    assert err.code.value == "too_large"
+    assert (err.fields["names"], err.fields["source"]) == ([], str(skill))
     assert err.message == (
-        f"no skill in {skill}; too_large: {skill / 'SKILL.md'} is larger than 1048576 bytes"
+        f"no valid skill in {skill}: {skill / 'SKILL.md'} is larger than 1048576 bytes"
     )
     assert peak < MEMORY
     assert not (tmp_path / "installed" / "big").exists()
