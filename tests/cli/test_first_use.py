@@ -7,11 +7,14 @@ import fcntl
 import json
 import os
 import pty
+import re
+import select
 import shutil
 import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +22,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agent_skills import SkillError
-from agent_skills.cli import cli
+from agent_skills.cli import COMMANDS, cli
 from agent_skills.grants import HOST_ALIASES, HOSTS, SETTINGS_FILES, host_name
 from agent_skills.packages._sources import opened_source, parse_source
 from conftest import make_skill
+from terminal_support import run_in_terminal
 
 
 @pytest.fixture
@@ -403,46 +407,27 @@ def _bad_root(tmp_path: Path) -> Path:
     return bad
 
 
-def _stderr_of(args: list[str], *, tty: bool, home: Path) -> str:
+def _stderr_of(args: list[str], *, tty: bool, home: Path, cwd: Path) -> str:
     """The stderr of the program run with ``args``: into a pseudo-terminal 80 columns wide, or
     into a pipe."""
-    env = {**os.environ, "HOME": str(home), "COLUMNS": "80", "LINES": "30"}
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("COLUMNS", None)
+    if tty:
+        return run_in_terminal(args, env, cwd, 80, stderr=True)
     argv = [sys.executable, "-m", "agent_skills", *args]
-    if not tty:
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
-        return done.stderr
-    main, secondary = pty.openpty()
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 80, 0, 0))
-    try:
-        proc = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL, env=env
-        )
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 4096)
-            except OSError:  # EIO: the other side is closed
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=60)
-    finally:
-        os.close(main)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60).stderr
 
 
 def test_warnings_wrap_at_the_terminal_width_on_word_boundaries(tmp_path: Path, home: Path) -> None:
     bad = _bad_root(tmp_path)
     args = ["list", "--preset", "none", "--root", str(bad)]
-    piped = _stderr_of(args, tty=False, home=home)
+    piped = _stderr_of(args, tty=False, home=home, cwd=tmp_path)
     line = (
         f"warning: invalid_skill: skipping {bad / 'broken' / 'SKILL.md'}: invalid frontmatter "
         "'description': required key is missing"
     )
     assert piped == line + "\n"  # one line for tools reading a pipe
-    shown = _stderr_of(args, tty=True, home=home)
+    shown = _stderr_of(args, tty=True, home=home, cwd=tmp_path)
     rows = shown.splitlines()
     assert all(len(row) <= 80 for row in rows if " " in row.strip())
     assert rows[1:] and all(row.startswith("  ") for row in rows[1:])
@@ -504,3 +489,140 @@ def test_every_missing_extra_says_the_same_thing(
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1] == expected.format(python=sys.executable)
+
+
+# --- serve on stdio says what it waits for, on a terminal only ----------------------------------
+
+WAITING = "serving 1 skill over MCP: waiting for a client on stdin (Ctrl-C to stop)"
+
+
+def test_serve_on_a_terminal_says_it_waits_for_a_client(tmp_path: Path, home: Path) -> None:
+    pytest.importorskip("mcp")
+    root = tmp_path / "skills"
+    make_skill(root, "alpha")
+    main, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 80, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_skills", "serve", "--preset", "none", "--root", str(root)],
+        stdin=secondary,
+        stdout=subprocess.DEVNULL,
+        stderr=secondary,
+        env={**{k: v for k, v in os.environ.items() if k != "COLUMNS"}, "HOME": str(home)},
+    )
+    os.close(secondary)
+    try:
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b"\n" not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 1)
+            if ready:
+                seen += os.read(main, 4096)
+        assert seen.decode().replace("\r\n", "\n") == WAITING + "\n"
+        # Ctrl-C once the server answers is tests/cli/test_serve.py's (exit 130, the same line).
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+
+
+def test_serve_with_a_pipe_on_stdin_prints_nothing(tmp_path: Path, home: Path) -> None:
+    pytest.importorskip("mcp")
+    root = tmp_path / "skills"
+    make_skill(root, "alpha")
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_skills", "serve", "--preset", "none", "--root", str(root)],
+        input="",  # a client that closes at once
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(home)},
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+# --- where shows every skill name at 80 columns -------------------------------------------------
+
+NAMES = ["api-review", "code-review", "commit-message", "csv-profiler", "pdf-tools"]
+
+
+def test_where_wraps_the_skill_names_at_80_columns(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "project"
+    (ws / ".git").mkdir(parents=True)
+    for name in NAMES:
+        make_skill(home / ".agents" / "skills", name)
+        make_skill(home / ".myagent" / "skills", f"{name}-unread-copy")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    out = run_in_terminal(["where"], {**env, "HOME": str(home)}, ws, 80)
+    lines = out.splitlines()
+    assert all(len(line) <= 80 for line in lines[2:])
+    at = lines.index("agents       ~/.agents/skills            user       5 skills: api-review,")
+    assert lines[at + 1 : at + 3] == [
+        "                                                    code-review, commit-message,",
+        "                                                    csv-profiler, pdf-tools",
+    ]
+    tail = lines[
+        lines.index("Skills in folders no client reads (move or link them into one above):") :
+    ]
+    assert tail[1:] == [
+        "  ~/.myagent/skills (user): 5 skills: api-review-unread-copy,",
+        "    code-review-unread-copy, commit-message-unread-copy,",
+        "    csv-profiler-unread-copy, pdf-tools-unread-copy",
+    ]
+
+
+# --- --help fits 80 columns and says what each command's options do ----------------------------
+
+ALL_COMMANDS = sorted(COMMANDS)
+
+
+@pytest.mark.parametrize(
+    "command", [[], *([c] for c in ALL_COMMANDS)], ids=["group", *ALL_COMMANDS]
+)
+def test_help_fits_80_columns(run: Any, command: list[str]) -> None:
+    result = run(*command, "--help", env={"COLUMNS": "80"})
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+    # click breaks words at hyphens: the program's name is never cut in two.
+    assert [line for line in lines if line.rstrip().endswith("agent-")] == []
+
+
+def test_the_command_summaries_are_never_cut(run: Any) -> None:
+    lines = run("--help", env={"COLUMNS": "80"}).stdout.splitlines()
+    summaries = lines[lines.index("Commands:") + 1 :]
+    assert [line.split()[0] for line in summaries] == ALL_COMMANDS
+    assert [line for line in summaries if line.endswith("...")] == []
+
+
+def _option_help(run: Any, command: str) -> dict[str, str]:
+    """``{option: its help, joined}`` of one command's --help at 100 columns."""
+    lines = run(command, "--help", env={"COLUMNS": "100"}).stdout.splitlines()
+    options: dict[str, str] = {}
+    current = None
+    for line in lines[lines.index("Options:") + 1 :]:
+        if line.startswith("  -"):
+            first, *text = re.split(r"\s{2,}", line.strip(), maxsplit=1)
+            current = first.split()[0]
+            options[current] = text[0] if text else ""
+        elif current is not None:
+            options[current] += " " + line.strip()
+    return {k: re.sub(r"\s+", " ", v).strip() for k, v in options.items()}
+
+
+def test_add_update_and_remove_each_say_what_their_options_do(run: Any) -> None:
+    add, update, remove = (_option_help(run, c) for c in ("add", "update", "remove"))
+    assert add["--to"].startswith("Install into project: <workspace>/.agents/skills, or user:")
+    assert update["--to"].startswith("Update the skills installed in project:")
+    assert remove["--to"].startswith("Remove from project: <workspace>/.agents/skills, or user:")
+    assert add["--client"].startswith("Install into this client's highest-precedence root")
+    assert update["--client"].startswith("Update the skills installed in this client's")
+    assert remove["--client"].startswith("Remove from this client's highest-precedence root")
+    assert add["--force"] == "Replace skills already installed."
+    assert update["--force"] == (
+        "Re-install a skill even over its local edits (files changed or added since)."
+    )
+    assert remove["--force"] == (
+        "Delete the skill even with local edits, or when the lock does not show it installed "
+        "(a link is removed, never followed)."
+    )

@@ -34,6 +34,7 @@ __all__ = [
     "emit_json",
     "emit_json_text",
     "fail",
+    "is_terminal",
     "json_option",
     "note",
     "safe",
@@ -116,21 +117,38 @@ def note(message: str) -> None:
         echo_stderr(safe(f"note: {message}"))
 
 
+def is_terminal(stream: object) -> bool:
+    """Whether ``stream`` is a terminal (``False`` for a pipe, a file, a closed stream or none)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _stderr_width() -> int:
+    """The width of the terminal stderr is: ``COLUMNS`` when set, else the terminal's own
+    (stdout may be a pipe while stderr is the terminal), else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 def echo_stderr(line: str) -> None:
     """Print one line of the command line's own (a warning, a note, an error) on stderr. On a
     terminal it is wrapped at the terminal's width on word boundaries, the lines after the
     first indented by two spaces (a word longer than the width, a path, is never split); into
     a pipe or a file it stays one line, for tools that read it."""
-    stream = sys.stderr
-    try:
-        tty = stream.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    if tty:
-        import shutil
+    if is_terminal(sys.stderr):
         import textwrap
 
-        width = shutil.get_terminal_size().columns
+        width = _stderr_width()
         if len(line) > width:
             line = textwrap.fill(
                 line,

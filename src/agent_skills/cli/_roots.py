@@ -60,6 +60,7 @@ def root_options(fn: _F) -> _F:
             type=click.Choice([*CLIENTS, "none"]),
             default=AUTO,
             show_default=True,
+            metavar="CLIENT",
             help="Whose skill folders to read: a client's layout (agents, claude, codex, gemini, "
             "copilot, cursor, opencode, goose, antigravity, windsurf, clarvis), auto = all of "
             "them (user folders, then project folders), none = only --root. See docs/clients.md.",
@@ -143,7 +144,7 @@ def _trust_store_option(fn: _F) -> _F:
         expose_value=False,
         callback=remember,
         help="Serve project (workspace) skills only as approved in this trust store "
-        "(see `agent-skills trust`) [default: no store, everything trusted].",
+        "(written by the trust command) [default: no store, everything trusted].",
     )(fn)
 
 

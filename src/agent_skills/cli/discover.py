@@ -151,7 +151,7 @@ def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
     print_out(facts, _text_of("\n".join(lines)), _text_of("\n" + safe_text(content.body)))
 
 
-@click.command("resources")
+@click.command("resources", short_help="List a skill's files (scripts, references, assets, ...).")
 @click.argument("name")
 @json_option
 @with_skills()
@@ -213,7 +213,7 @@ def path_command(skills: AgentSkills, name: str, rel: str, as_json: bool) -> Non
         click.echo(safe(str(path)))
 
 
-@click.command("read")
+@click.command("read", short_help="Write a skill file's bytes to stdout (a confined read).")
 @click.argument("name")
 @click.argument("rel")
 @click.option(
@@ -237,7 +237,7 @@ def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None
     stream.flush()
 
 
-@click.command("catalog")
+@click.command("catalog", short_help="Print the skill catalog for a system prompt.")
 @click.option(
     "--format",
     "fmt",
@@ -333,7 +333,7 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
     echo_stderr(note)
 
 
-@click.command("report")
+@click.command("report", short_help="Explain discovery: every candidate folder and its status.")
 @json_option
 @with_skills(warnings=False)
 def report_command(skills: AgentSkills, as_json: bool) -> None:

@@ -70,7 +70,7 @@ def _skill_grants(skills: AgentSkills, names: Sequence[str]) -> GrantSet:
     return grants
 
 
-@click.command("grants")
+@click.command("grants", short_help="Print what a host needs to read your skills' files.")
 @_host_option
 @click.option(
     "--args",
@@ -181,7 +181,11 @@ def _visible_to_git(workspace: Path, path: Path) -> bool:
     return done.returncode == 1  # 0 ignored, 128 not a work tree (or another failure)
 
 
-@click.command("sandbox", context_settings={"allow_interspersed_args": False})
+@click.command(
+    "sandbox",
+    context_settings={"allow_interspersed_args": False},
+    short_help="Run COMMAND able to read the project and skills, not ~/.ssh.",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
 @click.option(
     "--project",

@@ -92,7 +92,7 @@ def _warn_shadowed(skills: AgentSkills, installed: Sequence[Installed]) -> None:
         )
 
 
-@click.command("pack")
+@click.command("pack", short_help="Pack a skill folder into a reproducible .skill archive.")
 @click.argument("skill_dir", type=PATH)
 @click.option(
     "-o",
@@ -117,7 +117,7 @@ def pack_command(skill_dir: Path, output: Path | None) -> None:
     click.echo(f"packed {skill_dir} into {path}")
 
 
-@click.command("lock")
+@click.command("lock", short_help="Write skills.lock.json: the project skills' file digests.")
 @click.option(
     "--output",
     type=FILE_PATH,
@@ -157,7 +157,7 @@ def lock_command(
     click.echo(f"locked {count} skill{'s' if count != 1 else ''} in {target}")
 
 
-@click.command("verify")
+@click.command("verify", short_help="Check installed skills against skills.lock.json.")
 @click.option(
     "--lock",
     "lock_file",
@@ -213,28 +213,34 @@ def verify_command(
         raise click.exceptions.Exit(1)
 
 
-def _add_install_options(fn: _F) -> _F:
-    options = [
-        click.option(
-            "--to",
-            "scope",
-            type=click.Choice(["project", "user"]),
-            default="project",
-            show_default=True,
-            help="project: <workspace>/.agents/skills; user: ~/.agents/skills.",
-        ),
-        click.option(
-            "--client",
-            default=None,
-            help="Install into this client's highest-precedence root of that scope.",
-        ),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+def install_options(verb: str) -> Callable[[_F], _F]:
+    """``--to`` and ``--client`` of ``add`` (``verb`` "Install into"), ``update`` ("Update the
+    skills installed in") and ``remove`` ("Remove from"): the same places, each help saying
+    what that command does there."""
 
+    def decorate(fn: _F) -> _F:
+        options = [
+            click.option(
+                "--to",
+                "scope",
+                type=click.Choice(["project", "user"]),
+                default="project",
+                show_default=True,
+                help=f"{verb} project: <workspace>/.agents/skills, or user: ~/.agents/skills.",
+            ),
+            click.option(
+                "--client",
+                default=None,
+                metavar="NAME",
+                help=f"{verb} this client's highest-precedence root of that scope (see "
+                "docs/packages.md).",
+            ),
+        ]
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
 
-install_options = _add_install_options
+    return decorate
 
 
 def _report_installed(installed: Sequence[Installed], verb: str, lock: Path) -> None:
@@ -257,15 +263,12 @@ def _report_installed(installed: Sequence[Installed], verb: str, lock: Path) -> 
     click.echo(safe(f"lock: {lock}"))
 
 
-force_option = click.option(
-    "--force", is_flag=True, help="Replace or delete it even when it has local edits."
-)
-
-
-@click.command("add")
+@click.command("add", short_help="Install skills from a folder, an archive or a git repository.")
 @click.argument("source")
-@click.option("--skill", "names", multiple=True, help="Install only this skill (repeatable).")
-@install_options
+@click.option(
+    "--skill", "names", multiple=True, metavar="NAME", help="Install only this skill (repeatable)."
+)
+@install_options("Install into")
 @click.option("--force", is_flag=True, help="Replace skills already installed.")
 @with_package_skills(warnings=False)
 def add_command(
@@ -304,10 +307,14 @@ def add_command(
     _warn_shadowed(skills, installed)
 
 
-@click.command("update")
+@click.command("update", short_help="Re-install skills from the origin their lock recorded.")
 @click.argument("names", nargs=-1)
-@install_options
-@force_option
+@install_options("Update the skills installed in")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Re-install a skill even over its local edits (files changed or added since).",
+)
 @click.option(
     "--allow-downgrade", is_flag=True, help="Install a lower version than the one installed."
 )
@@ -357,8 +364,13 @@ def update_command(
 
 @click.command("remove")
 @click.argument("name")
-@install_options
-@force_option
+@install_options("Remove from")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Delete the skill even with local edits, or when the lock does not show it installed "
+    "(a link is removed, never followed).",
+)
 @with_package_skills(warnings=False)
 def remove_command(
     skills: AgentSkills,

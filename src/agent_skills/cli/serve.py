@@ -7,19 +7,20 @@ here, when the command runs (the SDK is the heaviest dependency, SPEC §26).
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
 from .._collector import resume_for_server
 from .._core import AgentSkills
 from .._errors import missing_extra
-from ._app import CliErrorCode, fail
+from ._app import CliErrorCode, echo_stderr, fail, is_terminal
 from ._roots import with_skills
 
 __all__ = ["serve_command"]
 
 
-@click.command("serve")
+@click.command("serve", short_help="Serve the skills over MCP (stdio, or HTTP with --http).")
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP, not stdio.")
 @click.option(
     "--port",
@@ -74,7 +75,7 @@ def serve_command(
     Examples:
       agent-skills serve --watch
       agent-skills serve --http --port 8765 --root ./skills
-      agent-skills serve --http --host 0.0.0.0 --allow-host skills.internal --root /srv/skills
+      agent-skills serve --http --host 0.0.0.0 --allow-host skills.internal
     """
     if (stateless or host != "127.0.0.1") and not use_http:
         fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
@@ -102,4 +103,10 @@ def serve_command(
             ready=lambda url: click.echo(f"listening on {url}", err=True),
         )
     else:
+        if is_terminal(sys.stdin):  # a person ran it by hand: say what it waits for
+            count = len(skills.list_skills())
+            echo_stderr(
+                f"serving {count} skill{'' if count == 1 else 's'} over MCP: waiting for a "
+                "client on stdin (Ctrl-C to stop)"
+            )
         run(skills, watch=watch)
