@@ -26,8 +26,8 @@ the warnings are collected as ``"warnings": [{"code", "message"}]``, in the erro
 failure, else in ``{"warnings": [...]}`` printed at the end (nothing when there were none); they
 never go into the output on stdout. Notes for a person (``note: ...``, such as no skills found)
 go to stderr too, never under ``--json``. On a terminal these stderr lines wrap at its width on
-word boundaries; into a pipe each stays one line. A ``shadowed`` copy is not a stderr warning
-(``list`` and ``report`` show it). Tables keep every column at 60 terminal columns and
+word boundaries; into a pipe each stays one line. A ``shadowed`` copy is not a stderr line for
+a person (``list`` and ``report`` show it); under ``--json`` it is among the warnings. Tables keep every column at 60 terminal columns and
 more (SPEC §21.12, see :func:`._table.columns`).
 
 This package is the only one that imports ``click`` and ``rich``.
