@@ -15,14 +15,17 @@ import time
 from pathlib import Path
 
 
-def run_in_terminal(args: list[str], env: dict[str, str], cwd: Path, columns: int) -> str:
-    """Run the CLI with stdout on a pseudo-terminal ``columns`` wide; return what it printed."""
+def run_in_terminal(
+    args: list[str], env: dict[str, str], cwd: Path, columns: int, *, stderr: bool = False
+) -> str:
+    """Run the CLI with stdout (or, with ``stderr``, stderr alone) on a pseudo-terminal
+    ``columns`` wide; return what it printed there."""
     controller, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_skills", *args],
-        stdout=terminal,
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL if stderr else terminal,
+        stderr=terminal if stderr else subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
         cwd=cwd,
         env=env,

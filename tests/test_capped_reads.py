@@ -24,8 +24,7 @@ from click.testing import CliRunner
 
 from agent_skills import SkillError, SkillRoot, TrustStore, create_agent_skills
 from agent_skills import packages as pkg
-from agent_skills._confine import read_file_capped, read_whole
-from agent_skills._fs import read_capped, read_limited
+from agent_skills._fs import read_capped, read_file_capped, read_limited, read_whole
 from agent_skills._scan import ManifestLookup
 from agent_skills.cli import cli
 from agent_skills.validate import validate_skill
@@ -200,14 +199,13 @@ def test_pack_and_add_stop_at_the_cap(tmp_path: Path) -> None:
     err, peak = _peak(
         lambda: pkg.install_skills(pkg.parse_source(str(skill)), tmp_path / "installed")
     )
-    # The source's one skill is refused with its reason; nothing is installed.
+    # The source's one skill is refused with its own reason; nothing is installed.
+    manifest = str(skill / "SKILL.md")
     assert (err.code.value, err.fields) == (
-        "not_found",
-        {"names": [], "source": str(skill), "suggestions": []},
+        "too_large",
+        {"path": manifest, "size": HUGE, "max_bytes": 1048576, "names": [], "source": str(skill)},
     )
-    assert err.message == (
-        f"no skill in {skill}; too_large: {skill / 'SKILL.md'} is larger than 1048576 bytes"
-    )
+    assert err.message == f"no valid skill in {skill}: {manifest} is larger than 1048576 bytes"
     assert peak < MEMORY
     assert not (tmp_path / "installed" / "big").exists()
 

@@ -43,6 +43,7 @@ KINDS = [
     "path_left_out",  # SPEC §28.2: a granted path a host's format cannot carry
     "description_too_long",  # SPEC §29.6
     "unknown_name",  # SPEC §29.6: a name in only or disabled that matches no skill
+    "grant_not_written",  # SPEC §28.5: a host's settings file that could not take a grant
 ]
 
 

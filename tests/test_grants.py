@@ -212,20 +212,62 @@ def test_session_with_a_host_writes_each_activation_grant(tree: dict[str, Path])
     )
 
 
-def test_session_host_write_failure_leaves_the_skill_inactive(tree: dict[str, Path]) -> None:
+def _broken_settings(settings: Path, kind: str, tmp: Path) -> None:
+    settings.parent.mkdir(exist_ok=True)
+    if kind == "array":
+        settings.write_text("[1, 2]\n")
+    elif kind == "not-json":
+        settings.write_text("{ // a comment\n}\n")
+    elif kind == "deep":
+        settings.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "nan":
+        settings.write_text('{"permissions": NaN}')
+    elif kind == "link":
+        target = tmp / "elsewhere.json"
+        target.write_text("{}")
+        settings.symlink_to(target)
+    elif kind == "fifo":
+        os.mkfifo(settings)
+    else:
+        settings.mkdir()
+
+
+@pytest.mark.parametrize("kind", ["array", "not-json", "deep", "nan", "link", "fifo", "folder"])
+def test_session_host_write_failure_keeps_the_file_and_still_activates(
+    tree: dict[str, Path], kind: str, warn_messages: list[str]
+) -> None:
     skills = create_agent_skills([tree["root"]])
-    (tree["ws"] / ".claude").mkdir()
     settings = tree["ws"] / ".claude" / "settings.local.json"
-    settings.write_text("[1, 2]\n")
+    _broken_settings(settings, kind, tree["tmp"])
+    before = settings.read_bytes() if settings.is_file() and not settings.is_symlink() else None
     session = SkillSession(skills, project_root=tree["ws"], host="claude")
-    with pytest.raises(SkillError) as err:
-        session.activate("pdf")
-    assert (err.value.code, err.value.fields["reason"]) == ("invalid_input", "not a JSON object")
-    assert session.active_skills() == []
-    assert settings.read_text() == "[1, 2]\n"
-    settings.write_text("{}")
-    assert session.activate("pdf").already_active is False
+    activation = session.activate("pdf")
+    assert activation.already_active is False
+    assert "<skill_content" in activation.content
     assert session.active_skills() == ["pdf"]
+    assert activation.grant_error is not None
+    assert activation.grant_error.code in ("invalid_input", "not_a_file", "too_large")
+    assert [m for m in warn_messages if "was not written into the claude settings" in m] != []
+    if before is not None:
+        assert settings.read_bytes() == before  # the user's file, left as it was
+    assert settings.is_symlink() == (kind == "link")
+    result = session.handle_tool_call("activate_skill", {"name": "notes"})
+    assert not result.is_error and "<skill_content" in result.text
+    assert session.active_skills() == ["pdf", "notes"]
+
+
+def test_session_host_grant_written_once_the_file_is_fixed(tree: dict[str, Path]) -> None:
+    skills = create_agent_skills([tree["root"]])
+    settings = tree["ws"] / ".claude" / "settings.local.json"
+    _broken_settings(settings, "array", tree["tmp"])
+    session = SkillSession(skills, project_root=tree["ws"], host="claude")
+    assert session.activate("pdf").grant_error is not None
+    settings.write_text("{}")
+    activation = session.activate("notes")
+    assert activation.grant_error is None
+    assert json.loads(settings.read_text())["permissions"]["allow"] == [
+        f"Read(/{tree['root']}/notes/**)"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -363,11 +363,10 @@ def test_sandbox_unavailable_runs_nothing(world: dict[str, Path]) -> None:
     )
     assert done.returncode == 2
     if sys.platform.startswith("linux"):
-        python = os.path.basename(sys.executable)
-        assert done.stderr == (
-            "sandbox_unavailable: the sandbox is not available here: the 'sandbox' extra is not "
-            f"installed; install its one dependency with: {python} -m pip install "
-            "'landlockpy>=0.2' (or, from a checkout: pip install '.[sandbox]')\n"
+        assert done.stderr.splitlines()[-1] == (
+            "sandbox_unavailable: the sandbox is not available here: it needs the 'sandbox' "
+            f"extra; install it with: {sys.executable} -m pip install 'landlockpy>=0.2' (or, "
+            "from a checkout: pip install '.[sandbox]')"
         )
     assert not marker.exists()
 
@@ -404,9 +403,9 @@ def test_a_folder_swapped_for_a_link_after_the_rules_grants_nothing(
 def test_restrict_current_process_refuses_without_landlock(
     monkeypatch: pytest.MonkeyPatch, world: dict[str, Path]
 ) -> None:
-    import agent_skills.grants as grants_module
+    import agent_skills._sandbox as sandbox_module
 
-    monkeypatch.setattr(grants_module, "landlock_abi", lambda: (0, "the kernel has no Landlock"))
+    monkeypatch.setattr(sandbox_module, "landlock_abi", lambda: (0, "the kernel has no Landlock"))
     with pytest.raises(SkillError) as err:
         restrict_current_process(sandbox_rules(project=world["project"]))
     assert (err.value.code, err.value.fields) == (
@@ -515,7 +514,7 @@ def test_seed_scenario_claude_reads_a_linked_skill_references(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     settings = ws / ".claude" / "settings.local.json"
-    assert done.stdout.splitlines()[0] == f"{settings}: 2 added, 0 removed, 0 kept"
+    assert done.stdout.splitlines()[0] == f"{settings}: 2 grant entries added"
     rules = json.loads(settings.read_text())["permissions"]["allow"]
     assert rules == [
         f"Read(/{store}/pdf-tools/**)",
@@ -536,7 +535,7 @@ def test_seed_scenario_claude_reads_a_linked_skill_references(tmp_path: Path) ->
         env=env,
         timeout=120,
     )
-    assert again.stdout.splitlines() == [f"{settings}: unchanged (2 kept)"]
+    assert again.stdout.splitlines() == [f"{settings}: unchanged (2 grant entries already there)"]
 
 
 def test_a_rule_holding_the_home_folder_is_a_warning(world: dict[str, Path]) -> None:
@@ -556,6 +555,9 @@ def test_a_rule_holding_the_home_folder_is_a_warning(world: dict[str, Path]) -> 
         "is readable and writable in the sandbox",
         f"warning: rule_holds_home: {home} (read) holds your home folder: all of it is "
         "readable in the sandbox",
+        # the project holds the skills too: writable as part of it
+        f"warning: skill_writable: 2 skill(s) inside {home.parent} (project) are writable in "
+        "the sandbox, as that folder is: pdf, secret-notes",
     ]
     quiet = _sandbox(world, "--dry-run", child=["true"])
     assert quiet.stderr == ""
@@ -587,3 +589,94 @@ def test_a_path_whose_links_cannot_be_resolved_grants_nothing(
     rules = sandbox_rules([Grant("x", loop, loop)], project=world["project"])
     assert all(rule.reasons != ("skill:x",) for rule in rules.rules)
     assert loop not in {rule.path for rule in rules.rules}
+
+
+# -- writable rules that give more than their name says are named (SPEC §28.4) ---------------
+
+
+@pytest.mark.parametrize("temp", ["/etc", "/usr", "/", "/var/lib", "/usr/share"])
+def test_a_temporary_folder_that_is_a_system_folder_is_not_made_writable(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch, temp: str
+) -> None:
+    if not os.path.isdir(temp):
+        pytest.skip(f"{temp} does not exist here")
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", temp)
+    rules = sandbox_rules(project=world["project"])
+    assert [r for r in rules.rules if "temp" in r.reasons] == []
+    assert not any("write" in r.access and r.path == Path(temp) for r in rules.rules)
+    codes = [code for code, _ in rules.warnings]
+    assert codes == ["temp_not_granted"]
+    assert f"the temporary folder {temp} (TMPDIR) is not under /tmp" in rules.warnings[0][1]
+
+
+def test_a_temporary_folder_under_tmp_is_writable_without_a_warning(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(world["tmp"]))
+    rules = sandbox_rules(project=world["project"])
+    [temp] = [r for r in rules.rules if "temp" in r.reasons]
+    assert (temp.path, temp.access) == (world["tmp"], ("read", "write", "create", "remove"))
+    assert rules.warnings == ()
+
+
+@pytest.mark.parametrize("system", ["/etc", "/usr/lib", "/"])
+def test_a_writable_system_folder_is_a_warning(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch, system: str
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(world["tmp"]))
+    rules = sandbox_rules(project=world["project"], write=[system])
+    assert (
+        "rule_grants_system",
+        f"{Path(system)} ({'system, write' if system != '/' else 'write'}) is or holds a system "
+        "folder: it is writable in the sandbox",
+    ) in rules.warnings
+
+
+def test_project_skills_are_named_as_writable_once(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(world["tmp"]))
+    skills = world["project"] / ".agents" / "skills"
+    grants = [Grant(n, skills / n, make_skill(skills, n)) for n in ("beta", "alpha")]
+    grants.append(Grant("pdf", world["root"] / "pdf", world["store"] / "pdf"))
+    rules = sandbox_rules(grants, project=world["project"], write=[world["project"] / ".agents"])
+    assert rules.warnings == (
+        (
+            "skill_writable",
+            f"2 skill(s) inside {world['project']} (project) are writable in the sandbox, as "
+            "that folder is: alpha, beta",
+        ),
+    )
+
+
+def test_the_cli_warns_of_a_system_tmpdir_and_of_writable_project_skills(
+    world: dict[str, Path],
+) -> None:
+    make_skill(world["project"] / ".agents" / "skills", "local")
+    args = [sys.executable, "-m", "agent_skills", "sandbox", "--preset", "agents"]
+    done = subprocess.run(
+        [*args, "--project", str(world["project"]), "--dry-run", "--", "true"],
+        capture_output=True,
+        text=True,
+        env={**_env(world), "TMPDIR": "/etc"},
+        cwd=world["project"],
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "warning: temp_not_granted: the temporary folder /etc (TMPDIR) is not under /tmp, "
+        "/var/tmp, /dev/shm or a folder of yours: it is not made writable in the sandbox "
+        "(grant it as a write path to make it writable anyway)",
+        f"warning: skill_writable: 1 skill(s) inside {world['project']} (project) are "
+        "writable in the sandbox, as that folder is: local",
+    ]
+    shown = json.loads(done.stdout)
+    assert not any(r["path"] == "/etc" and "write" in r["access"] for r in shown["rules"])

@@ -546,16 +546,16 @@ def test_grants_write_prints_what_it_added_and_removed(tree: dict[str, Path]) ->
     result = _cli(tree, "grants", "--for", "claude", "--write")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        f"{target}: 3 added, 0 removed, 0 kept",
+        f"{target}: 3 grant entries added",
         *(f"  + {rule}" for rule in _rules(tree)),
     ]
     again = _cli(tree, "grants", "--for", "claude", "--write")
-    assert again.stdout.splitlines() == [f"{target}: unchanged (3 kept)"]
+    assert again.stdout.splitlines() == [f"{target}: unchanged (3 grant entries already there)"]
     os.unlink(tree["root"] / "pdf")
     pruned = _cli(tree, "grants", "--for", "claude", "--write", "--prune")
     assert pruned.exit_code == 0
     assert pruned.stdout.splitlines() == [
-        f"{target}: 0 added, 1 removed, 1 kept",
+        f"{target}: 1 grant entry pruned (folder gone), 1 already there",
         f"  - Read(/{tree['root']}/pdf/**)",
     ]
 

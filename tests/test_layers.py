@@ -67,6 +67,7 @@ ORDER = (
     "_placeholders",
     "_access",
     "_tools",
+    "_sandbox",
     "grants",
     "agent",
     # wings

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_skills import ParsedSkill, SkillError, parse_skill
+from agent_skills._manifest import MAX_FRONTMATTER_EXPANSION
 
 # Hypothesis properties of the parser.
 pytestmark = [pytest.mark.slow]
@@ -370,3 +371,77 @@ def test_simple_frontmatter_of_edited_real_manifests_reads_as_the_loader_does(
         loader.dispose()
     assert repr(simple) == repr(loaded)  # types and key order too
     assert repr(load_frontmatter_yaml(text)) == repr(loaded)
+
+
+# -- alias bombs within the size and node budgets: the expanded size is bounded (SPEC §20.6) --
+
+
+_EXPANDED = MAX_FRONTMATTER_EXPANSION * 2  # characters each bomb below expands to, at least
+
+
+def _wide_scalar(size: int) -> str:
+    count = _EXPANDED // size + 1
+    return f'big: &a "{"x" * size}"\nlist: [{", ".join(["*a"] * count)}]\n'
+
+
+def _nested_lists(size: int) -> str:
+    inner = 8
+    count = _EXPANDED // (size * inner) + 1
+    return (
+        f"a: &a {'y' * size}\n"
+        f"b: &b [{', '.join(['*a'] * inner)}]\n"
+        f"c: [{', '.join(['*b'] * count)}]\n"
+    )
+
+
+def _merged_mappings(size: int) -> str:
+    count = _EXPANDED // (size * 2) + 1
+    return f"base: &m {{k1: {'z' * size}, k2: {'w' * size}}}\nitems:\n" + "".join(
+        f"  - {{<<: *m, n: {i}}}\n" for i in range(count)
+    )
+
+
+def _alias_values_of_a_mapping(size: int) -> str:
+    count = _EXPANDED // size + 1
+    return f"m: &m {{long: {'v' * size}}}\n" + "".join(f"k{i}: *m\n" for i in range(count))
+
+
+_BOMBS = st.sampled_from(
+    [_wide_scalar, _nested_lists, _merged_mappings, _alias_values_of_a_mapping]
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=_BOMBS, size=st.integers(3_000, 120_000))
+def test_an_alias_bomb_under_every_count_budget_is_refused_by_its_expanded_size(
+    shape: Any, size: int
+) -> None:
+    yaml_text = shape(size)
+    assert len(yaml_text) < 1 << 20  # under the manifest's size cap, and its nodes under theirs
+    with pytest.raises(SkillError) as caught:
+        parse_skill(f"---\nname: b\ndescription: d\n{yaml_text}---\nbody\n", path="/r/b/SKILL.md")
+    assert caught.value.code == "invalid_skill"
+    assert "characters beyond its text through aliases" in caught.value.message
+
+
+@settings(max_examples=25, deadline=None)
+@given(size=st.integers(1, 200_000), repeats=st.integers(1, 4))
+def test_aliases_that_expand_within_the_budget_load_as_written(size: int, repeats: int) -> None:
+    word = "x" * size
+    aliases = ", ".join(["*a"] * repeats)
+    yaml_text = (
+        f"big: &a {word}\nlist: [{aliases}]\nbase: &m {{k1: {word[:50]}}}\n"
+        "items:\n  - {<<: *m, n: 1}\nmore: *m\n"
+    )
+    parsed = parse_skill(
+        f"---\nname: b\ndescription: d\n{yaml_text}---\nbody\n", path="/r/b/SKILL.md"
+    )
+    assert parsed.frontmatter == {
+        "name": "b",
+        "description": "d",
+        "big": word,
+        "list": [word] * repeats,
+        "base": {"k1": word[:50]},
+        "items": [{"<<": {"k1": word[:50]}, "n": 1}],
+        "more": {"k1": word[:50]},
+    }

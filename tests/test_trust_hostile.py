@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_skills import EntryStatus, SkillError, SkillRoot, TrustStore, create_agent_skills
-from agent_skills._jsonfile import MAX_JSON_DEPTH, json_depth, read_json_file
+from agent_skills._jsonfile import MAX_JSON_DEPTH, decode_json, json_depth, read_json_file
+from agent_skills._tools import tool_arguments
 from agent_skills.cli import cli
 from agent_skills.packages import read_lock
 from conftest import make_skill
@@ -367,3 +370,39 @@ def test_a_changed_file_is_refused_by_path_and_withdraws_the_skill(tmp_path: Pat
     assert skills.list_skills() == []
     assert session.allowed_read_roots() == [(tmp_path / "ws").resolve()]
     assert session.check_read(tmp_path / "ws" / "other.txt") == (tmp_path / "ws" / "other.txt")
+
+
+# -- untrusted JSON decoded with its nesting bounded (SPEC §20.5-§20.6) ------------------------
+
+_NESTS = st.sampled_from(
+    [("[", "]"), ('{"a":', "}"), ('[{"k":[', "]}]"), ('{"s":"]]]","v":[', "]}")]
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=_NESTS, depth=st.integers(MAX_JSON_DEPTH + 1, 60_000), as_bytes=st.booleans())
+def test_decode_json_refuses_any_nesting_past_the_bound_with_value_error(
+    shape: tuple[str, str], depth: int, as_bytes: bool
+) -> None:
+    opener, closer = shape
+    text = opener * depth + "1" * (opener != "[") + closer * depth
+    with pytest.raises(ValueError):
+        decode_json(text.encode() if as_bytes else text)
+    with pytest.raises(SkillError) as caught:  # the tools' arguments: the coded error
+        tool_arguments(text)
+    assert caught.value.code == "invalid_input"
+    assert caught.value.fields == {"arguments": "json"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+        max_leaves=20,
+    )
+)
+def test_decode_json_reads_shallow_json_as_json_loads_does(value: object) -> None:
+    text = json.dumps(value)
+    assert json_depth(text) <= MAX_JSON_DEPTH
+    assert decode_json(text) == json.loads(text)

@@ -170,7 +170,7 @@ def test_mcp_publishes_what_validate_passes(
 ) -> None:
     """The MCP publication rules are check_frontmatter's: a Unicode name validate passes is
     published; a skill validate fails is not, with the problem's code as the reason."""
-    mcp = pytest.importorskip("agent_skills.mcp")
+    publish = pytest.importorskip("agent_skills.mcp._publish")
     root = tmp_path / "skills"
     make_skill(root, "café", frontmatter={"name": "café", "description": "Accented."})
     make_skill(root, "名前", frontmatter={"name": "名前", "description": "Japanese."})
@@ -181,7 +181,7 @@ def test_mcp_publishes_what_validate_passes(
     assert [p.code for p in validate_skill(root / "tools")] == ["allowed_tools_type"]
     skills = create_agent_skills([root])
     with caplog.at_level(logging.WARNING, logger="agent_skills"):
-        catalog = mcp._publish.build_catalog(skills)
+        catalog = publish.build_catalog(skills)
     assert [s.uri for s in catalog.skills] == [
         "skill://caf%C3%A9/SKILL.md",
         "skill://plain/SKILL.md",
@@ -286,3 +286,43 @@ def test_the_server_publishes_exactly_what_validate_portable_passes(tmp_path: Pa
     assert passing == {"plain", "café"}
     published = SkillServer(create_agent_skills([root])).published()
     assert sorted(published) == sorted(passing)
+
+
+@pytest.mark.parametrize(
+    "bomb",
+    [
+        'big: &a "' + "x" * 60_000 + '"\nlist: [' + ", ".join(["*a"] * 40) + "]\n",
+        "a: &a "
+        + "y" * 20_000
+        + "\nb: &b ["
+        + ", ".join(["*a"] * 10)
+        + "]\nc: ["
+        + ", ".join(["*b"] * 12)
+        + "]\n",
+        "m: &m {k: "
+        + "z" * 30_000
+        + "}\nitems:\n"
+        + "".join(f"  - {{<<: *m, n: {i}}}\n" for i in range(80)),
+    ],
+    ids=["wide-scalar", "nested-lists", "merged-mappings"],
+)
+def test_an_alias_bomb_is_refused_by_show_json_validate_and_every_profile(
+    tmp_path: Path, bomb: str
+) -> None:
+    root = tmp_path / "root"
+    make_skill(root, "bomb", raw=f"---\nname: bomb\ndescription: d\n{bomb}---\nbody\n".encode())
+    for profile in ("spec", "portable", "anthropic"):
+        problems = validate_skill(root / "bomb", profile=profile)  # type: ignore[arg-type]
+        assert [(p.code.value, p.severity.value) for p in problems] == [("yaml_error", "error")]
+        assert "characters beyond its text through aliases" in problems[0].message
+    result = CliRunner().invoke(
+        cli, ["show", "bomb", "--json", "--preset", "none", "--root", str(root)]
+    )
+    answer = json.loads(result.output)
+    assert answer["error"]["code"] == "not_found"
+    assert [w["code"] for w in answer["warnings"]] == ["invalid_skill"]
+    assert "through aliases" in answer["warnings"][0]["message"]
+    assert len(result.output) < 10_000
+    skills = create_agent_skills([root])
+    assert skills.list_skills() == []
+    assert [d.kind.value for d in skills.diagnostics] == ["invalid_skill"]

@@ -110,6 +110,9 @@ class DiagnosticKind(StrEnum):
     DESCRIPTION_TOO_LONG = "description_too_long"
     #: A name in ``only`` or ``disabled`` that matches no skill (SPEC §29.6).
     UNKNOWN_NAME = "unknown_name"
+    #: An activation's grant a host's settings file could not take (SPEC §28.5): the skill is
+    #: active, the file left as it was.
+    GRANT_NOT_WRITTEN = "grant_not_written"
 
 
 @dataclass(frozen=True, slots=True)

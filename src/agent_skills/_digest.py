@@ -5,7 +5,10 @@ lock agree byte for byte:
 
 - a **file digest** is ``sha256:<hex>`` of the file's exact bytes (what §17 serves);
 - a **skill digest** is ``sha256:<hex>`` over the UTF-8 lines ``<sha256 hex> <size> <rel>\\n`` of
-  ``SKILL.md`` and every listed resource, sorted by ``rel`` in code-point order (§23.3).
+  ``SKILL.md`` and every listed resource, sorted by ``rel`` in code-point order (§23.3); a
+  ``rel`` holding a newline or starting with ``"`` is written as a JSON string instead, so no
+  name can stand in for another line (the text is injective), and every other name is written
+  as it always was (approvals made before keep matching).
 
 No file is opened here: reading is the caller's job (through the confined readers of
 ``_confine`` or an archive's), so a digest never reaches past what the skill serves.
@@ -26,6 +29,7 @@ __all__ = [
     "file_digest",
     "hex_of",
     "skill_digest",
+    "skill_digest_text",
 ]
 
 PREFIX = "sha256:"
@@ -81,17 +85,39 @@ def skill_digest(files: Iterable[FileDigest]) -> str:
         files: One record per file: ``SKILL.md`` and every listed resource, in any order.
 
     Returns:
-        ``sha256:<hex>`` over the lines ``<sha256 hex> <size> <rel>\\n`` sorted by ``rel`` in
-        code-point order. A name that is not valid UTF-8 (surrogate-escaped bytes) is hashed as
-        its original bytes.
+        ``sha256:<hex>`` of :func:`skill_digest_text`.
     """
     import hashlib
 
-    hasher = hashlib.sha256()
-    for record in sorted(files, key=lambda f: f.rel):
-        line = f"{hex_of(record.sha256)} {record.size} {record.rel}\n"
-        hasher.update(line.encode("utf-8", "surrogateescape"))
-    return PREFIX + hasher.hexdigest()
+    return PREFIX + hashlib.sha256(skill_digest_text(files)).hexdigest()
+
+
+def skill_digest_text(files: Iterable[FileDigest]) -> bytes:
+    """The text a skill digest hashes (SPEC §23.3): the lines ``<sha256 hex> <size> <rel>\\n``
+    sorted by ``rel`` in code-point order, each file's ``rel`` written by :func:`_rel_text`.
+
+    Two different sets of files (a name, a size or a content differing, a file more or less)
+    never give the same text: every line ends at its one newline, the hex has 64 characters
+    and the size no space, and the name is written injectively. A name that is not valid UTF-8
+    (surrogate-escaped bytes) is written as its original bytes.
+    """
+    return b"".join(
+        f"{hex_of(record.sha256)} {record.size} {_rel_text(record.rel)}\n".encode(
+            "utf-8", "surrogateescape"
+        )
+        for record in sorted(files, key=lambda f: f.rel)
+    )
+
+
+def _rel_text(rel: str) -> str:
+    """``rel`` as a digest line writes it: as it is, or, when it holds a newline or starts
+    with ``"`` (which a plain name then never does), as a JSON string (ASCII, so a lone
+    surrogate is written ``\\udcXX``), which holds no newline."""
+    if "\n" not in rel and not rel.startswith('"'):
+        return rel
+    import json
+
+    return json.dumps(rel, ensure_ascii=True)
 
 
 def digest_files(

@@ -30,7 +30,8 @@ Codes (what raises them; their ``fields``):
 ``fs_error`` is the single place where an :class:`OSError` becomes a ``SkillError``; the errnos
 that mean "there is nothing to reach there" for a resource (:func:`unreachable`,
 :func:`gone_or_link`) live here too, and :func:`invalid_input` is the one way an
-``invalid_input`` error is made.
+``invalid_input`` error is made. :func:`missing_extra` is the one way a feature says which
+optional extra it needs (:data:`EXTRAS`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from enum import StrEnum
 from typing import Any, NoReturn
 
 __all__ = [
+    "EXTRAS",
     "LINK_ERRNOS",
     "UNREACHABLE_ERRNOS",
     "ErrorCode",
@@ -52,6 +54,7 @@ __all__ = [
     "fs_error",
     "gone_or_link",
     "invalid_input",
+    "missing_extra",
     "unreachable",
 ]
 
@@ -237,3 +240,49 @@ def invalid_input(message: str, fields: Mapping[str, Any] | None = None) -> Skil
         fields: What identifies it (``{"rel": ...}``, ``{"type": ...}``, ...).
     """
     return SkillError(ErrorCode.INVALID_INPUT, message, fields)
+
+
+#: The optional extras of the distribution (``pyproject.toml``'s optional dependencies) a feature
+#: may need: ``{extra: (requirement, module)}``, the one requirement each adds and the module it
+#: provides.
+EXTRAS: dict[str, tuple[str, str]] = {
+    "mcp": ("mcp>=2.3,<3", "mcp"),
+    "watch": ("watchfiles>=0.21", "watchfiles"),
+    "sandbox": ("landlockpy>=0.2", "landlockpy"),
+}
+
+
+def missing_extra(extra: str, feature: str, exc: ImportError | None = None) -> str:
+    """The one message of a feature whose optional extra is missing, the same for every extra:
+    ``"FEATURE needs the 'EXTRA' extra; install it with: PYTHON -m pip install 'REQUIREMENT'
+    (or, from a checkout: pip install '.[EXTRA]')"``.
+
+    ``PYTHON`` is the running interpreter's full path (in a virtual environment that is not
+    activated, ``python3`` is another interpreter); the requirement is the extra's one
+    dependency, since the package itself is installed from a checkout or from git, never by its
+    bare distribution name (README). When the extra's module is installed but fails to import
+    (a dependency of it missing), ``exc`` is named after ``EXTRA``: reinstalling brings it back.
+
+    Args:
+        extra: A key of :data:`EXTRAS`.
+        feature: What needs it, as the message's subject ("the MCP server").
+        exc: The import error met, if any.
+    """
+    import importlib.util
+    import shlex
+    import sys
+
+    requirement, module = EXTRAS[extra]
+    detail = ""
+    if exc is not None:
+        try:
+            installed = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            installed = False
+        if installed:
+            detail = f" ('{module}' is installed but does not import: {exc})"
+    python = shlex.quote(sys.executable or "python3")
+    return (
+        f"{feature} needs the '{extra}' extra{detail}; install it with: {python} -m pip install "
+        f"'{requirement}' (or, from a checkout: pip install '.[{extra}]')"
+    )

@@ -1,17 +1,22 @@
 """The file system's plumbing: open flags, ``openat2``, capped reads, paths built by component.
 
 It decides nothing: which path is inside a skill, and what is done when a link is met, is
-``_confine``'s; what is read, and what a too large file means, is its callers'. Everything here
-is about doing a step cheaply and without blocking, the same way everywhere (SPEC §20, §26).
+``_confine``'s; what is read is its callers'. The two whole-file entry points,
+:func:`read_whole` and :func:`read_file_capped`, say a file past its cap is ``too_large`` (SPEC
+§30.3). Everything here is about doing a step cheaply and without blocking, the same way
+everywhere (SPEC §20, §26).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
+
+from ._errors import ErrorCode, SkillError, fs_error
 
 __all__ = [
     "ANCESTOR_FLAGS",
@@ -31,7 +36,9 @@ __all__ = [
     "openat2",
     "openat2_loaded",
     "read_capped",
+    "read_file_capped",
     "read_limited",
+    "read_whole",
 ]
 
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -177,6 +184,72 @@ def read_limited(fd: int, cap: int, size: int | None = None) -> bytes | None:
     if size > cap:
         return None
     return _read_upto(lambda n: os.read(fd, n), size, cap)
+
+
+def read_whole(fh: IO[bytes], cap: int, where: str | os.PathLike[str]) -> bytes:
+    """The whole of the regular file open as ``fh``, its size taken from ``fstat`` of its
+    descriptor (or, without one, as it reads), never more than ``cap`` bytes (SPEC §30.3).
+
+    Raises:
+        SkillError: ``too_large`` ``{path, size, max_bytes}`` past ``cap``; ``fs_error``'s
+            codes ``{path}`` for an error of the read.
+    """
+    try:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+        except (AttributeError, OSError, ValueError):  # (no descriptor: an in-memory stream)
+            size = 0
+        data = read_capped(fh, size, cap)
+    except OSError as exc:
+        raise fs_error(exc, where) from None
+    if data is None:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{os.fspath(where)} is larger than {cap} bytes",
+            {"path": os.fspath(where), "size": max(size, cap + 1), "max_bytes": cap},
+        )
+    return data
+
+
+def read_file_capped(path: str, cap: int, *, what: str) -> bytes | None:
+    """Read the regular file at ``path`` (a final link followed) whole, at most ``cap`` bytes:
+    opened without blocking (a FIFO or terminal never hangs the caller), a regular file by
+    ``fstat`` before a byte is read, its size taken from that descriptor (SPEC §20.4, §30.3).
+
+    Args:
+        path: The file.
+        cap: Most bytes accepted.
+        what: What the file is, for messages (``"manifest"``, ``"trust store"``).
+
+    Returns:
+        The bytes, or ``None`` when the file holds more than ``cap`` bytes.
+
+    Raises:
+        SkillError: ``not_a_file`` ``{path}`` for a directory, FIFO, socket or device;
+            ``fs_error``'s codes ``{path}`` (``not_found`` for a missing file); ``invalid_input``
+            ``{path, reason}`` for a path holding NUL.
+    """
+    try:
+        fd = os.open(path, READ_FLAGS | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    except ValueError as exc:  # NUL in the path
+        raise SkillError(
+            ErrorCode.INVALID_INPUT,
+            f"{what} path is not usable: {exc}",
+            {"path": path, "reason": str(exc)},
+        ) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SkillError(
+                ErrorCode.NOT_A_FILE, f"{what} {path} is not a regular file", {"path": path}
+            )
+        return read_limited(fd, cap, st.st_size)
+    except OSError as exc:
+        raise fs_error(exc, path) from None
+    finally:
+        os.close(fd)
 
 
 def read_capped(fh: IO[bytes], size: int, cap: int) -> bytes | None:

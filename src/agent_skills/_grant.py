@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._args import coerce_name
-from ._errors import SkillError, invalid_input
+from ._errors import ErrorCode, SkillError, invalid_input
 from ._model import Grant, GrantSet
 from ._registry import unknown_skill
 
 if TYPE_CHECKING:
     from ._registry import SkillRegistry
 
-__all__ = ["ARCHIVED", "SINGLE_FILE", "STALE", "UNTRUSTED", "grants_of"]
+__all__ = ["ARCHIVED", "SINGLE_FILE", "STALE", "UNTRUSTED", "grant_list", "grants_of"]
 
 #: Why a merged skill is left out of the grants (SPEC §28.1).
 STALE = "stale_skill"
@@ -99,3 +99,29 @@ def grants_of(
         grants.append(Grant(name, Path(os.path.abspath(info.dir)), Path(pin.real_dir)))
     roots = tuple(root.path for root in registry.config.roots)
     return GrantSet(tuple(grants), tuple(left_out), roots)
+
+
+def grant_list(grants: object) -> list[Grant]:
+    """``grants`` (a :class:`~agent_skills.GrantSet` or any iterable of
+    :class:`~agent_skills.Grant`) as a list, checked before anything is written for a host
+    (SPEC §28.2).
+
+    Raises:
+        SkillError: ``invalid_input`` ``{type}`` for anything else, or an item that is no
+            ``Grant``.
+    """
+    if isinstance(grants, Grant) or not isinstance(grants, Iterable):
+        raise SkillError(
+            ErrorCode.INVALID_INPUT,
+            f"grants must be a GrantSet or a sequence of Grant, got {type(grants).__name__}",
+            {"type": type(grants).__name__},
+        )
+    items = list(grants)
+    for item in items:
+        if not isinstance(item, Grant):
+            raise SkillError(
+                ErrorCode.INVALID_INPUT,
+                f"grants must hold Grant objects, got {type(item).__name__}",
+                {"type": type(item).__name__},
+            )
+    return items

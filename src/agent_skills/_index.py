@@ -442,7 +442,7 @@ class ManifestIndex:
         data = read.data  # the header, the stamps, the frontmatters
         try:
             header = json.loads(data[:head_len])
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError, MemoryError):
             header = None
         if not isinstance(header, dict) or not isinstance(header.get("entries"), dict):
             raise _Corrupt("damaged header")
@@ -476,7 +476,7 @@ class ManifestIndex:
             try:
                 layouts = json.loads(bytes(self._meta_text[0]))
                 nodes = json.loads(bytes(self._meta_text[1]))
-            except (ValueError, RecursionError):
+            except (ValueError, RecursionError, MemoryError):
                 raise ValueError("frontmatters") from None
             meta = self._meta = decode_nodes(layouts, nodes)
         if type(position) is not int or position < 0:

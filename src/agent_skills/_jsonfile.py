@@ -14,10 +14,10 @@ import re
 from itertools import accumulate
 from typing import Any
 
-from ._confine import read_file_capped
 from ._errors import ErrorCode, SkillError, invalid_input
+from ._fs import read_file_capped
 
-__all__ = ["MAX_JSON_DEPTH", "json_depth", "read_json_file"]
+__all__ = ["MAX_JSON_DEPTH", "decode_json", "json_depth", "read_json_file"]
 
 #: The deepest nesting of arrays and objects accepted in a file the library reads back.
 MAX_JSON_DEPTH = 64
@@ -39,6 +39,32 @@ def json_depth(text: str) -> int:
     """
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def decode_json(text: str | bytes | bytearray, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Decode untrusted JSON ``text`` (a stdio line, a recovery journal, tool arguments), its
+    nesting measured first, without recursion (SPEC §20.5-§20.6).
+
+    Args:
+        text: The document; bytes are decoded as UTF-8.
+        max_depth: The deepest nesting of arrays and objects accepted.
+
+    Returns:
+        The decoded value.
+
+    Raises:
+        ValueError: For text that is not JSON (``json.JSONDecodeError``), not UTF-8, nests
+            deeper than ``max_depth``, or that the decoder cannot hold (a ``RecursionError`` or
+            ``MemoryError`` is never passed on). The caller turns it into its coded error.
+    """
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8")  # (UnicodeDecodeError is a ValueError)
+    if json_depth(text) > max_depth:
+        raise ValueError(f"nested deeper than {max_depth} levels")
+    try:
+        return json.loads(text)
+    except (RecursionError, MemoryError) as exc:
+        raise ValueError(f"too deep or too large to decode ({type(exc).__name__})") from None
 
 
 def read_json_file(path: str, *, max_bytes: int, what: str, errors: str = "strict") -> Any:
@@ -74,8 +100,8 @@ def read_json_file(path: str, *, max_bytes: int, what: str, errors: str = "stric
     if json_depth(text) > MAX_JSON_DEPTH:
         raise _bad(path, what, f"nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        return decode_json(text)
+    except ValueError as exc:
         raise _bad(path, what, f"invalid JSON ({exc})") from None
 
 

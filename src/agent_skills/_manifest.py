@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from sys import intern
@@ -40,6 +40,12 @@ __all__ = [
 #: Upper bound on the values a frontmatter may expand to through aliases: the node budget of
 #: SPEC §20.6 (a 50 000-item list loads, §30.6), counted over the expanded tree.
 MAX_FRONTMATTER_NODES = 100_000
+
+#: Upper bound on the characters aliases may add to a frontmatter (SPEC §20.6): the expanded
+#: tree (every string, keys included, counted each time an alias repeats it) may hold at most
+#: the text's own length plus this many characters. A tree without aliases never holds more
+#: characters than its text, so only a document whose aliases multiply it is refused.
+MAX_FRONTMATTER_EXPANSION = 1 << 20
 
 _BOM = "\ufeff"
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -240,22 +246,37 @@ def _check_shape(yaml_text: str) -> None:
         events.dispose()
 
 
-def _check_tree(value: object) -> None:
-    """Reject alias cycles and alias bombs so the data stays JSON-compatible and small."""
+def _check_tree(value: object, text_length: int) -> None:
+    """Reject alias cycles and alias bombs so the data stays JSON-compatible and small: at most
+    :data:`MAX_FRONTMATTER_NODES` values and ``text_length`` +
+    :data:`MAX_FRONTMATTER_EXPANSION` characters once every alias is expanded (a string weighs
+    its length each time it is reached, a mapping its keys')."""
     budget = MAX_FRONTMATTER_NODES
+    chars = text_length + MAX_FRONTMATTER_EXPANSION
     stack: list[tuple[object, frozenset[int]]] = [(value, frozenset())]
     while stack:
         node, ancestors = stack.pop()
         budget -= 1
         if budget < 0:
             raise ValueError(f"frontmatter expands to more than {MAX_FRONTMATTER_NODES} values")
-        if isinstance(node, dict | list):
+        if isinstance(node, str):
+            chars -= len(node)
+        elif isinstance(node, dict | list):
             ident = id(node)
             if ident in ancestors:
                 raise ValueError("frontmatter contains a recursive alias")
             inner = ancestors | {ident}
-            children = node.values() if isinstance(node, dict) else node
+            if isinstance(node, dict):
+                chars -= sum(len(key) for key in node if isinstance(key, str))
+                children: Iterable[object] = node.values()
+            else:
+                children = node
             stack.extend((child, inner) for child in children)
+        if chars < 0:
+            raise ValueError(
+                "frontmatter expands to more than "
+                f"{MAX_FRONTMATTER_EXPANSION} characters beyond its text through aliases"
+            )
 
 
 # -- the simple frontmatter: what most manifests hold, read without the YAML machinery ----------
@@ -434,10 +455,15 @@ def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
     loader = Core12Loader(yaml_text)
     try:
         value = loader.load_single()
-        # Without a shared node the tree has no cycle and at most two values per character of
-        # text, so a short alias-free document cannot reach the node budget: skip the walk.
-        if loader.saw_alias or len(yaml_text) > MAX_FRONTMATTER_NODES // 4:
-            _check_tree(value)
+        # Without a shared node the tree has no cycle, at most two values per character of
+        # text and no more characters than the text, so a short document with no alias (a
+        # string's alias sets no flag, hence the look for an anchor) cannot reach either budget.
+        if (
+            loader.saw_alias
+            or len(yaml_text) > MAX_FRONTMATTER_NODES // 4
+            or ("&" in yaml_text and "*" in yaml_text)
+        ):
+            _check_tree(value, len(yaml_text))
         return value
     except yaml.MarkedYAMLError as exc:
         fields: dict[str, Any] = {}

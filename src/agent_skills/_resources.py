@@ -45,11 +45,21 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class ResourceListing:
-    """Result of :func:`list_resources`: resources, whether capped, and diagnostics."""
+    """Result of :func:`list_resources`: resources, whether capped, and diagnostics.
+
+    Attributes:
+        resources: The files listed.
+        truncated: Whether the listing was cut (at ``max_resources`` or at
+            :data:`MAX_DIRECTORY_DEPTH`).
+        diagnostics: What the walk found.
+        too_deep: Whether it was cut because a directory lies more than
+            :data:`MAX_DIRECTORY_DEPTH` levels down (the reason a caller names).
+    """
 
     resources: tuple[SkillResource, ...]
     truncated: bool
     diagnostics: tuple[Diagnostic, ...]
+    too_deep: bool = False
 
 
 def _kind(rel: str) -> ResourceKind:
@@ -303,4 +313,4 @@ def _listing(
                 parent = child_path(parent, part)
             folders[folder] = parent
         resources.append(SkillResource(_kind(rel), rel, child_path(parent, file), found[rel]))
-    return ResourceListing(tuple(resources), truncated, tuple(notes))
+    return ResourceListing(tuple(resources), truncated, tuple(notes), too_deep)

@@ -10,7 +10,6 @@ session reads the skills it activated, the server any listed file). Reading is t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -19,6 +18,7 @@ from ._args import coerce_str, shown_text
 from ._confine import Pin
 from ._core import AgentSkills, ServedSkill
 from ._errors import ErrorCode, SkillError, invalid_input
+from ._jsonfile import decode_json
 from ._registry import suggest_files, unknown_skill
 
 __all__ = [
@@ -130,11 +130,17 @@ class ToolResult:
 
 
 def tool_arguments(arguments: object) -> dict[str, Any]:
-    """The arguments of a tool call as a dict: a mapping, or a JSON object as text."""
+    """The arguments of a tool call as a dict: a mapping, or a JSON object as text (nested at
+    most ``MAX_JSON_DEPTH`` levels, SPEC §20.5).
+
+    Raises:
+        SkillError: ``invalid_input`` ``{arguments: "json"}`` for text that is not JSON (or
+            nests too deep), ``{type}`` for a value that is not an object.
+    """
     if isinstance(arguments, str | bytes | bytearray):
         try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError) as exc:
+            arguments = decode_json(arguments)
+        except ValueError as exc:
             raise invalid_input(
                 f"arguments are not valid JSON: {exc}", {"arguments": "json"}
             ) from None

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ._args import coerce_int
 from ._config import SkillConfig
 from ._diagnostics import get_logger
-from ._errors import SkillError, StartupError
+from ._errors import SkillError, StartupError, missing_extra
 from ._model import SkillInfo, is_skipped, sort_key
 from ._trust import digest_skill_dir
 
@@ -33,12 +33,6 @@ logger = get_logger()
 
 #: How long changes must settle before a refresh, in milliseconds (SPEC §23.1).
 DEFAULT_DEBOUNCE_MS = 200
-#: What to install for watching: the extra's one dependency (the package itself is installed from
-#: a checkout or from git, never by its bare distribution name; see the README).
-WATCH_HINT = (
-    "install it with: python -m pip install 'watchfiles>=0.21' "
-    "(or, from a checkout: pip install '.[watch]')"
-)
 # Directory names whose changes never concern a skill (SPEC §9 leaves them out).
 # Longest a burst of changes is grouped before a refresh happens anyway, in milliseconds.
 _MAX_GROUPING_MS = 5_000
@@ -136,7 +130,7 @@ def notifier_class() -> Any:
     try:
         from watchfiles._rust_notify import RustNotify
     except ImportError as exc:
-        raise StartupError(f"watching skills needs 'watchfiles' ({exc}): {WATCH_HINT}") from None
+        raise StartupError(missing_extra("watch", "watching skills", exc)) from None
     return RustNotify
 
 

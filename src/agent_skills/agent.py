@@ -30,6 +30,7 @@ from . import _access
 from ._args import coerce_int, coerce_optional_int, coerce_path, coerce_str
 from ._confine import Pin, real_path
 from ._core import AgentSkills
+from ._diagnostics import Diagnostic, DiagnosticKind, emit
 from ._errors import SkillError, invalid_input
 from ._model import MANIFEST_NAME, Grant, GrantSet, SkillInfo
 from ._placeholders import Dialect, dialect_of, expand_skill_dir, render_skill
@@ -147,6 +148,10 @@ class Activation:
             :class:`~agent_skills.Grant` for a first activation of a skill with a directory,
             ``()`` for a later one and for an archived skill. With ``SkillSession(host=...)``
             it was written into the host's settings before the activation returned.
+        grant_error: With ``SkillSession(host=...)``, the ``SkillError`` of a grant the host's
+            settings file could not take (a file that is not a JSON object, a link in its
+            place: left untouched), also emitted as a ``grant_not_written`` warning; the skill
+            is active all the same. ``None`` otherwise.
     """
 
     name: str
@@ -156,6 +161,7 @@ class Activation:
     # Derived from the skill's pin (compared through ``skill_dir``): not part of equality, so
     # an activation compares as it did before grants existed.
     grants: tuple[Grant, ...] = field(default=(), compare=False)
+    grant_error: SkillError | None = field(default=None, compare=False)
 
 
 class SkillSession:
@@ -542,9 +548,10 @@ class SkillSession:
                 the manifest was deleted, ``io_error``, ``too_large``, ``access_denied``) as
                 :func:`current_body`; ``too_large`` ``{max_chars}`` when the body with its
                 directory placeholders replaced would pass 16 Mi characters (SPEC §30.6);
-                with a ``host``, :func:`agent_skills.grants.write_grants`'s
-                errors (such as ``invalid_input`` for a settings file that is not a JSON object,
-                left untouched), and the skill is then not active.
+                with a ``host``, an error of :func:`agent_skills.grants.write_grants` (such
+                as ``invalid_input`` for a settings file that is not a JSON object, left
+                untouched) is not raised: the skill is active, and the error is
+                :attr:`Activation.grant_error` and a ``grant_not_written`` warning.
         """
         coerce_str(name, "skill name")
         # One snapshot for the whole activation: the directory, the body and the files listed
@@ -560,6 +567,7 @@ class SkillSession:
             # After a refresh the name may lead to another directory: that is a new activation.
             already = self._active.get(name) == real_dir
         grants: tuple[Grant, ...] = ()
+        grant_error: SkillError | None = None
         if not already:
             view = served.activation()
             # SPEC §29.4: the directory placeholders, as hosts replace them when they load a skill.
@@ -568,7 +576,7 @@ class SkillSession:
             if not view.archived and not view.info.single_file:  # §25.1, §29.2: no directory
                 grants = (Grant(name, skill_dir, Path(view.pin.real_dir)),)
             if grants and self._host is not None:
-                self._write_grants(grants)  # SPEC §28.5: before the skill counts as active
+                grant_error = self._write_grants(grants)  # SPEC §28.5: before it counts as active
             with self._lock:
                 already = self._active.get(name) == view.pin  # a concurrent activation won
                 if not already:
@@ -582,17 +590,36 @@ class SkillSession:
             )
             return Activation(name, notice, skill_dir, True)
         text = _skill_content(name, body, skill_dir, rels, self._max_listed)
-        return Activation(name, text, skill_dir, False, grants)
+        return Activation(name, text, skill_dir, False, grants, grant_error)
 
-    def _write_grants(self, grants: tuple[Grant, ...]) -> None:
-        """Merge ``grants`` into the session host's settings (SPEC §28.3, §28.5)."""
+    def _write_grants(self, grants: tuple[Grant, ...]) -> SkillError | None:
+        """Merge ``grants`` into the session host's settings (SPEC §28.3, §28.5); a settings
+        file that cannot take them is left as it is, and its error returned and emitted as a
+        ``grant_not_written`` warning: a repository shipping a broken file never turns
+        activation off."""
         from .grants import write_grants
 
         assert self._host is not None
         root = self._project_root
         workspace = root if root is not None else self._skills.config.workspace_dir
         roots = tuple(r.path for r in self._skills.config.roots)
-        write_grants(GrantSet(grants, (), roots), self._host, workspace=workspace)
+        try:
+            write_grants(GrantSet(grants, (), roots), self._host, workspace=workspace)
+        except SkillError as exc:
+            names = ", ".join(g.skill for g in grants)
+            emit(
+                [
+                    Diagnostic(
+                        DiagnosticKind.GRANT_NOT_WRITTEN,
+                        f"the grant of {names} was not written into the {self._host} settings "
+                        f"({exc.code.value}: {exc.message}); the skill is active, the file "
+                        "left as it was",
+                        Path(str(exc.fields["path"])) if "path" in exc.fields else None,
+                    )
+                ]
+            )
+            return exc
+        return None
 
     # -- tier 3: files -------------------------------------------------------------------------
 

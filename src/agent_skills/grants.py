@@ -28,10 +28,7 @@ import os
 import re
 import secrets
 import shlex
-import shutil
 import stat
-import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,20 +38,33 @@ from ._args import coerce_bool, coerce_path, coerce_str
 from ._confine import contains, real_path
 from ._diagnostics import Diagnostic, DiagnosticKind, emit
 from ._errors import ErrorCode, SkillError, fs_error
+from ._fs import CLOEXEC, DIR_FLAGS, LIST_FLAGS, NOFOLLOW, READ_FLAGS
+from ._grant import grant_list
 from ._jsonfile import read_json_file
 from ._model import Grant, GrantSet
+from ._sandbox import (
+    ACCESS,
+    SandboxRule,
+    SandboxRules,
+    landlock_abi,
+    restrict_current_process,
+    sandbox_rules,
+)
 from ._terminal import safe_text
 
 if TYPE_CHECKING:
-    from landlockpy import AccessFS
+    pass
 
 __all__ = [
+    "ACCESS",
     "HOSTS",
+    "HOST_ALIASES",
     "MAX_SETTINGS_BYTES",
     "SETTINGS_FILES",
     "GrantWrite",
     "SandboxRule",
     "SandboxRules",
+    "host_name",
     "landlock_abi",
     "render_grants",
     "restrict_current_process",
@@ -75,6 +85,15 @@ HOSTS: tuple[str, ...] = (
     "docker",
     "seatbelt",
 )
+
+#: Other names of the hosts, as people and other tools write them: each maps to its name in
+#: :data:`HOSTS`. Every function taking a host accepts them.
+HOST_ALIASES: dict[str, str] = {
+    "claude-code": "claude",
+    "gemini-cli": "gemini",
+    "codex-cli": "codex",
+    "openai": "openai-agents",
+}
 
 #: The workspace settings file of each host that reads one, relative to the workspace (§28.3).
 SETTINGS_FILES: dict[str, str] = {
@@ -161,8 +180,19 @@ def _paths(carried: Iterable[tuple[Grant, bool]]) -> list[str]:
     return list(seen)
 
 
+def host_name(host: object) -> str:
+    """The name in :data:`HOSTS` of ``host``, an alias (:data:`HOST_ALIASES`) resolved.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{host, hosts}`` for an unknown host (the message lists
+            the known ones), ``{type}`` for a host that is not a string.
+    """
+    return _host(host)
+
+
 def _host(host: object) -> str:
     text = coerce_str(host, "host")
+    text = HOST_ALIASES.get(text, text)
     if text not in HOSTS:
         raise SkillError(
             ErrorCode.INVALID_INPUT,
@@ -187,24 +217,6 @@ def settings_host(host: object) -> str:
             {"host": name},
         )
     return name
-
-
-def _grant_list(grants: object) -> list[Grant]:
-    if isinstance(grants, Grant) or not isinstance(grants, Iterable):
-        raise SkillError(
-            ErrorCode.INVALID_INPUT,
-            f"grants must be a GrantSet or a sequence of Grant, got {type(grants).__name__}",
-            {"type": type(grants).__name__},
-        )
-    items = list(grants)
-    for item in items:
-        if not isinstance(item, Grant):
-            raise SkillError(
-                ErrorCode.INVALID_INPUT,
-                f"grants must hold Grant objects, got {type(item).__name__}",
-                {"type": type(item).__name__},
-            )
-    return items
 
 
 # -- rendering (SPEC §28.2) ----------------------------------------------------------------------
@@ -277,7 +289,7 @@ def render_grants(grants: Iterable[Grant], host: str, *, args: bool = False) -> 
 
     Args:
         grants: A :class:`~agent_skills.GrantSet` or any iterable of :class:`~agent_skills.Grant`.
-        host: One of :data:`HOSTS`.
+        host: One of :data:`HOSTS`, or an alias of one (:data:`HOST_ALIASES`).
         args: For ``gemini``: the command-line argument instead of the settings object.
 
     Returns:
@@ -296,7 +308,7 @@ def render_grants(grants: Iterable[Grant], host: str, *, args: bool = False) -> 
             "args applies to the gemini host only",
             {"host": name, "args": True},
         )
-    carried = _carried(_grant_list(grants), name, args=args)
+    carried = _carried(grant_list(grants), name, args=args)
     if name == "json":
         return _json([grant.to_dict() for grant, _ in carried])
     if name == "openai-agents":
@@ -519,7 +531,7 @@ _INDENT = re.compile(rb"\n([ \t]+)\S")
 def _style(target: str) -> str | int:
     """The indentation of the file's first indented line (a bounded prefix, for style only)."""
     with contextlib.suppress(OSError):
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | _NOFOLLOW | _CLOEXEC)
+        fd = os.open(target, READ_FLAGS | NOFOLLOW)
         try:
             if stat.S_ISREG(os.fstat(fd).st_mode):
                 found = _INDENT.search(os.read(fd, 65_536))
@@ -545,12 +557,6 @@ def _dump(doc: dict[str, Any], indent: str | int, path: str) -> bytes:
     return data + b"\n"
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-
-
 def _read_settings(target: str, folder: str | None, host: str) -> dict[str, Any] | None:
     """The settings document, ``None`` when the file (or its folder) does not exist."""
     for where in ([folder] if folder is not None else []) + [target]:
@@ -573,7 +579,7 @@ def _folder(workspace: str, folder: str | None) -> Iterator[int]:
     """The settings folder open (created when missing, never through a link), locked against
     other writers of this module (``flock``) while the block runs."""
     try:
-        ws_fd = os.open(workspace, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        ws_fd = os.open(workspace, LIST_FLAGS)
     except OSError as exc:
         raise fs_error(exc, workspace) from None
     try:
@@ -588,7 +594,7 @@ def _folder(workspace: str, folder: str | None) -> Iterator[int]:
             except OSError as exc:
                 raise fs_error(exc, folder) from None
             try:
-                fd = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=ws_fd)
+                fd = os.open(name, DIR_FLAGS, dir_fd=ws_fd)
             except OSError as exc:
                 if os.path.islink(folder):
                     raise _settings_error(folder, "a symbolic link, not followed") from None
@@ -622,7 +628,7 @@ def _replace(dir_fd: int, name: str, data: bytes, target: str) -> None:
     if old is not None and not stat.S_ISREG(old.st_mode):
         raise _settings_error(target, "not a regular file")
     tmp = f".{name}.{secrets.token_hex(6)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
     try:
         fd = os.open(tmp, flags, 0o666, dir_fd=dir_fd)  # the umask applies to a new file
     except OSError as exc:
@@ -685,7 +691,7 @@ def write_grants(
     Args:
         grants: A :class:`~agent_skills.GrantSet` (its ``roots`` used by ``prune``) or any
             iterable of :class:`~agent_skills.Grant` (no roots).
-        host: ``claude``, ``gemini`` or ``opencode``.
+        host: ``claude``, ``gemini`` or ``opencode`` (or an alias, :data:`HOST_ALIASES`).
         workspace: The project directory holding the settings (it must exist).
         prune: Also remove the entries of directories that are gone.
 
@@ -705,7 +711,7 @@ def write_grants(
     name = settings_host(host)
     coerce_bool(prune, "prune")
     ws = os.path.abspath(coerce_path(workspace, "workspace", usable=True))
-    items = _grant_list(grants)
+    items = grant_list(grants)
     roots = grants.roots if isinstance(grants, GrantSet) else ()
     rel = SETTINGS_FILES[name]
     target = os.path.join(ws, rel)
@@ -724,355 +730,3 @@ def write_grants(
                 data = _dump(merged, _style(target), target)
                 _replace(dir_fd, os.path.basename(target), data, target)
     return GrantWrite(Path(target), tuple(added), tuple(removed), tuple(kept))
-
-
-# -- the sandbox (SPEC §28.4) --------------------------------------------------------------------
-
-#: The rights a rule may give, each a set of Landlock filesystem rights (see ``_LANDLOCK``).
-ACCESS: tuple[str, ...] = ("read", "execute", "write", "create", "remove", "ioctl")
-
-_SYSTEM_DIRS = (
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/etc",
-    "/opt",
-    "/proc",
-    "/sys",
-    "/run",
-    "/var/lib",
-)
-_READ_EXECUTE = ("read", "execute")
-_READ_WRITE = ("read", "write", "create", "remove")
-_DEVICES = ("read", "write", "ioctl")
-
-
-@dataclass(frozen=True, slots=True)
-class SandboxRule:
-    """One path of the sandbox and what may be done under it (SPEC §28.4).
-
-    Attributes:
-        path: The directory (or file) the rule covers with everything below it: a real path, as
-            Landlock applies rules to the file hierarchy, not to a spelling.
-        access: The rights, in :data:`ACCESS` order: ``read`` (files and directory listings),
-            ``execute``, ``write`` (and truncate), ``create`` (files, folders, links, and moving
-            them in), ``remove`` (and moving out), ``ioctl`` (on devices).
-        reasons: Why the path is there, in order: ``system``, ``devices``, ``project``,
-            ``temp``, ``skill:NAME``, ``read``, ``write``, ``command``.
-    """
-
-    path: Path
-    access: tuple[str, ...]
-    reasons: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"path", "access", "reasons"}``."""
-        return {"path": str(self.path), "access": list(self.access), "reasons": list(self.reasons)}
-
-
-@dataclass(frozen=True, slots=True)
-class SandboxRules:
-    """The rule set of the sandbox (SPEC §28.4), from :func:`sandbox_rules`.
-
-    Everything not covered by a rule is denied to the restricted process and its children
-    (reading, writing, creating, executing); the network is not restricted.
-
-    Attributes:
-        rules: The rules, one per real path, in the order of :attr:`SandboxRule.reasons`.
-        command: The command resolved as ``execvp`` would (through ``PATH``), absolute; ``None``
-            when no command was given or it was not found.
-    """
-
-    rules: tuple[SandboxRule, ...]
-    command: Path | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return ``{"command", "rules": [...], "network": "not restricted"}`` (``--dry-run``)."""
-        return {
-            "command": str(self.command) if self.command is not None else None,
-            "rules": [rule.to_dict() for rule in self.rules],
-            "network": "not restricted",
-        }
-
-
-def _prefix(executable: str) -> str:
-    """The installation prefix of an executable: the parent of its folder when that folder is
-    named ``bin``, else the folder."""
-    folder = os.path.dirname(executable)
-    return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
-
-
-def _resolve_command(command: str, path_env: str | None) -> str | None:
-    if "/" in command:
-        found = command if os.access(command, os.X_OK) and os.path.isfile(command) else None
-    else:
-        found = shutil.which(command, path=path_env)
-    return os.path.abspath(found) if found is not None else None
-
-
-def sandbox_rules(
-    grants: Iterable[Grant] = (),
-    *,
-    project: str | os.PathLike[str],
-    read: Sequence[str | os.PathLike[str]] = (),
-    write: Sequence[str | os.PathLike[str]] = (),
-    command: str | None = None,
-    path_env: str | None = None,
-) -> SandboxRules:
-    """The rule set the sandbox applies, for review or for :func:`restrict_current_process`
-    (SPEC §28.4).
-
-    Exactly these rights, every path made real (a path that is a link grants its target):
-
-    - read, write, create and remove under ``project`` and the system temporary directory
-      (``tempfile.gettempdir()``);
-    - read and execute under the system set: ``/usr``, ``/bin``, ``/sbin``, ``/lib``,
-      ``/lib32``, ``/lib64``, ``/etc``, ``/opt``, ``/proc``, ``/sys``, ``/run``, ``/var/lib``,
-      ``sys.base_prefix``, each directory on ``PATH`` and the installation prefix of the
-      resolved ``command`` (the parent of its folder when that folder is named ``bin``, else the
-      folder; the command's link resolved first), those that exist; and under each ``read`` path;
-    - read, write and ``ioctl`` on ``/dev`` (a terminal, ``/dev/null``);
-    - read and execute, never write, under the ``real_path`` of each grant;
-    - read, write, create and remove under each ``write`` path (a host's own state folder).
-
-    Rules on one real path are merged (their rights and reasons joined), and a system folder
-    below another rule that gives it every right already is left out. Landlock grants a path
-    the rights of every rule above it too: a skill inside the project, the temporary directory
-    or a ``write`` path is writable as part of it.
-
-    Args:
-        grants: The skills to make readable (``AgentSkills.grants()``, or none).
-        project: The project directory (it must exist).
-        read: More directories (or files) to make readable and executable.
-        write: More directories to make readable and writable.
-        command: The command to run, resolved through ``path_env`` as ``execvp`` does.
-        path_env: The ``PATH`` to search (``os.environ["PATH"]`` when ``None``).
-
-    Returns:
-        :class:`SandboxRules`.
-
-    Raises:
-        SkillError: ``not_found`` ``{path}`` for a ``project``, ``read`` or ``write`` path that
-            does not exist; ``invalid_input`` ``{path}`` for one whose links cannot be resolved
-            within 40 hops (SPEC §30.6); ``invalid_input`` for an argument of the wrong type.
-    """
-    items = _grant_list(grants)
-    if path_env is None:
-        path_env = os.environ.get("PATH", os.defpath)
-    rules: dict[str, tuple[set[str], list[str]]] = {}
-
-    def add(path: str, access: tuple[str, ...], reason: str, *, required: bool) -> None:
-        real = real_path(os.path.abspath(path))
-        if real is None:
-            # Links that cannot be resolved within the hop limit (SPEC §30.6): nothing to grant.
-            if required:
-                raise SkillError(
-                    ErrorCode.INVALID_INPUT,
-                    f"The links of {path} cannot be resolved",
-                    {"path": path},
-                )
-            return
-        if not os.path.exists(real):
-            if required:
-                raise SkillError(
-                    ErrorCode.NOT_FOUND, f"No such file or folder: {path}", {"path": path}
-                )
-            return
-        rights, reasons = rules.setdefault(real, (set(), []))
-        rights.update(access)
-        if reason not in reasons:
-            reasons.append(reason)
-
-    for system in (*_SYSTEM_DIRS, sys.base_prefix):
-        add(system, _READ_EXECUTE, "system", required=False)
-    for entry in path_env.split(os.pathsep):
-        if entry and os.path.isabs(entry):
-            add(entry, _READ_EXECUTE, "system", required=False)
-    add("/dev", _DEVICES, "devices", required=False)
-    add(coerce_path(project, "project", usable=True), _READ_WRITE, "project", required=True)
-    add(tempfile.gettempdir(), _READ_WRITE, "temp", required=False)
-    for grant in items:
-        add(str(grant.real_path), _READ_EXECUTE, f"skill:{grant.skill}", required=False)
-    for path in read:
-        add(coerce_path(path, "read path", usable=True), _READ_EXECUTE, "read", required=True)
-    for path in write:
-        add(coerce_path(path, "write path", usable=True), _READ_WRITE, "write", required=True)
-    resolved = None
-    if command is not None:
-        found = _resolve_command(coerce_str(command, "command"), path_env)
-        if found is not None:
-            resolved = Path(found)
-            real_command = real_path(found)
-            if real_command is not None:
-                add(_prefix(real_command), _READ_EXECUTE, "command", required=False)
-    # A system folder below another rule that gives it every right adds nothing (Landlock grants
-    # a file the rights of every rule on its ancestors): left out, so a review reads the rest.
-    built = tuple(
-        SandboxRule(Path(path), tuple(a for a in ACCESS if a in rights), tuple(reasons))
-        for path, (rights, reasons) in rules.items()
-        if reasons != ["system"]
-        or not any(
-            other != path and contains(other, path) and rights <= more
-            for other, (more, _) in rules.items()
-        )
-    )
-    return SandboxRules(built, resolved)
-
-
-def _unavailable(reason: str) -> SkillError:
-    return SkillError(
-        ErrorCode.SANDBOX_UNAVAILABLE,
-        f"the sandbox is not available here: {reason}",
-        {"reason": reason},
-    )
-
-
-def landlock_abi() -> tuple[int, str | None]:
-    """The Landlock ABI version of the running kernel and, when it is 0, why the sandbox cannot
-    run here (not Linux, no Landlock in the kernel, the ``sandbox`` extra not installed)."""
-    if not sys.platform.startswith("linux"):
-        return 0, f"Landlock is a Linux feature (this is {sys.platform})"
-    try:
-        import landlockpy
-    except ImportError:
-        python = os.path.basename(sys.executable) or "python"
-        return 0, (
-            "the 'sandbox' extra is not installed; install its one dependency with: "
-            f"{python} -m pip install 'landlockpy>=0.2' (or, from a checkout: pip install "
-            "'.[sandbox]')"
-        )
-    try:
-        abi = landlockpy.abi_version()
-    except OSError as exc:
-        return 0, f"the kernel refused the Landlock version query ({exc.strerror or exc})"
-    if abi < 1:
-        return 0, "the kernel has no Landlock (Linux 5.13 or later with landlock enabled)"
-    return abi, None
-
-
-def _landlock_rights(access: Iterable[str]) -> AccessFS:
-    from landlockpy import AccessFS
-
-    table = {
-        "read": AccessFS.READ_FILE | AccessFS.READ_DIR,
-        "execute": AccessFS.EXECUTE,
-        "write": AccessFS.WRITE_FILE | AccessFS.TRUNCATE,
-        "create": AccessFS.MAKE_REG
-        | AccessFS.MAKE_DIR
-        | AccessFS.MAKE_SYM
-        | AccessFS.MAKE_FIFO
-        | AccessFS.MAKE_SOCK
-        | AccessFS.REFER,
-        "remove": AccessFS.REMOVE_FILE | AccessFS.REMOVE_DIR | AccessFS.REFER,
-        "ioctl": AccessFS.IOCTL_DEV,
-    }
-    rights = AccessFS.NONE
-    for name in access:
-        rights |= table[name]
-    return rights
-
-
-def restrict_current_process(rules: SandboxRules) -> int:
-    """Apply ``rules`` to the calling process with Linux Landlock; one-way (SPEC §28.4).
-
-    Every filesystem right Landlock knows on the running kernel is handled (denied unless a rule
-    grants it), but connecting to UNIX sockets by path; the network and signals are not
-    restricted. ``no_new_privs`` is set (a setuid program gains nothing). The restriction holds
-    for every child process, which cannot lift it. On ABI 8 and later it covers every thread of
-    the process; before, the calling thread and the processes it starts (so call it from the
-    thread that will ``exec``, as the CLI does just before executing the command). Rights the
-    kernel does not know are left out (best effort: on ABI 1 and 2, truncation is not
-    restricted).
-
-    Args:
-        rules: From :func:`sandbox_rules`.
-
-    Returns:
-        The Landlock ABI version used.
-
-    Raises:
-        SkillError: ``sandbox_unavailable`` ``{reason}`` when Landlock cannot be applied (not
-            Linux, a kernel without it, the ``sandbox`` extra missing, the kernel refusing the
-            rule set): the process is then not restricted at all; ``not_found`` ``{path}`` for a
-            rule's path that is missing now or has a symbolic link on its way (each is reached
-            from ``/`` without following a link, so a folder swapped for a link to another since
-            the rules were made grants nothing), ``fs_error``'s codes for other OS errors:
-            nothing is applied either.
-    """
-    if not isinstance(rules, SandboxRules):
-        raise SkillError(
-            ErrorCode.INVALID_INPUT,
-            f"rules must be SandboxRules, got {type(rules).__name__}",
-            {"type": type(rules).__name__},
-        )
-    abi, reason = landlock_abi()
-    if reason is not None:
-        raise _unavailable(reason)
-    from landlockpy import AccessFS, AccessNet, LandlockError, RestrictFlag, Ruleset, fs_for_abi
-
-    handled = fs_for_abi(abi) & ~AccessFS.RESOLVE_UNIX
-    file_rights = (
-        AccessFS.EXECUTE
-        | AccessFS.WRITE_FILE
-        | AccessFS.READ_FILE
-        | AccessFS.TRUNCATE
-        | AccessFS.IOCTL_DEV
-    )
-    path = ""
-    try:
-        with Ruleset(handled_fs=handled, handled_net=AccessNet.NONE) as ruleset:
-            for rule in rules.rules:
-                path = str(rule.path)
-                rights = _landlock_rights(rule.access) & handled
-                fd = _open_rule_path(path)
-                try:
-                    if not stat.S_ISDIR(os.fstat(fd).st_mode):
-                        rights &= file_rights  # a rule on a file takes only the rights of files
-                    # The rule goes on what was reached without a link on the way: a path
-                    # swapped for a link since the rules were made grants nothing it points at.
-                    proc = f"/proc/self/fd/{fd}"
-                    ruleset.allow_path(proc if os.path.exists(proc) else path, rights)
-                finally:
-                    os.close(fd)
-            ruleset.restrict(RestrictFlag.TSYNC)
-    except LandlockError as exc:
-        detail = exc.strerror or str(exc)
-        raise _unavailable(f"the kernel refused the rule set ({detail})") from None
-    except OSError as exc:
-        raise fs_error(exc, path) from None
-    return abi
-
-
-def _open_rule_path(path: str) -> int:
-    """``path`` (a real path) opened without following a symbolic link anywhere on it.
-
-    Raises:
-        SkillError: ``not_found`` ``{path}`` when it is missing now or a link is on the way.
-        OSError: For other errors.
-    """
-    from ._confine import open_real_dir
-
-    fd = open_real_dir(path)
-    if fd is not None:
-        return fd
-    parent, name = os.path.split(path)
-    parent_fd = open_real_dir(parent) if name else None
-    if parent_fd is not None:
-        try:
-            fd = os.open(name, _O_PATH | _NOFOLLOW | _CLOEXEC, dir_fd=parent_fd)
-        except FileNotFoundError:
-            fd = None
-        finally:
-            os.close(parent_fd)
-        if fd is not None:
-            if not stat.S_ISLNK(os.fstat(fd).st_mode):
-                return fd
-            os.close(fd)
-    raise SkillError(
-        ErrorCode.NOT_FOUND,
-        f"{path} is missing, or a symbolic link is on its way, since the rules were made",
-        {"path": path},
-    )

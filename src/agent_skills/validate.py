@@ -108,8 +108,9 @@ import yaml
 from . import _scan
 from ._args import coerce_choice, coerce_path
 from ._config import DEFAULT_MAX_MANIFEST_BYTES
-from ._confine import read_file_capped, resolve_resource_path
+from ._confine import resolve_resource_path
 from ._errors import ErrorCode, SkillError
+from ._fs import read_file_capped
 from ._manifest import load_frontmatter_yaml, load_repaired_yaml, split_frontmatter
 from ._model import MANIFEST_NAME
 from ._schema import MAX_DESCRIPTION_LENGTH, name_key, plain_scalar_tag, yaml_kind

@@ -116,7 +116,9 @@ def test_sigint_ends_serve_on_a_terminal_at_once(root: Path) -> None:
     finally:
         os.close(leader)
         os.close(follower)
-    assert (status, stderr) == (130, "\naborted: interrupted\n")
+    # stdin is a terminal: the server first said what it waits for.
+    waiting = "serving 1 skill over MCP: waiting for a client on stdin (Ctrl-C to stop)\n"
+    assert (status, stderr) == (130, waiting + "\naborted: interrupted\n")
     assert elapsed < GONE_WITHIN
 
 

@@ -206,6 +206,21 @@ class _Stdio:
         assert line, "the server stopped"
         return _decoded(line)
 
+    def initialize(self) -> None:
+        self.send(
+            _request(
+                1,
+                "initialize",
+                {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            )
+        )
+        assert "result" in self.receive()
+        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
     def ping(self, rid: int) -> None:
         self.send(_request(rid, "ping", {}))
         assert self.receive() == {"jsonrpc": "2.0", "id": rid, "result": {}}
@@ -218,19 +233,7 @@ class _Stdio:
 def test_stdio_answers_every_request_and_then_ping(roots: list[Path]) -> None:
     server = _Stdio(roots)
     try:
-        server.send(
-            _request(
-                1,
-                "initialize",
-                {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "1"},
-                },
-            )
-        )
-        assert "result" in server.receive()
-        server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        server.initialize()
         for rid, (label, line, expected) in enumerate(CASES, 100):
             server.send(line)
             answer = server.receive()
@@ -328,3 +331,43 @@ def test_http_answers_every_request_and_then_ping(
             _check(answer, expected, json.loads(line)["id"])
         ping = http.post(url, content=_request(rid, "ping", {}), headers=headers)
         assert _answers(ping) == [{"jsonrpc": "2.0", "id": rid, "result": {}}], label
+
+
+def _nested(depth: int, open_: bytes = b"[", close: bytes = b"]") -> bytes:
+    return open_ * depth + close * depth
+
+
+# Lines nested past what the server looks into, and requests whose id JSON-RPC does not allow:
+# each is answered (-32700 or -32600 with a null id), and the server keeps answering.
+REFUSED: list[tuple[bytes, int]] = [
+    (b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":' + _nested(1_000) + b"}}", -32700),
+    (b'{"jsonrpc":"2.0","id":3,"method":"ping","params":' + _nested(100_000) + b"}", -32700),
+    (
+        b'{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":'
+        + b'{"b":' * 5_000
+        + b"1"
+        + b"}" * 5_001,
+        -32700,
+    ),
+    (_nested(200_000), -32700),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', -32600),
+    (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600),
+    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600),
+    (b'{"jsonrpc":"2.0","id":[1],"method":"ping"}', -32600),
+    (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', -32600),
+]
+
+
+def test_stdio_answers_deep_lines_and_invalid_ids(roots: list[Path]) -> None:
+    server = _Stdio(roots)
+    try:
+        server.initialize()
+        for rid, (line, code) in enumerate(REFUSED, 600):
+            server.send(line)
+            answer = server.receive()
+            assert answer["id"] is None, line[:60]
+            assert answer["error"]["code"] == code, (line[:60], answer)
+            server.ping(rid)
+        assert server.proc.poll() is None
+    finally:
+        server.close()

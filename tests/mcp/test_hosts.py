@@ -238,3 +238,48 @@ def test_allow_host_is_for_http_and_takes_host_names(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr.decode().startswith("startup_error: --allow-host takes a host name")
+
+
+@pytest.mark.parametrize(
+    ("host", "origin", "answer"),
+    [
+        (["localhost"], ["http://localhost"], None),
+        (["localhost"], [], None),
+        (["localhost"], ["http://localhost", "http://evil.example"], 403),
+        (["localhost"], ["http://evil.example", "http://localhost"], 403),
+        (["localhost"], ["http://localhost", "http://localhost"], 403),
+        (["localhost", "localhost"], None, 421),
+        (["localhost", "evil.example"], None, 421),
+        ([], None, 421),
+    ],
+)
+def test_a_header_sent_more_than_once_is_refused(
+    host: list[str], origin: list[str] | None, answer: int | None
+) -> None:
+    refused = refusal(host, origin, NAMES)
+    assert (refused[0] if refused else None) == answer
+
+
+def test_two_origin_headers_are_refused_over_the_wire(skills: Any) -> None:
+    import http.client
+
+    app = SkillServer(skills).http_app()
+    with _Uvicorn(app) as port:
+        for origins, expected in (
+            (["http://localhost"], 200),
+            (["http://localhost", "http://evil.example"], 403),
+            (["http://evil.example", "http://localhost"], 403),
+        ):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+            conn.putrequest("POST", "/mcp", skip_host=True)
+            conn.putheader("Host", f"localhost:{port}")
+            for origin in origins:
+                conn.putheader("Origin", origin)
+            for name, value in _HEADERS.items():
+                conn.putheader(name, value)
+            conn.putheader("Content-Length", str(len(_INIT)))
+            conn.endheaders(_INIT)
+            response = conn.getresponse()
+            response.read()
+            conn.close()
+            assert response.status == expected, origins

@@ -4,6 +4,7 @@ mode, ``--host`` and ``/healthz``. Every wait is bounded; changes are real file 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -394,7 +395,8 @@ def test_watch_without_watchfiles_fails_before_serving(
 
     root = _root(tmp_path)
     monkeypatch.setitem(sys.modules, "watchfiles._rust_notify", None)
-    with pytest.raises(StartupError, match=r"install it with: python -m pip install 'watchfiles"):
+    hint = f"install it with: {sys.executable} -m pip install 'watchfiles>=0.21'"
+    with pytest.raises(StartupError, match=re.escape(hint)):
         run_http(create_agent_skills([root]), port=_free_port(), watch=True)
     for args in (["--http", "--port", str(_free_port())], []):
         result = CliRunner().invoke(
@@ -402,5 +404,45 @@ def test_watch_without_watchfiles_fails_before_serving(
         )
         assert result.exit_code == 2
         assert result.stderr.splitlines()[-1].startswith(
-            "startup_error: watching skills needs 'watchfiles'"
+            "startup_error: watching skills needs the 'watch' extra ('watchfiles' is installed "
+            "but does not import: "
         )
+        assert result.stderr.splitlines()[-1].endswith(
+            hint + " (or, from a checkout: pip install '.[watch]')"
+        )
+
+
+def test_concurrent_openings_at_the_cap_close_idle_sessions_and_never_get_503(
+    skills: Any,
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    cap = 8
+    app = SkillServer(skills).http_app(max_sessions=cap)
+    statuses: list[int] = []
+    opened: list[str] = []
+    lock = threading.Lock()
+    with _Uvicorn(app) as base:
+        with httpx.Client(timeout=WAIT) as http:
+            for _ in range(cap):  # the table full of idle sessions
+                opened.append(_open_session(http, base))
+
+        def open_many(count: int) -> None:
+            with httpx.Client(timeout=WAIT) as http:
+                for _ in range(count):
+                    response = http.post(f"{base}/mcp", json=_INIT, headers=_HEADERS)
+                    with lock:
+                        statuses.append(response.status_code)
+                        if "mcp-session-id" in response.headers:
+                            opened.append(response.headers["mcp-session-id"])
+
+        deadline = time.monotonic() + 4 * WAIT
+        with ThreadPoolExecutor(6) as pool:
+            for future in [pool.submit(open_many, 20) for _ in range(6)]:
+                future.result(timeout=max(1.0, deadline - time.monotonic()))
+        assert statuses.count(503) == 0
+        assert statuses == [200] * 120
+        with httpx.Client(timeout=WAIT) as http:
+            alive = [s for s in opened if _ping(http, base, s) == 200]
+        assert len(opened) == cap + 120
+        assert 0 < len(alive) <= cap

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -14,8 +15,10 @@ pytest.importorskip("mcp")
 
 import anyio
 import anyio.to_thread
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agent_skills.mcp._stdio import StdinLines
+from agent_skills.mcp._stdio import StdinLines, _refusal
 
 
 async def _lines(reader: StdinLines) -> list[str]:
@@ -81,3 +84,42 @@ def test_cancelling_a_read_that_waits_ends_it_at_once() -> None:
     finally:
         os.close(read_fd)
         os.close(write_fd)
+
+
+# -- lines the SDK refused: answered with a code, never a crash (SPEC §30.4) ------------------
+
+_ID = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
+    st.booleans(),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(depth=st.integers(65, 50_000), brackets=st.sampled_from(["[]", "{}"]), rid=st.integers())
+def test_a_line_nested_past_the_bound_is_a_parse_error_with_a_null_id(
+    depth: int, brackets: str, rid: int
+) -> None:
+    opener, closer = brackets
+    inner = opener * depth if opener == "[" else '{"a":' * depth
+    tail = closer * depth
+    value = inner + ("" if opener == "[" else "1") + tail
+    line = f'{{"jsonrpc":"2.0","id":{rid},"method":"ping","params":{{"x":{value}}}}}'
+    assert _refusal(line) == (-32700, None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rid=_ID)
+def test_a_request_whose_id_is_not_a_string_or_integer_is_an_invalid_request(rid: object) -> None:
+    line = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "ping"})
+    assert _refusal(line) == (-32600, None)
+
+
+def test_refusals_of_ordinary_lines() -> None:
+    assert _refusal('{"jsonrpc":"2.0","id":7,"method":"x","params":"\\ud800"}') == (-32700, 7)
+    assert _refusal('{"jsonrpc":"2.0","id":"a","method":"x"}') == (-32700, "a")
+    assert _refusal('{"jsonrpc":"2.0","method":"notifications/x","params":1}') == (None, None)
+    assert _refusal("{not json") == (-32700, None)
+    assert _refusal(None) == (-32700, None)
+    assert _refusal("[]") == (-32700, None)

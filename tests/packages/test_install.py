@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_skills import SkillError
 from agent_skills import packages as pkg
@@ -354,7 +356,7 @@ def test_update_prints_versions_and_refuses_a_downgrade(
     result = run("update")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
-        f"updated hello in {installed} (1.0 -> 1.1)",
+        f"updated hello (1.0 -> 1.1) in {installed}",
         f"lock: {lock}",
     ]
     assert lock_entries(lock)[0]["version"] == "1.1"
@@ -377,7 +379,7 @@ def test_update_prints_versions_and_refuses_a_downgrade(
     }
     result = run("update", "--allow-downgrade")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"updated hello in {installed} (1.1 -> 0.9)"
+    assert result.output.splitlines()[0] == f"updated hello (1.1 -> 0.9) in {installed}"
     assert lock_entries(lock)[0]["version"] == "0.9"
 
 
@@ -399,7 +401,10 @@ def test_versions_that_do_not_compare_are_not_refused(
     hello(env["src"], version=new, body="Other.")
     result = run("update", "hello")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0].endswith(shown)
+    assert (
+        result.output.splitlines()[0]
+        == f"updated hello {shown} in {env['ws'] / '.agents' / 'skills' / 'hello'}"
+    )
 
 
 def test_the_version_of_metadata_and_of_an_old_lock_entry(
@@ -625,3 +630,260 @@ def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) ->
     for code, (files, lock_bytes) in outcomes:
         assert code == -signal.SIGKILL
         assert (files, lock_bytes) == old or files == new_tree
+
+
+# ---------------------------------------------------------------------------------------------
+# names read from a lock are skill names before anything is joined to the root (SPEC §25.4)
+
+_BAD_NAMES = st.one_of(
+    st.builds(
+        lambda ups, word: "../" * ups + word,
+        st.integers(1, 6),
+        st.sampled_from(["victim", "etc", "home/u/.ssh", ""]),
+    ),
+    st.builds(lambda word: "/" + word, st.sampled_from(["victim", "etc/passwd", "tmp"])),
+    st.builds(lambda a, b: f"{a}\x00{b}", st.sampled_from(["a", ""]), st.sampled_from(["b", ""])),
+    st.sampled_from(["..", ".", "", "a/b", "a\\b", "C:x", " ../x", "a\nb", "\uff0fetc"]),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bad=_BAD_NAMES)
+def test_update_refuses_a_lock_entry_whose_name_is_not_a_skill_name(bad: str) -> None:
+    import tempfile
+
+    from agent_skills.packages import _install
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        ws = base / "ws"
+        (ws / ".git").mkdir(parents=True)
+        victim = base / "victim"
+        victim.mkdir()
+        (victim / "id_rsa_secret").write_bytes(b"SECRET")
+        good = hello(base / "src")
+        entries = [
+            {
+                "name": bad,
+                "dir": str(victim),
+                "files": [],
+                "origin": {"source": str(good.parent), "ref": None, "commit": None},
+            }
+        ]
+        lock = ws / "skills.lock.json"
+        lock.write_text(json.dumps({"version": 1, "skills": entries}))
+        before = lock.read_bytes()
+        hashed: list[str] = []
+        real = _install.digest_stream
+
+        def spy(fh: Any, *args: Any, **kwargs: Any) -> Any:
+            hashed.append(str(getattr(fh, "name", "?")))
+            return real(fh, *args, **kwargs)
+
+        _install.digest_stream = spy  # type: ignore[assignment]
+        try:
+            for force in (False, True):
+                with pytest.raises(SkillError) as caught:
+                    pkg.update_skills(
+                        ws / ".agents" / "skills", lock=lock, workspace=ws, force=force
+                    )
+                assert caught.value.code == "invalid_input"
+                assert caught.value.fields["lock"] == str(lock)
+                with pytest.raises(SkillError) as named:
+                    pkg.update_skills(ws / ".agents" / "skills", [bad], lock=lock, workspace=ws)
+                assert named.value.code == "invalid_input"
+                assert "lock" not in named.value.fields
+        finally:
+            _install.digest_stream = real  # type: ignore[assignment]
+        assert hashed == []
+        assert lock.read_bytes() == before
+        assert sorted(p.name for p in victim.iterdir()) == ["id_rsa_secret"]
+        assert "SECRET" not in str(caught.value) and "id_rsa" not in str(caught.value)
+
+
+def test_cli_update_names_the_bad_lock_entry_and_touches_nothing(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    victim = env["tmp"] / "victim"
+    victim.mkdir()
+    (victim / "id_rsa_secret").write_text("k\n")
+    entry = {
+        "name": "../../../victim",
+        "dir": str(victim),
+        "files": [],
+        "origin": {"source": str(env["ws"]), "ref": None, "commit": None},
+    }
+    (env["ws"] / "skills.lock.json").write_text(json.dumps({"version": 1, "skills": [entry]}))
+    for args in (("update",), ("update", "--force")):
+        result = run(*args)
+        assert result.exit_code == 1
+        assert result.output.startswith("invalid_input: "), result.output
+        assert "not a skill name" in result.output and "id_rsa_secret" not in result.output
+    assert run("remove", "../../../victim").output.startswith("invalid_input: ")
+    assert (victim / "id_rsa_secret").read_text() == "k\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# recovery journals are untrusted input (a project's install root comes with its repository)
+
+_TOKEN = st.text("0123456789abcdef", min_size=16, max_size=16)
+
+
+def _deep(depth: int, shape: str) -> bytes:
+    if shape == "list":
+        return b"[" * depth + b"]" * depth
+    return b'{"a":' * depth + b"1" + b"}" * depth
+
+
+_MALFORMED = st.one_of(
+    st.builds(_deep, st.integers(65, 200_000), st.sampled_from(["list", "dict"])),
+    st.sampled_from(
+        [
+            b"",
+            b"{not json",
+            b"\xff\xfe\x00garbage",
+            b"[]",
+            b"42",
+            b'"text"',
+            b'{"version":1,"skills":"x"}',
+            b'{"version":1,"skills":[{"name":5}]}',
+            b'{"version":1,"skills":[{"name":"a","staged":"x"}]}',
+            b'{"version":1,"skills":[],"lock":"x"}',
+            b'{"version":1,"skills":[],"lock":{"path":5}}',
+            b'{"version":1,"skills":[],"lock":{"path":"rel/skills.lock.json","before":"a","after":"b"}}',
+        ]
+    ),
+    st.builds(
+        lambda path: json.dumps(
+            {"version": 1, "skills": [], "lock": {"path": path, "before": "a", "after": "b"}}
+        ).encode(),
+        st.sampled_from(
+            ["/dev/urandom", "/dev/zero", "/etc/passwd", "/tmp/skills.lock.json", "/x\x00y"]
+        ),
+    ),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    journals=st.lists(
+        st.tuples(_TOKEN, _MALFORMED), min_size=1, max_size=4, unique_by=lambda t: t[0]
+    )
+)
+def test_malformed_or_foreign_journals_are_set_aside_and_never_block(
+    journals: list[tuple[str, bytes]],
+) -> None:
+    import tempfile
+
+    from agent_skills.packages import _install
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        ws = base / "ws"
+        (ws / ".git").mkdir(parents=True)
+        root = ws / ".agents" / "skills"
+        root.mkdir(parents=True)
+        lock = ws / "skills.lock.json"
+        src = base / "src"
+        hello(src)
+        for token, data in journals:
+            (root / f".agent-skills-txn-{token}.json").write_bytes(data)
+        read: list[str] = []
+        real = _install._file_sha
+
+        def spy(path: Path) -> str | None:
+            read.append(str(path))
+            return real(path)
+
+        _install._file_sha = spy  # type: ignore[assignment]
+        try:
+            installed = pkg.install_skills(pkg.Source("directory", str(src)), root, lock=lock)
+            assert [i.name for i in installed] == ["hello"]
+            assert pkg.remove_skill(root, "hello", lock=lock).name == "hello"
+        finally:
+            _install._file_sha = real  # type: ignore[assignment]
+        assert all(p == str(lock) for p in read), read  # nothing but the root's own lock read
+        left = sorted(p.name for p in root.iterdir())
+        assert not [n for n in left if n.startswith(".agent-skills-txn-")]
+        assert len([n for n in left if n.startswith(".agent-skills-bad-")]) == len(journals)
+        assert pkg.recover_root(root, lock=lock) == []  # set aside once, never read again
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-urandom", "directory", "dangling-link"])
+def test_a_journal_that_is_no_regular_file_is_set_aside_unread(
+    env: dict[str, Path], kind: str
+) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    root.mkdir(parents=True)
+    journal = root / ".agent-skills-txn-0123456789abcdef.json"
+    if kind == "fifo":
+        os.mkfifo(journal)
+    elif kind == "link-to-urandom":
+        journal.symlink_to("/dev/urandom")
+    elif kind == "directory":
+        journal.mkdir()
+    else:
+        journal.symlink_to(env["tmp"] / "nowhere")
+    started = time.monotonic()
+    notes = pkg.recover_root(root, lock=env["ws"] / "skills.lock.json")
+    assert time.monotonic() - started < 10
+    assert [n.kind.value for n in notes] == ["io_error"]
+    assert not os.path.lexists(journal)
+    assert [p.name.startswith(".agent-skills-bad-0123456789abcdef-") for p in root.iterdir()] == [
+        True
+    ]
+
+
+def test_a_set_aside_journal_puts_back_the_copies_its_transaction_set_aside(
+    env: dict[str, Path],
+) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    hello(root, "kept")
+    aside = root / ".agent-skills-old-0123456789abcdef-kept"
+    (root / "kept").rename(aside)
+    (root / ".agent-skills-txn-0123456789abcdef.json").write_bytes(b"[" * 100_000)
+    notes = pkg.recover_root(root, lock=env["ws"] / "skills.lock.json")
+    assert [n.kind.value for n in notes] == ["io_error"]
+    assert "nested deeper than 64 levels" in notes[0].message
+    assert (root / "kept" / "SKILL.md").is_file() and not aside.exists()
+
+
+def test_at_most_max_journals_are_read_per_call_oldest_first(env: dict[str, Path]) -> None:
+    root = env["ws"] / ".agents" / "skills"
+    root.mkdir(parents=True)
+    lock = env["ws"] / "skills.lock.json"
+    record = {"version": 1, "skills": [], "lock": {"path": str(lock), "before": "a", "after": "b"}}
+    total = pkg.MAX_JOURNALS + 36
+    for i in range(total):
+        path = root / f".agent-skills-txn-{i:016x}.json"
+        path.write_text(json.dumps(record))
+        os.utime(path, ns=(10**18 + (total - i) * 10**9,) * 2)  # the last written is the oldest
+    notes = pkg.recover_root(root, lock=lock)
+    assert [n.kind.value for n in notes] == ["scan_truncated"]
+    assert f"{total} recovery journals" in notes[0].message
+    left = sorted(p.name for p in root.iterdir())
+    assert left == [f".agent-skills-txn-{i:016x}.json" for i in range(36)]  # the newest wait
+    assert pkg.recover_root(root, lock=lock) == []
+    assert list(root.iterdir()) == []
+
+
+def test_the_cli_reports_a_planted_nested_journal_and_goes_on(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    hello(env["src"])
+    root = env["ws"] / ".agents" / "skills"
+    root.mkdir(parents=True)
+    (root / ".agent-skills-txn-0123456789abcdef.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    result = run("add", str(env["src"]))
+    assert result.exit_code == 0, result.output
+    assert "RecursionError" not in result.output and "internal_error" not in result.output
+    assert "set aside the recovery journal" in result.output
+    assert run("remove", "hello").exit_code == 0
+
+
+def test_recover_root_raises_only_skill_errors(tmp_path: Path) -> None:
+    for bad in (5, None, b"/tmp", "a\x00b"):
+        with pytest.raises(SkillError) as caught:
+            pkg.recover_root(bad)  # type: ignore[arg-type]
+        assert caught.value.code == "invalid_input"
+    assert pkg.recover_root(tmp_path / "missing") == []

@@ -710,10 +710,10 @@ def test_add_from_git_at_a_tag_with_a_subdirectory(
         "ref": "v1",
         "commit": repo["v1"],
     }
-    # update re-installs from the recorded origin: still the tag
+    # update re-installs from the recorded origin: still the tag, so nothing changed
     result = run("update")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"updated hello in {installed}"
+    assert result.output.splitlines()[0] == f"unchanged hello in {installed}"
     assert (installed / "scripts" / "hi.sh").read_bytes() == b"v1"
 
 
@@ -757,7 +757,7 @@ def test_git_errors_are_coded(
 ) -> None:
     result = run("add", f"{repo['url']}#no-such-ref")
     assert result.exit_code == 1
-    assert result.output.startswith("io_error: git ")
+    assert result.output.startswith("not_found: unknown ref 'no-such-ref' in ")
     result = run("add", f"{repo['url']}//../..")
     assert result.exit_code == 1
     assert result.output.startswith("path_escape: ")
@@ -896,8 +896,10 @@ def test_a_source_with_only_broken_skills_names_the_problems(tmp_path: Path) -> 
     make_skill(src, "broken", raw="---\nname: [unclosed\n---\n")
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(src)), tmp_path / "root")
-    assert info.value.code == "not_found"
-    assert info.value.message.startswith(f"no skill in {src}; invalid_skill: ")
+    # The only skill folder failed: its own code leads, the absence follows from it.
+    assert info.value.code == "invalid_skill"
+    assert info.value.message.startswith(f"no valid skill in {src}: {src / 'broken' / 'SKILL.md'}")
+    assert info.value.fields["source"] == str(src)
     assert list((tmp_path / "root").iterdir()) == []
 
 
@@ -953,7 +955,7 @@ def test_a_skill_with_more_files_than_an_archive_holds_is_refused(
         (skill / f"f{i}.md").write_text("x")
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill)), tmp_path / "root")
-    assert info.value.code == "not_found"  # the only skill of the source could not be taken
+    assert info.value.code == "too_large"  # the only skill of the source could not be taken
     assert "more than 3 files" in info.value.message
 
 

@@ -14,8 +14,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agent_skills import SkillError
 from agent_skills import packages as pkg
@@ -345,7 +348,7 @@ def test_credentials_reach_git_for_add_and_never_the_lock_and_update_uses_none(
     git("commit", "-qam", "v1.1", cwd=credentialed_repo["path"])
     result = run("update")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == f"updated hello in {installed} (1.0 -> 1.1)"
+    assert result.output.splitlines()[0] == f"updated hello (1.0 -> 1.1) in {installed}"
     assert calls and all(SECRET not in " ".join(c) for c in calls)
     assert "Hello again." in (installed / "SKILL.md").read_text()
     assert SECRET not in (env["ws"] / "skills.lock.json").read_text()
@@ -362,11 +365,12 @@ def test_a_sparse_huge_manifest_in_a_source_is_too_large_for_add_and_pack(
     os.truncate(skill / "SKILL.md", 8 << 30)  # 8 GiB, sparse
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill.parent)), env["tmp"] / "root")
-    assert info.value.code == "not_found"  # the only skill is refused: named in the problems
-    assert "too_large" in info.value.message
+    assert info.value.code == "too_large"  # the only skill is refused: its code leads
+    assert info.value.message.startswith(f"no valid skill in {skill.parent}: ")
     with pytest.raises(SkillError) as info:
         pkg.install_skills(pkg.Source("directory", str(skill)), env["tmp"] / "root")
-    assert "too_large" in info.value.message
+    assert info.value.code == "too_large"
+    assert info.value.message.endswith(f"{skill / 'SKILL.md'} is larger than 1048576 bytes")
     result = run("add", str(skill))
     assert result.exit_code == 1 and "too_large" in result.output
     with pytest.raises(SkillError) as info:
@@ -478,3 +482,95 @@ def test_pack_reads_the_directory_it_validated(
     out = pkg.pack_skill(skill, tmp_path / "h.skill")
     with zipfile.ZipFile(out) as zf:
         assert b"EVIL CANARY" in zf.read("hello/SKILL.md")  # the directory there now, whole
+
+
+# Sources that hold a credential whatever their form, a URL git reads or text that only looks
+# like one (a mistyped scheme, a one-letter user, a single slash): the canary never leaves.
+_CANARY = st.text("ABCDEFGHJKLMNPQRSTUVWXYZ23456789", min_size=8, max_size=16).map(
+    lambda t: f"CANARY{t}"
+)
+_FORMS = [
+    "https://u:{t}@host.invalid/org/r",
+    "https://{t}@host.invalid/org/r",
+    "HTTPS://u:{t}@host.invalid/r",
+    "ssh://git:{t}@host.invalid/r",
+    "u:{t}@github.com:org/repo",
+    "git:{t}@host.invalid:org/r",
+    "https//u:{t}@host.invalid/r",
+    "https//{t}@host.invalid/r",
+    "https:/u:{t}@host.invalid/r",
+    "https:/{t}@host.invalid/r",
+    "http:u:{t}@host.invalid/r",
+    "htps:/u:{t}@host.invalid/r",
+    "./vendor/u:{t}@host/r",
+    "https://host.invalid/r?token={t}",
+    "x:{t}@h:r",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@hypothesis.given(
+    form=st.sampled_from(_FORMS),
+    token=_CANARY,
+    suffix=st.sampled_from(["", "//skills/x", "#v1", "//skills#v1", "#", "//"]),
+)
+def test_no_source_text_lets_its_credentials_reach_an_error_the_output_or_the_lock(
+    form: str, token: str, suffix: str
+) -> None:
+    text = form.format(t=token) + suffix
+    assert token not in pkg.redact(text)
+    try:
+        parsed = pkg.parse_source(text, cwd="/nonexistent-base")
+    except SkillError as exc:
+        assert exc.code == "invalid_input"
+        assert token not in exc.message and token not in str(exc.fields) and token not in str(exc)
+        return
+    for shown in (parsed.location, parsed.origin_source, parsed.shown, repr(parsed), str(parsed)):
+        assert token not in shown, (text, shown)
+
+
+def test_the_cli_never_echoes_credentials_of_a_source_that_is_no_url(
+    run: Callable[..., Result],
+) -> None:
+    for text, shown in (
+        (f"u:{SECRET}@host.invalid:org/repo", None),  # a URL (git's form): git says why
+        (f"https//u:{SECRET}@host.invalid/r", "https//***@host.invalid/r"),
+        (f"./u:{SECRET}@host.invalid/r", "./***@host.invalid/r"),
+        (f"https:/u:{SECRET}@host.invalid/r", None),  # git's form, host "https"
+    ):
+        result = run("add", text)
+        assert result.exit_code != 0
+        assert SECRET not in result.output, result.output
+        if shown is not None:
+            assert result.output == (f"invalid_input: {shown} does not exist and is not a URL\n"), (
+                result.output
+            )
+
+
+@pytest.mark.parametrize("depth", [65, 66, 100])
+def test_a_file_nested_too_deep_fails_add_and_pack_with_the_depth(
+    run: Callable[..., Result], env: dict[str, Path], depth: int
+) -> None:
+    skill = hello(env["tmp"] / "src")
+    deep = skill.joinpath(*["d"] * depth)
+    deep.mkdir(parents=True)
+    (deep / "f.md").write_text("deep\n")
+    with pytest.raises(SkillError) as info:
+        pkg.pack_skill(skill, env["tmp"] / "h.skill")
+    assert info.value.code == "too_large"
+    assert info.value.fields == {"path": str(skill), "max_depth": 64}
+    assert "levels deep" in info.value.message and "10000 files" not in info.value.message
+    assert not (env["tmp"] / "h.skill").exists()
+    result = run("add", str(skill))
+    assert result.exit_code == 1
+    assert "more than 64 levels deep" in result.output and "10000" not in result.output
+
+
+def test_a_file_64_levels_down_is_packed(env: dict[str, Path]) -> None:
+    skill = hello(env["tmp"] / "src")
+    deep = skill.joinpath(*["d"] * 63)
+    deep.mkdir(parents=True)
+    (deep / "f.md").write_text("deep\n")
+    packed = pkg.pack_skill(skill, env["tmp"] / "h.skill")
+    with zipfile.ZipFile(packed) as archive:
+        assert "hello/" + "d/" * 63 + "f.md" in archive.namelist()

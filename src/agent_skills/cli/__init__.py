@@ -24,8 +24,11 @@ configuration: ``startup_error``; SPEC §21.11). Warnings have one format everyw
 ``warning: CODE: message`` lines on stderr. Under ``--json`` stderr holds at most one JSON object:
 the warnings are collected as ``"warnings": [{"code", "message"}]``, in the error object on a
 failure, else in ``{"warnings": [...]}`` printed at the end (nothing when there were none); they
-never go into the output on stdout. Tables keep every column at 60 terminal columns and
-more (SPEC §21.12, see :func:`._table.columns`).
+never go into the output on stdout. Notes for a person (``note: ...``, such as no skills found)
+go to stderr too, never under ``--json``. On a terminal these stderr lines wrap at its width on
+word boundaries; into a pipe each stays one line. A ``shadowed`` copy is not a stderr line for
+a person (``list`` and ``report`` show it); under ``--json`` it is among the warnings. Tables
+keep every column at 60 terminal columns and more (SPEC §21.12, see :func:`._table.columns`).
 
 This package is the only one that imports ``click`` and ``rich``.
 """

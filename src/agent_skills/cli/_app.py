@@ -30,10 +30,13 @@ __all__ = [
     "Fail",
     "SkillsGroup",
     "echo_error",
+    "echo_stderr",
     "emit_json",
     "emit_json_text",
     "fail",
+    "is_terminal",
     "json_option",
+    "note",
     "safe",
     "silence_stdout",
     "warn",
@@ -98,7 +101,63 @@ def warn(code: str, message: str) -> None:
     if collected is not None:
         collected.append({"code": code, "message": message})
         return
-    click.echo(safe(f"warning: {code}: {message}"), err=True)
+    echo_stderr(safe(f"warning: {code}: {message}"))
+
+
+def for_a_person() -> bool:
+    """Whether this command's output is for a person (no ``--json``): what only a person needs
+    told, such as an ordinary precedence, is left out of the JSON protocol's object otherwise."""
+    return _JSON_WARNINGS.get() is None
+
+
+def note(message: str) -> None:
+    """A note for a person (``note: message`` on stderr): what the output alone does not say,
+    such as no skills found. Under ``--json`` nothing is printed: the output says it."""
+    if _JSON_WARNINGS.get() is None:
+        echo_stderr(safe(f"note: {message}"))
+
+
+def is_terminal(stream: object) -> bool:
+    """Whether ``stream`` is a terminal (``False`` for a pipe, a file, a closed stream or none)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _stderr_width() -> int:
+    """The width of the terminal stderr is: ``COLUMNS`` when set, else the terminal's own
+    (stdout may be a pipe while stderr is the terminal), else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def echo_stderr(line: str) -> None:
+    """Print one line of the command line's own (a warning, a note, an error) on stderr. On a
+    terminal it is wrapped at the terminal's width on word boundaries, the lines after the
+    first indented by two spaces (a word longer than the width, a path, is never split); into
+    a pipe or a file it stays one line, for tools that read it."""
+    if is_terminal(sys.stderr):
+        import textwrap
+
+        width = _stderr_width()
+        if len(line) > width:
+            line = textwrap.fill(
+                line,
+                width=width,
+                subsequent_indent="  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+    click.echo(line, err=True)
 
 
 def wants_json(args: Sequence[str]) -> bool:
@@ -130,6 +189,14 @@ class SkillsGroup(click.Group):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy_subcommands: dict[str, str] = dict(lazy_subcommands or {})
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The program run with no arguments shows its help as --help does: on stdout, exit 0
+        # (click's own no_args_is_help writes it to stderr with the usage-error status 2).
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *self.lazy_subcommands})
@@ -228,7 +295,7 @@ def echo_error(code: str, message: str, fields: Mapping[str, Any] | None = None)
             collected.clear()
         _write_json(out, err=True)
         return
-    click.echo(safe(f"{code}: {message}"), err=True)
+    echo_stderr(safe(f"{code}: {message}"))
 
 
 def silence_stdout() -> None:

@@ -19,13 +19,13 @@ import click
 
 from .._config import DEFAULT_MAX_MANIFEST_BYTES, MAX_SEARCH_DEPTH, SkillRoot, expand_home
 from .._core import AgentSkills, create_agent_skills
-from .._diagnostics import Diagnostic, RootStatus, quiet_logger, set_diagnostic_sink
+from .._diagnostics import Diagnostic, DiagnosticKind, RootStatus, quiet_logger, set_diagnostic_sink
 from .._errors import StartupError
 from .._model import SkillContent
 from .._presets import AUTO, CLIENTS, client_skill_roots, preset_workspace
 from .._registry import unknown_skill
 from .._scan import find_manifest
-from ._app import CliErrorCode, fail, warn
+from ._app import CliErrorCode, fail, for_a_person, warn
 
 __all__ = [
     "DIR_PATH",
@@ -60,6 +60,7 @@ def root_options(fn: _F) -> _F:
             type=click.Choice([*CLIENTS, "none"]),
             default=AUTO,
             show_default=True,
+            metavar="CLIENT",
             help="Whose skill folders to read: a client's layout (agents, claude, codex, gemini, "
             "copilot, cursor, opencode, goose, antigravity, windsurf, clarvis), auto = all of "
             "them (user folders, then project folders), none = only --root. See docs/clients.md.",
@@ -143,7 +144,7 @@ def _trust_store_option(fn: _F) -> _F:
         expose_value=False,
         callback=remember,
         help="Serve project (workspace) skills only as approved in this trust store "
-        "(see `agent-skills trust`) [default: no store, everything trusted].",
+        "(written by the trust command) [default: no store, everything trusted].",
     )(fn)
 
 
@@ -190,11 +191,21 @@ def root_hint(root: Path) -> str | None:
 
 @contextmanager
 def warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
-    """Send discovery warnings through :func:`_warn` while the command runs."""
+    """Send discovery warnings through :func:`._app.warn` while the command runs.
+
+    A ``shadowed`` diagnostic (a higher-precedence copy overriding a lower one) is a warning
+    (SPEC §21.8): under ``--json`` it is in the warnings of the one object on stderr, as every
+    warning is. For a person it is the expected precedence rather than a problem of the command
+    being run, so it is shown where it is the subject (the ``SHADOWS`` column of ``list``, the
+    ``shadowed`` entries and ``diagnostics`` of ``report``), not repeated on stderr by every
+    command.
+    """
     # Without a handler, Python's last-resort handler would print each warning a second time.
     quiet_logger()
 
     def sink(diag: Diagnostic) -> None:
+        if diag.kind is DiagnosticKind.SHADOWED and for_a_person():
+            return
         warn(diag.kind.value, diag.message)
 
     set_diagnostic_sink(sink if enabled else None)

@@ -89,6 +89,7 @@ def columns(
     styles: list[str] | None = None,
     cut: bool = True,
     movable: int | None = None,
+    hang: bool = False,
 ) -> list[RichText]:
     """Lay out a table whose last column is flexible (SPEC §21.12).
 
@@ -102,8 +103,10 @@ def columns(
     width; a first cell wider than the terminal is folded too: no line is wider than ``width``
     and no name or path loses a character. With ``cut`` the flexible text
     is shortened with an ellipsis to fit (descriptions); without, it is shown whole, wrapped at
-    the terminal's width (notes that hold paths). With ``width=None`` (not a terminal) nothing is
-    cut or moved. Cells are shown through ``safe`` (control characters escaped); ``styles``
+    the terminal's width (notes that hold paths); with ``hang`` too, a flexible text that fits
+    its column but for its length is folded in place instead, its next lines starting under
+    the column (lists of names). With ``width=None`` (not a terminal) nothing is cut or moved.
+    Cells are shown through ``safe`` (control characters escaped); ``styles``
     colours the first cell of each row.
     """
     from rich.cells import cell_len, set_cell_size
@@ -139,6 +142,13 @@ def columns(
             line.append(set_cell_size(row[i], widths[i]), style=style)
             line.append(_GAP)
         flex = row[fixed]
+        if hang and not cut and not head and not stacked and room is not None:
+            pieces = fold(flex, room)
+            line.append(pieces[0])
+            out.append(line)
+            indent = " " * (sum(widths[:keep]) + gap * keep)  # where the column starts
+            out.extend(Text(indent + piece) for piece in pieces[1:])
+            continue
         inline = not stacked and (cut or room is None or cell_len(flex) <= room)
         if inline:
             if room is not None:

@@ -20,7 +20,7 @@ from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
 from .._terminal import json_safe, safe_text
-from ._app import PROG, emit_json, emit_json_text, json_option, safe, warn
+from ._app import PROG, echo_stderr, emit_json, emit_json_text, json_option, safe, warn
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -151,7 +151,7 @@ def show_command(skills: AgentSkills, name: str, as_json: bool) -> None:
     print_out(facts, _text_of("\n".join(lines)), _text_of("\n" + safe_text(content.body)))
 
 
-@click.command("resources")
+@click.command("resources", short_help="List a skill's files (scripts, references, assets, ...).")
 @click.argument("name")
 @json_option
 @with_skills()
@@ -213,7 +213,7 @@ def path_command(skills: AgentSkills, name: str, rel: str, as_json: bool) -> Non
         click.echo(safe(str(path)))
 
 
-@click.command("read")
+@click.command("read", short_help="Write a skill file's bytes to stdout (a confined read).")
 @click.argument("name")
 @click.argument("rel")
 @click.option(
@@ -237,7 +237,7 @@ def read_command(skills: AgentSkills, name: str, rel: str, max_bytes: int | None
     stream.flush()
 
 
-@click.command("catalog")
+@click.command("catalog", short_help="Print the skill catalog for a system prompt.")
 @click.option(
     "--format",
     "fmt",
@@ -289,7 +289,7 @@ def catalog_command(
     else:
         text = _catalog.render_catalog_json(infos) + "\n"
     if not infos:
-        click.echo(f"note: no skills to list (see `{PROG} report`)", err=True)
+        echo_stderr(f"note: no skills to list (see `{PROG} report`)")
     _print_catalog(text, fmt)
 
 
@@ -330,10 +330,10 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
         shown = ", ".join(fit.omitted[:_OMITTED_SHOWN])
         rest = len(fit.omitted) - _OMITTED_SHOWN
         note += f"; omitted: {shown}" + (f" … and {rest} more" if rest > 0 else "")
-    click.echo(note, err=True)
+    echo_stderr(note)
 
 
-@click.command("report")
+@click.command("report", short_help="Explain discovery: every candidate folder and its status.")
 @json_option
 @with_skills(warnings=False)
 def report_command(skills: AgentSkills, as_json: bool) -> None:

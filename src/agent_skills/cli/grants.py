@@ -9,6 +9,8 @@ rule set are ``agent_skills.grants``'. That module loads with these commands onl
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,14 +22,17 @@ from .._core import AgentSkills
 from .._errors import ErrorCode, SkillError
 from .._model import GrantSet
 from ..grants import (
+    HOST_ALIASES,
     HOSTS,
+    SETTINGS_FILES,
+    host_name,
     landlock_abi,
     render_grants,
     restrict_current_process,
     sandbox_rules,
     write_grants,
 )
-from ._app import CliErrorCode, emit_json, fail, safe, warn
+from ._app import PROG, CliErrorCode, emit_json, fail, note, safe, warn
 from ._roots import DIR_PATH, PATH, expand_user, with_skills
 
 __all__ = ["grants_command", "sandbox_command"]
@@ -36,11 +41,14 @@ __all__ = ["grants_command", "sandbox_command"]
 _host_option = click.option(
     "--for",
     "host",
-    type=click.Choice(HOSTS),
+    type=click.Choice([*HOSTS, *HOST_ALIASES]),
     default="json",
     show_default=True,
-    help="The host whose format to print: json, claude (Claude Code), codex, gemini "
-    "(Gemini CLI), opencode, openai-agents (SandboxPathGrant), bwrap, docker, seatbelt.",
+    metavar="HOST",
+    callback=lambda ctx, param, value: host_name(value),
+    help="The host whose format to print: json, claude (Claude Code, also claude-code), codex, "
+    "gemini (Gemini CLI, also gemini-cli), opencode, openai-agents (SandboxPathGrant), bwrap, "
+    "docker, seatbelt.",
 )
 
 
@@ -62,7 +70,7 @@ def _skill_grants(skills: AgentSkills, names: Sequence[str]) -> GrantSet:
     return grants
 
 
-@click.command("grants")
+@click.command("grants", short_help="Print what a host needs to read your skills' files.")
 @_host_option
 @click.option(
     "--args",
@@ -116,26 +124,68 @@ def grants_command(
     if write and as_args:
         fail(CliErrorCode.USAGE_ERROR, "--args prints an argument; it cannot be written", 2)
     grants = _skill_grants(skills, names)
+    if not grants and not grants.left_out:
+        note(f"no skills to grant (see `{PROG} report`)")
     if not write:
         text = render_grants(grants, host, args=as_args)
         if text:
             click.echo(text)
         return
-    result = write_grants(grants, host, workspace=skills.config.workspace_dir, prune=prune)
-    if result.changed:
-        counts = (
-            f"{len(result.added)} added, {len(result.removed)} removed, {len(result.kept)} kept"
-        )
-    else:
-        counts = f"unchanged ({len(result.kept)} kept)"
-    click.echo(safe(f"{result.path}: {counts}"))
+    workspace = skills.config.workspace_dir
+    existed = host in SETTINGS_FILES and os.path.lexists(workspace / SETTINGS_FILES[host])
+    result = write_grants(grants, host, workspace=workspace, prune=prune)
+    click.echo(safe(f"{result.path}: {_write_counts(result.added, result.removed, result.kept)}"))
     for entry in result.added:
         click.echo(safe(f"  + {entry}"))
     for entry in result.removed:
         click.echo(safe(f"  - {entry}"))
+    if result.changed and not existed and _visible_to_git(workspace, result.path):
+        rel = os.path.relpath(result.path, workspace)
+        note(
+            f"{rel} holds paths of this machine and git does not ignore it; keep it out of "
+            f"git: echo {rel} >> .git/info/exclude"
+        )
 
 
-@click.command("sandbox", context_settings={"allow_interspersed_args": False})
+def _write_counts(added: Sequence[str], removed: Sequence[str], kept: Sequence[str]) -> str:
+    """What ``grants --write`` did, each count named: entries of these grants added, entries
+    of gone skill folders pruned, entries of these grants the file held already."""
+
+    def entries(items: Sequence[str]) -> str:
+        return f"{len(items)} grant {'entry' if len(items) == 1 else 'entries'}"
+
+    if not added and not removed:
+        return f"unchanged ({entries(kept)} already there)" if kept else "unchanged (no grants)"
+    parts = [(added, "added"), (removed, "pruned (folder gone)"), (kept, "already there")]
+    shown = [(items, what) for items, what in parts if items]
+    first, *rest = shown
+    return ", ".join([f"{entries(first[0])} {first[1]}", *(f"{len(i)} {what}" for i, what in rest)])
+
+
+def _visible_to_git(workspace: Path, path: Path) -> bool:
+    """Whether ``path`` lies in a git work tree that does not ignore it (``git check-ignore``);
+    ``False`` when git is missing, fails, or ``path`` is outside any work tree."""
+    git = shutil.which("git")
+    if git is None:
+        return False
+    try:
+        done = subprocess.run(
+            [git, "-C", os.fspath(workspace), "check-ignore", "-q", "--", os.fspath(path)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 1  # 0 ignored, 128 not a work tree (or another failure)
+
+
+@click.command(
+    "sandbox",
+    context_settings={"allow_interspersed_args": False},
+    short_help="Run COMMAND able to read the project and skills, not ~/.ssh.",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
 @click.option(
     "--project",
@@ -218,7 +268,14 @@ def sandbox_command(
                 f"{rule.path} ({', '.join(rule.reasons)}) holds your home folder: all of it is "
                 f"{how} in the sandbox",
             )
+    for code, message in rules.warnings:
+        warn(code, message)
     if dry_run:
+        if rules.command is None:
+            warn(
+                "command_not_found",
+                f"{command[0]}: command not found on PATH (a real run exits 127)",
+            )
         abi, reason = landlock_abi()
         shown = rules.to_dict()
         shown["argv"] = list(command)

@@ -34,8 +34,8 @@ from ..packages import (
     verify_lock,
     write_lock,
 )
-from ._app import PROG, CliErrorCode, emit_json, fail, json_option, safe, warn
-from ._roots import FILE_PATH, PATH, with_package_skills
+from ._app import PROG, CliErrorCode, echo_stderr, emit_json, fail, json_option, safe, warn
+from ._roots import FILE_PATH, PATH, warnings_to_stderr, with_package_skills
 
 __all__ = [
     "add_command",
@@ -84,16 +84,15 @@ def _warn_shadowed(skills: AgentSkills, installed: Sequence[Installed]) -> None:
         info = served.get(item.name)
         if info is None or os.path.realpath(info.dir) == os.path.realpath(item.dir):
             continue
-        click.echo(
+        echo_stderr(
             safe(
                 f"warning: {item.name} installed in {item.dir} is shadowed by {info.dir} "
                 f"({info.source}, higher precedence): that copy is the one served"
-            ),
-            err=True,
+            )
         )
 
 
-@click.command("pack")
+@click.command("pack", short_help="Pack a skill folder into a reproducible .skill archive.")
 @click.argument("skill_dir", type=PATH)
 @click.option(
     "-o",
@@ -118,7 +117,7 @@ def pack_command(skill_dir: Path, output: Path | None) -> None:
     click.echo(f"packed {skill_dir} into {path}")
 
 
-@click.command("lock")
+@click.command("lock", short_help="Write skills.lock.json: the project skills' file digests.")
 @click.option(
     "--output",
     type=FILE_PATH,
@@ -158,7 +157,7 @@ def lock_command(
     click.echo(f"locked {count} skill{'s' if count != 1 else ''} in {target}")
 
 
-@click.command("verify")
+@click.command("verify", short_help="Check installed skills against skills.lock.json.")
 @click.option(
     "--lock",
     "lock_file",
@@ -214,28 +213,34 @@ def verify_command(
         raise click.exceptions.Exit(1)
 
 
-def _add_install_options(fn: _F) -> _F:
-    options = [
-        click.option(
-            "--to",
-            "scope",
-            type=click.Choice(["project", "user"]),
-            default="project",
-            show_default=True,
-            help="project: <workspace>/.agents/skills; user: ~/.agents/skills.",
-        ),
-        click.option(
-            "--client",
-            default=None,
-            help="Install into this client's highest-precedence root of that scope.",
-        ),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+def install_options(verb: str) -> Callable[[_F], _F]:
+    """``--to`` and ``--client`` of ``add`` (``verb`` "Install into"), ``update`` ("Update the
+    skills installed in") and ``remove`` ("Remove from"): the same places, each help saying
+    what that command does there."""
 
+    def decorate(fn: _F) -> _F:
+        options = [
+            click.option(
+                "--to",
+                "scope",
+                type=click.Choice(["project", "user"]),
+                default="project",
+                show_default=True,
+                help=f"{verb} project: <workspace>/.agents/skills, or user: ~/.agents/skills.",
+            ),
+            click.option(
+                "--client",
+                default=None,
+                metavar="NAME",
+                help=f"{verb} this client's highest-precedence root of that scope (see "
+                "docs/packages.md).",
+            ),
+        ]
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
 
-install_options = _add_install_options
+    return decorate
 
 
 def _report_installed(installed: Sequence[Installed], verb: str, lock: Path) -> None:
@@ -244,22 +249,26 @@ def _report_installed(installed: Sequence[Installed], verb: str, lock: Path) -> 
             warn(code, message)
         action = "replaced" if item.replaced and verb == "installed" else verb
         versions = ""
-        if verb == "updated" and (item.previous_version or item.version):
-            versions = f" ({item.previous_version or 'unversioned'} -> "
-            versions += f"{item.version or 'unversioned'})"
-        click.echo(safe(f"{action} {item.name} in {item.dir}{versions}"))
+        if verb == "updated":
+            old, new = item.previous_version or "unversioned", item.version or "unversioned"
+            if item.unchanged:
+                action = "unchanged"
+                versions = f" ({new})" if item.version else ""
+            elif old == new:
+                versions = f" ({new}, files changed)" if item.version else ""
+            else:
+                versions = f" ({old} -> {new})"
+        # The versions next to the name, the folder last: a long path wraps at its end.
+        click.echo(safe(f"{action} {item.name}{versions} in {item.dir}"))
     click.echo(safe(f"lock: {lock}"))
 
 
-force_option = click.option(
-    "--force", is_flag=True, help="Replace or delete it even when it has local edits."
-)
-
-
-@click.command("add")
+@click.command("add", short_help="Install skills from a folder, an archive or a git repository.")
 @click.argument("source")
-@click.option("--skill", "names", multiple=True, help="Install only this skill (repeatable).")
-@install_options
+@click.option(
+    "--skill", "names", multiple=True, metavar="NAME", help="Install only this skill (repeatable)."
+)
+@install_options("Install into")
 @click.option("--force", is_flag=True, help="Replace skills already installed.")
 @with_package_skills(warnings=False)
 def add_command(
@@ -290,17 +299,22 @@ def add_command(
     """
     parsed = parse_source(source)
     root, lock, base = _place(skills, workspace, scope, client)
-    installed = install_skills(
-        parsed, root, names=names, force=force, lock=lock, workspace=workspace, base=base
-    )
+    with warnings_to_stderr():  # (the recovery's: journals set aside or left)
+        installed = install_skills(
+            parsed, root, names=names, force=force, lock=lock, workspace=workspace, base=base
+        )
     _report_installed(installed, "installed", lock)
     _warn_shadowed(skills, installed)
 
 
-@click.command("update")
+@click.command("update", short_help="Re-install skills from the origin their lock recorded.")
 @click.argument("names", nargs=-1)
-@install_options
-@force_option
+@install_options("Update the skills installed in")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Re-install a skill even over its local edits (files changed or added since).",
+)
 @click.option(
     "--allow-downgrade", is_flag=True, help="Install a lower version than the one installed."
 )
@@ -330,15 +344,16 @@ def update_command(
     if not names and not lock.exists():
         click.echo(safe(f"nothing to update: there is no lock at {lock}"))
         return
-    installed = update_skills(
-        root,
-        names,
-        lock=lock,
-        workspace=workspace,
-        base=base,
-        force=force,
-        allow_downgrade=allow_downgrade,
-    )
+    with warnings_to_stderr():  # (the recovery's: journals set aside or left)
+        installed = update_skills(
+            root,
+            names,
+            lock=lock,
+            workspace=workspace,
+            base=base,
+            force=force,
+            allow_downgrade=allow_downgrade,
+        )
     if not installed:
         click.echo(
             safe(f"nothing to update: {lock} records no install in {root.path} with an origin")
@@ -349,8 +364,13 @@ def update_command(
 
 @click.command("remove")
 @click.argument("name")
-@install_options
-@force_option
+@install_options("Remove from")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Delete the skill even with local edits, or when the lock does not show it installed "
+    "(a link is removed, never followed).",
+)
 @with_package_skills(warnings=False)
 def remove_command(
     skills: AgentSkills,
@@ -372,5 +392,6 @@ def remove_command(
       agent-skills remove pdf-tools --to user
     """
     root, lock, base = _place(skills, workspace, scope, client)
-    removed = remove_skill(root, name, lock=lock, workspace=workspace, base=base, force=force)
+    with warnings_to_stderr():  # (the recovery's: journals set aside or left)
+        removed = remove_skill(root, name, lock=lock, workspace=workspace, base=base, force=force)
     _report_installed([removed], "removed", lock)

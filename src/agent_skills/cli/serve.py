@@ -7,26 +7,20 @@ here, when the command runs (the SDK is the heaviest dependency, SPEC §26).
 from __future__ import annotations
 
 import importlib
-import shlex
 import sys
 
 import click
 
 from .._collector import resume_for_server
 from .._core import AgentSkills
-from ._app import CliErrorCode, fail
+from .._errors import missing_extra
+from ._app import CliErrorCode, echo_stderr, fail, is_terminal
 from ._roots import with_skills
 
-__all__ = ["MCP_HINT", "serve_command"]
+__all__ = ["serve_command"]
 
 
-#: What to run when ``serve`` lacks the MCP SDK: the extra's one dependency, installed into the
-#: interpreter that runs this command, named by its full path (in a virtual environment that is
-#: not activated, ``python3`` is another interpreter), however the package itself was installed.
-MCP_HINT = f"{shlex.quote(sys.executable or 'python3')} -m pip install 'mcp>=2.3,<3'"
-
-
-@click.command("serve")
+@click.command("serve", short_help="Serve the skills over MCP (stdio, or HTTP with --http).")
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP, not stdio.")
 @click.option(
     "--port",
@@ -81,7 +75,7 @@ def serve_command(
     Examples:
       agent-skills serve --watch
       agent-skills serve --http --port 8765 --root ./skills
-      agent-skills serve --http --host 0.0.0.0 --allow-host skills.internal --root /srv/skills
+      agent-skills serve --http --host 0.0.0.0 --allow-host skills.internal
     """
     if (stateless or host != "127.0.0.1") and not use_http:
         fail(CliErrorCode.USAGE_ERROR, "--stateless and --host apply to --http only", 2)
@@ -94,11 +88,8 @@ def serve_command(
         mcp_server = importlib.import_module("agent_skills.mcp")
         run = mcp_server.run_http if use_http else mcp_server.run_stdio  # (loads the SDK)
     except ImportError as exc:
-        fail(
-            "mcp_unavailable",
-            f"the MCP server needs the 'mcp' package ({exc}); install it with: {MCP_HINT} "
-            "(or, from a checkout: pip install '.[mcp]')",
-        )
+        # A missing extra is a matter of the installation, as every other one is: exit 2.
+        fail("mcp_unavailable", missing_extra("mcp", "the MCP server", exc), 2)
     finally:
         resume_for_server()  # a server runs on: its garbage is collected as usual
     if use_http:
@@ -112,4 +103,10 @@ def serve_command(
             ready=lambda url: click.echo(f"listening on {url}", err=True),
         )
     else:
+        if is_terminal(sys.stdin):  # a person ran it by hand: say what it waits for
+            count = len(skills.list_skills())
+            echo_stderr(
+                f"serving {count} skill{'' if count == 1 else 's'} over MCP: waiting for a "
+                "client on stdin (Ctrl-C to stop)"
+            )
         run(skills, watch=watch)

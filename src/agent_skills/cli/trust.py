@@ -27,7 +27,7 @@ __all__ = ["trust_command"]
 APPROVABLE = (EntryStatus.LOADED, EntryStatus.SHADOWED, EntryStatus.UNTRUSTED)
 
 
-@click.command("trust")
+@click.command("trust", short_help="Approve project skills as they are now (or list, revoke).")
 @click.argument("paths", nargs=-1, type=PATH)
 @click.option(
     "--store",

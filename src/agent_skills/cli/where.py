@@ -27,7 +27,7 @@ from .._model import sort_key
 from .._presets import AUTO, CLIENT_LAYOUTS, client_skill_roots, preset_workspace
 from ._app import CONTEXT, emit_json, json_option, safe, warn
 from ._roots import DIR_PATH, expand_user, warnings_to_stderr
-from ._table import columns, ellipsis, print_out, terminal_width
+from ._table import columns, fold, print_out, terminal_width
 
 __all__ = ["DISTRIBUTION", "FolderState", "import_clash", "unread_folders", "where_command"]
 
@@ -153,7 +153,11 @@ def _found(state: FolderState) -> str:
     return f"{count} skill{'s' if count != 1 else ''}: {', '.join(state.skills)}"
 
 
-@click.command("where", context_settings=CONTEXT)
+@click.command(
+    "where",
+    context_settings=CONTEXT,
+    short_help="Show each client's skill folders, and skills no client sees.",
+)
 @click.option(
     "--workspace",
     type=DIR_PATH,
@@ -241,15 +245,23 @@ def _print(
             styles.append("bold" if i == 0 else "")
     parts.extend(
         columns(
-            ["CLIENT", "FOLDER", "SCOPE", "SKILLS"], rows, width=width, styles=styles, movable=2
+            ["CLIENT", "FOLDER", "SCOPE", "SKILLS"],
+            rows,
+            width=width,
+            styles=styles,
+            movable=2,
+            cut=False,
+            hang=True,  # the names are the point: wrapped under the column, never cut
         )
     )
     parts.append(Text(""))
     if unread:
         parts.append(Text("Skills in folders no client reads (move or link them into one above):"))
         for state in unread:
-            line = f"  {_short(state.path, home, ws)} ({state.scope}): {_found(state)}"
-            parts.append(Text(safe(line if width is None else ellipsis(line, width))))
+            line = safe(f"{_short(state.path, home, ws)} ({state.scope}): {_found(state)}")
+            pieces = [line] if width is None else fold(line, width - 4)
+            parts.append(Text("  " + pieces[0]))
+            parts.extend(Text("    " + piece) for piece in pieces[1:])
     else:
         parts.append(Text("No skills in folders that no client reads."))
     print_out(*parts)

@@ -129,16 +129,32 @@ def _named(host: str, port: str | None, names: Sequence[str]) -> bool:
     return False
 
 
-def refusal(host: str | None, origin: str | None, names: Sequence[str]) -> tuple[int, str] | None:
+def refusal(
+    host: str | Sequence[str] | None, origin: str | Sequence[str] | None, names: Sequence[str]
+) -> tuple[int, str] | None:
     """Why a request is refused by the DNS rebinding protection, or ``None`` (SPEC §30). Pure.
 
-    ``Host`` must be present and name an allowed host (``names``, from :func:`allowed_hosts`)
-    or an IP address: a page whose domain an attacker rebinds to the server sends that domain,
-    never an address. ``Origin``, when sent, must be ``http(s)://`` an allowed host.
+    ``Host`` must be present once and name an allowed host (``names``, from
+    :func:`allowed_hosts`) or an IP address: a page whose domain an attacker rebinds to the
+    server sends that domain, never an address. ``Origin``, when sent, must be sent once and be
+    ``http(s)://`` an allowed host.
+
+    Args:
+        host: The ``Host`` header's value, or every value sent (a list).
+        origin: The ``Origin`` header's value, or every value sent; ``None`` or ``[]`` when
+            none was sent.
+        names: The allowed names.
 
     Returns:
-        ``(421, reason)`` for the host, ``(403, reason)`` for the origin, or ``None``.
+        ``(421, reason)`` for the host, ``(403, reason)`` for the origin (more than one
+        ``Origin`` included), or ``None``.
     """
+    host = _only(host)
+    if host is _MANY:
+        return 421, "Invalid Host header"
+    origin = _only(origin)
+    if origin is _MANY:
+        return 403, "Invalid Origin header"
     parsed = _split(host) if host else None
     if parsed is None or not (_named(*parsed, names) or _is_ip(parsed[0])):
         return 421, "Invalid Host header"
@@ -149,6 +165,18 @@ def refusal(host: str | None, origin: str | None, names: Sequence[str]) -> tuple
     if source is None or not _named(*source, names):
         return 403, "Invalid Origin header"
     return None
+
+
+_MANY = "\x00many"  # (no header value holds NUL)
+
+
+def _only(values: str | Sequence[str] | None) -> str | None:
+    """The one value of a header, ``None`` when absent, :data:`_MANY` when sent more than once."""
+    if values is None or isinstance(values, str):
+        return values
+    if len(values) > 1:
+        return _MANY
+    return values[0] if values else None
 
 
 class _HostGuard:
@@ -164,7 +192,7 @@ class _HostGuard:
             from starlette.responses import PlainTextResponse
 
             headers = Headers(scope=scope)
-            refused = refusal(headers.get("host"), headers.get("origin"), self.names)
+            refused = refusal(headers.getlist("host"), headers.getlist("origin"), self.names)
             if refused is not None:
                 status, reason = refused
                 await PlainTextResponse(reason, status_code=status)(scope, receive, send)
@@ -204,6 +232,11 @@ def session_manager_class() -> type[StreamableHTTPSessionManager]:
             self._last_used: dict[str, float] = {}
 
         def _admit_session(self, requestor: Any) -> Any:
+            # The SDK calls this under its session-creation lock and it never awaits: counting
+            # the sessions, closing the one idle longest and registering the new one are one
+            # step, so concurrent openings never find the table full while a session is idle.
+            if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+                self._close_oldest_idle()
             transport = super()._admit_session(requestor)
             if transport is not None and transport.mcp_session_id is not None:
                 self._last_used[transport.mcp_session_id] = anyio.current_time()
@@ -211,12 +244,6 @@ def session_manager_class() -> type[StreamableHTTPSessionManager]:
 
         async def _handle_stateful_request(self, scope: Any, receive: Any, send: Any) -> None:
             session_id = Headers(scope=scope).get(MCP_SESSION_ID_HEADER)
-            if (
-                session_id is None
-                and self.max_sessions is not None
-                and len(self._server_instances) >= self.max_sessions
-            ):
-                await self._close_oldest_idle()
             if session_id in self._server_instances:
                 self._last_used[session_id] = anyio.current_time()
             try:
@@ -227,16 +254,23 @@ def session_manager_class() -> type[StreamableHTTPSessionManager]:
                 for gone in self._last_used.keys() - self._server_instances.keys():
                     del self._last_used[gone]
 
-        async def _close_oldest_idle(self) -> None:
+        def _close_oldest_idle(self) -> None:
+            """Forget the session idle longest (no request in flight) at once, and end its
+            transport on the manager's task group."""
             idle = [
                 (self._last_used.get(sid, 0.0), sid)
                 for sid, transport in self._server_instances.items()
                 if getattr(transport, "_requests_in_flight", 0) == 0
             ]
-            if idle:
-                _, sid = min(idle)
-                logger.info("closing idle MCP session %s: %d sessions open", sid, len(idle))
-                await self._discard_session(sid, self._server_instances[sid])
+            if not idle:
+                return
+            _, sid = min(idle)
+            logger.info("closing idle MCP session %s: %d sessions open", sid, len(idle))
+            transport = self._server_instances.pop(sid)
+            self._session_owners.pop(sid, None)
+            self._last_used.pop(sid, None)
+            if self._task_group is not None:
+                self._task_group.start_soon(self._discard_session, sid, transport)
 
     return _SessionManager
 

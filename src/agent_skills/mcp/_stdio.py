@@ -7,9 +7,9 @@ Owns only the streams' wrapping; the server is ``_server``'s.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
+from collections import deque
 from typing import Any
 
 import anyio
@@ -19,6 +19,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from .._jsonfile import decode_json
 from .._terminal import undecodable_text
 
 __all__ = ["StdinLines", "serve_stdio"]
@@ -38,8 +39,12 @@ class _AnswerBeforeClosing:
     or error written, was cancelled by the client, or ``_DRAIN_SECONDS`` have passed.
     """
 
-    def __init__(self, read_stream: Any, write_stream: Any) -> None:
+    def __init__(
+        self, read_stream: Any, write_stream: Any, lines: deque[str] | None = None
+    ) -> None:
         self._pending: set[object] = set()
+        # The lines read, in the order the SDK turns each into one item of ``read_stream``.
+        self._lines = lines if lines is not None else deque()
         self.reader = _CountingReader(read_stream, self)
         self.writer = _CountingWriter(write_stream, self)
 
@@ -59,31 +64,31 @@ class _AnswerBeforeClosing:
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             self._pending.discard(message.id)
 
-    async def refuse(self, exc: Exception) -> None:
-        """Answer a line the SDK could not read as a JSON-RPC message (SPEC §30.4): ``-32700``
-        with the request's id when the line is JSON that names one (JSON the SDK refuses, such
-        as a lone surrogate escape), else with ``null`` as JSON-RPC 2.0 says."""
-        line = _input_of(exc)
-        request_id: object = None
-        try:
-            message = json.loads(line) if line is not None else None
-        except ValueError:
-            message = None
-        if isinstance(message, dict) and "method" in message:
-            candidate = message.get("id")
-            if isinstance(candidate, str | int) and not isinstance(candidate, bool):
-                request_id = (
-                    undecodable_text(candidate) if isinstance(candidate, str) else candidate
-                )
-        if request_id is None and isinstance(message, dict) and "method" in message:
+    def line_of(self) -> str | None:
+        """The line the item being received was read from (the SDK makes one item per line,
+        in order), or ``None`` when the lines are not kept."""
+        return self._lines.popleft() if self._lines else None
+
+    async def refuse(self, line: str | None) -> None:
+        """Answer a line the SDK could not read as a JSON-RPC request (SPEC §30.4, JSON-RPC 2.0
+        §5.1): ``-32700`` with the request's id when the line is JSON that names one (JSON the
+        SDK refuses, such as a lone surrogate escape), else with ``null``; ``-32600`` with
+        ``null`` for a request whose ``id`` is neither a string nor an integer (a float,
+        ``true``, ``null``, an object: the SDK reads it as a notification). The line is looked
+        into only when it nests at most 64 levels (``_jsonfile.decode_json``; a deeper one is
+        answered ``-32700``, never decoded)."""
+        code, request_id = _refusal(line)
+        if code is None:
             return  # a notification: nothing to answer
+        message = (
+            "Parse error: the line is not a JSON-RPC message the server can read"
+            if code == types.PARSE_ERROR
+            else "Invalid Request: a request's id must be a string or an integer"
+        )
         error = types.JSONRPCError(
             jsonrpc="2.0",
-            id=request_id,  # type: ignore[arg-type]
-            error=types.ErrorData(
-                code=types.PARSE_ERROR,
-                message="Parse error: the line is not a JSON-RPC message the server can read",
-            ),
+            id=request_id,
+            error=types.ErrorData(code=code, message=message),
         )
         await self.writer.send(SessionMessage(error))
 
@@ -108,8 +113,16 @@ class _CountingReader:
             except anyio.EndOfStream:
                 await self._owner.drain()
                 raise
+            line = self._owner.line_of()
             if isinstance(item, Exception):  # a line the SDK could not parse: answered here
-                await self._owner.refuse(item)
+                await self._owner.refuse(line if line is not None else _input_of(item))
+                continue
+            if (
+                line is not None
+                and isinstance(getattr(item, "message", None), types.JSONRPCNotification)
+                and _refusal(line)[0] == types.INVALID_REQUEST
+            ):  # a request with an id JSON-RPC does not allow, read by the SDK as a notification
+                await self._owner.refuse(line)
                 continue
             self._owner.read(item)
             return item
@@ -155,6 +168,27 @@ class _CountingWriter:
         await self.aclose()
 
 
+def _refusal(line: str | None) -> tuple[int | None, str | int | None]:
+    """The error code and id a line the SDK refused is answered with; ``(None, None)`` for a
+    notification (no ``id``), which gets no answer."""
+    message: object = None
+    if line is not None:
+        try:
+            message = decode_json(line)
+        except ValueError:
+            message = None
+    if not isinstance(message, dict) or "method" not in message:
+        return types.PARSE_ERROR, None
+    if "id" not in message:
+        return None, None
+    candidate = message["id"]
+    if isinstance(candidate, bool) or not isinstance(candidate, str | int):
+        return types.INVALID_REQUEST, None
+    return types.PARSE_ERROR, undecodable_text(candidate) if isinstance(candidate, str) else (
+        candidate
+    )
+
+
 def _input_of(exc: Exception) -> str | None:
     """The line a parse failure of the SDK's reader was about, when the error keeps it."""
     errors = getattr(exc, "errors", None)
@@ -176,8 +210,10 @@ class StdinLines:
     with replacement characters, as the SDK decodes them.
     """
 
-    def __init__(self, fd: int = 0) -> None:
+    def __init__(self, fd: int = 0, *, keep: bool = False) -> None:
         self._fd = fd
+        #: Each line returned, kept for the reader of the SDK's items when ``keep`` is true.
+        self.taken: deque[str] | None = deque() if keep else None
         self._buffer = bytearray()
         self._scanned = 0  # the buffer holds no newline before this offset
         self._eof = False
@@ -196,7 +232,7 @@ class StdinLines:
                 line = bytes(self._buffer[: newline + 1])
                 del self._buffer[: newline + 1]
                 self._scanned = 0
-                return line.decode("utf-8", errors="replace")
+                return self._taken(line.decode("utf-8", errors="replace"))
             self._scanned = len(self._buffer)
             if self._eof:
                 if not self._buffer:
@@ -204,12 +240,17 @@ class StdinLines:
                 rest = bytes(self._buffer)
                 self._buffer.clear()
                 self._scanned = 0
-                return rest.decode("utf-8", errors="replace")
+                return self._taken(rest.decode("utf-8", errors="replace"))
             chunk = await self._read()
             if chunk:
                 self._buffer += chunk
             else:
                 self._eof = True
+
+    def _taken(self, line: str) -> str:
+        if self.taken is not None:
+            self.taken.append(line)
+        return line
 
     async def _read(self) -> bytes:
         while self._pollable:
@@ -228,7 +269,7 @@ class StdinLines:
 async def serve_stdio(server: Server[Any]) -> None:
     """Run ``server`` on this process's stdin and stdout until the client closes stdin (or the
     task running it is cancelled: an interrupt ends it at once)."""
-    stdin: Any = StdinLines(0)
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-        replies = _AnswerBeforeClosing(read_stream, write_stream)
+    stdin = StdinLines(0, keep=True)
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+        replies = _AnswerBeforeClosing(read_stream, write_stream, stdin.taken)
         await server.run(replies.reader, replies.writer, server.create_initialization_options())

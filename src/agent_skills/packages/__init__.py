@@ -17,7 +17,14 @@ and never followed, and a directory swapped mid-copy is ``stale_skill``.
 The wing's modules: ``_sources`` (what a source holds), ``_pack``, ``_lock`` and ``_install``.
 """
 
-from ._install import Installed, install_skills, recover_root, remove_skill, update_skills
+from ._install import (
+    MAX_JOURNALS,
+    Installed,
+    install_skills,
+    recover_root,
+    remove_skill,
+    update_skills,
+)
 from ._lock import (
     LOCK_NAME,
     LOCK_VERSION,
@@ -40,6 +47,7 @@ from ._sources import Source, is_url, parse_source, redact
 __all__ = [
     "LOCK_NAME",
     "LOCK_VERSION",
+    "MAX_JOURNALS",
     "FileChange",
     "Installed",
     "SkillDrift",

@@ -32,14 +32,18 @@ from typing import IO, Any
 
 from .._args import coerce_bool, coerce_path, shown_text
 from .._config import Scope, SkillRoot
+from .._diagnostics import Diagnostic, DiagnosticKind, emit
 from .._digest import digest_stream
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
-from .._fs import FILE_FLAGS, read_limited
+from .._fs import CLOEXEC, FILE_FLAGS, NOFOLLOW, read_limited
+from .._jsonfile import decode_json
 from .._model import sort_key
 from .._registry import suggest_names
 from .._schema import name_problem
 from .._terminal import undecodable_text
 from ._lock import (
+    LOCK_NAME,
+    MAX_LOCK_BYTES,
     FileChange,
     held_directory,
     lock_bytes,
@@ -61,6 +65,7 @@ from ._sources import (
 )
 
 __all__ = [
+    "MAX_JOURNALS",
     "MAX_OWNED_FILES",
     "Installed",
     "install_skills",
@@ -82,6 +87,12 @@ MAX_OWNED_FILES = 10_000
 # The largest journal read back, in bytes.
 _MAX_JOURNAL_BYTES = 1 << 20
 
+#: Most recovery journals one command reads (oldest first); the others wait for the next one.
+MAX_JOURNALS = 64
+
+# A journal that cannot be read or trusted is renamed to this, kept for inspection, never read.
+_SET_ASIDE_PREFIX = ".agent-skills-bad-"
+
 
 @dataclass(frozen=True, slots=True)
 class Installed:
@@ -96,6 +107,8 @@ class Installed:
             members); the code is the diagnostic's kind (``escaping_symlink``, ...).
         version: The version installed (SPEC §29.7), or ``None``.
         previous_version: The version replaced, or ``None``.
+        unchanged: For an update: the copy installed has the digest the lock recorded before
+            (the source holds the same files; only the recorded commit may have moved).
     """
 
     name: str
@@ -105,6 +118,7 @@ class Installed:
     warnings: tuple[tuple[str, str], ...] = ()
     version: str | None = None
     previous_version: str | None = None
+    unchanged: bool = False
 
 
 # -- where: the root and the lock, proved ----------------------------------------------------
@@ -192,6 +206,30 @@ def _place(
     if lock_path is not None and os.path.islink(lock_path):
         raise _linked(lock_path, "the lock", lock_path)
     return _Place(root_path, scope, label, lock_path, ws)
+
+
+def _skill_name(name: object, lock: Path | None = None) -> str:
+    """``name`` when it may be joined to an install root: a skill name by the loader's rule
+    (``_schema.name_problem``: no separator, no NUL or other control character, not made of
+    dots), so ``<root>/<name>`` is a child of the root (SPEC §25.4).
+
+    Args:
+        name: A name given by the caller, or read from ``lock`` (a lock comes with a cloned
+            repository: its author chooses it).
+        lock: The lock the name was read from, for the message.
+
+    Raises:
+        SkillError: ``invalid_input`` ``{name}`` (and ``lock``) for anything else.
+    """
+    if isinstance(name, str) and name_problem(name) is None:
+        return name
+    if lock is None:
+        raise invalid_input(f"not a skill name: {name!r}", {"name": shown_text(name)})
+    raise invalid_input(
+        f"{lock} has an entry whose name is not a skill name: {shown_text(name)!r}; "
+        "nothing was changed",
+        {"name": shown_text(name), "lock": str(lock)},
+    )
 
 
 def _read_place_lock(place: _Place) -> dict[str, Any]:
@@ -319,12 +357,18 @@ def _sha(data: bytes) -> str:
 
 
 def _file_sha(path: Path) -> str | None:
+    """The sha256 of the regular file ``path`` (a link not followed), at most
+    :data:`MAX_LOCK_BYTES` read; ``None`` for anything else (missing, a link, a device, a FIFO,
+    larger)."""
     try:
         fd = os.open(path, FILE_FLAGS)
-    except OSError:
+    except (OSError, ValueError):
         return None
     try:
-        data = read_limited(fd, 256 * 1024 * 1024)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        data = read_limited(fd, MAX_LOCK_BYTES, st.st_size)
     except OSError:
         return None
     finally:
@@ -372,7 +416,7 @@ def _commit(
 
     write_atomic(_journal_path(root, token), write_journal)
     if lock_tmp is not None:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
         with os.fdopen(os.open(lock_tmp, flags, 0o644), "wb") as out:
             out.write(data)
             out.flush()
@@ -431,17 +475,103 @@ def _finish(root: Path, token: str, *, committed: bool, record: Mapping[str, Any
     unlink(_journal_path(root, token, done=True))
 
 
-def _committed(root: Path, token: str, done: bool, record: Mapping[str, Any]) -> bool:
+def _committed(done: bool, record: Mapping[str, Any]) -> bool:
     if done:
         return True
     lock = record.get("lock")
     if not isinstance(lock, dict) or lock.get("before") == lock.get("after"):
         return False  # the journal marked done is the commit point
-    path = lock.get("path")
-    return isinstance(path, str) and _file_sha(Path(path)) == lock.get("after")
+    return _file_sha(Path(lock["path"])) == lock.get("after")
 
 
-def recover_root(root: str | os.PathLike[str]) -> None:
+def _journal_problem(record: object, root: Path, lock: Path | None) -> str | None:
+    """Why a decoded journal cannot be acted on, or ``None``: its shape is the one
+    :func:`_commit` writes, and the lock it names is ``lock`` (or, when the caller names none, a
+    ``skills.lock.json`` in a folder holding ``root``): a journal never makes recovery read a
+    path of its choosing."""
+    if not isinstance(record, dict):
+        return "not a journal"
+    skills = record.get("skills", [])
+    if not isinstance(skills, list) or not all(
+        isinstance(item, dict)
+        and isinstance(item.get("name"), str)
+        and (item.get("staged") is None or type(item.get("staged")) is int)
+        for item in skills
+    ):
+        return "not a journal"
+    named = record.get("lock")
+    if named is None:
+        return None
+    if not isinstance(named, dict) or not all(
+        isinstance(named.get(k), str | None) for k in ("before", "after")
+    ):
+        return "not a journal"
+    path = named.get("path")
+    if not isinstance(path, str) or "\0" in path or not os.path.isabs(path):
+        return "it names no lock file"
+    where = Path(os.path.normpath(path))
+    if lock is not None:
+        if where != Path(os.path.abspath(lock)):
+            return f"it names {shown_text(path)!r}, not this root's lock"
+    elif where.name != LOCK_NAME or not root.is_relative_to(where.parent):
+        return f"it names {shown_text(path)!r}, which is no lock of this root"
+    return None
+
+
+def _set_aside(root: Path, entry: str, token: str, reason: str) -> Diagnostic:
+    """Rename the journal ``entry`` out of recovery's way (kept for inspection) and undo its
+    transaction as far as the tree shows it: every copy it set aside is put back (beside the
+    skill when its place is taken), never deleted."""
+    aside = root / f"{_SET_ASIDE_PREFIX}{token}-{secrets.token_hex(4)}.json"
+    try:
+        os.rename(root / entry, aside)
+    except OSError as exc:
+        return Diagnostic(
+            DiagnosticKind.IO_ERROR,
+            f"left the recovery journal {root / entry} ({reason}): it cannot be renamed aside "
+            f"({exc.strerror})",
+            root / entry,
+        )
+    _finish(root, token, committed=False, record={})
+    return Diagnostic(
+        DiagnosticKind.IO_ERROR,
+        f"set aside the recovery journal {root / entry} ({reason}) as {aside.name}; its "
+        "transaction was undone as far as the tree shows it (nothing deleted)",
+        root / entry,
+    )
+
+
+def _read_journal(root: Path, entry: str) -> tuple[dict[str, Any] | None, str]:
+    """The decoded journal ``entry`` of ``root``, or ``(None, why)``: read only as a regular
+    file (no link followed, no FIFO or device opened for reading), at most
+    ``_MAX_JOURNAL_BYTES``, its nesting bounded (``_jsonfile.decode_json``)."""
+    try:
+        fd = os.open(root / entry, FILE_FLAGS)
+    except OSError as exc:
+        return None, f"cannot be opened: {exc.strerror}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file"
+        data = read_limited(fd, _MAX_JOURNAL_BYTES, st.st_size)
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror}"
+    finally:
+        os.close(fd)
+    if data is None:
+        return None, f"larger than {_MAX_JOURNAL_BYTES} bytes"
+    try:
+        record = decode_json(data)
+    except ValueError as exc:
+        return None, f"not valid JSON: {exc}"
+    if not isinstance(record, dict):
+        return None, "not a journal"
+    return record, ""
+
+
+def recover_root(
+    root: str | os.PathLike[str], *, lock: str | os.PathLike[str] | None = None
+) -> list[Diagnostic]:
     """Finish or undo what an interrupted ``add``, ``update`` or ``remove`` left in ``root``
     (SPEC §25.4). Run by each of them under the lock before it changes anything.
 
@@ -451,34 +581,75 @@ def recover_root(root: str | os.PathLike[str]) -> None:
     are deleted; a set-aside copy of an older version of the library (no journal) is put back
     when its skill is missing, else deleted.
 
+    Journals are untrusted input (a project's install root comes with its repository): at most
+    :data:`MAX_JOURNALS` are read per call, oldest first (the others are left, with a warning,
+    for the next call); each is read only as a regular file of at most 1 MiB, nested at most 64
+    levels; one that is malformed, or names a lock other than ``lock`` (or, without ``lock``, a
+    ``skills.lock.json`` outside the folders holding ``root``), is renamed aside
+    (``.agent-skills-bad-<token>-<random>.json``) with a warning, and its transaction undone as
+    far as the tree shows it (nothing deleted).
+
+    Args:
+        root: The install root.
+        lock: The lock of the scope whose root this is; the only lock a journal may name.
+
+    Returns:
+        The warnings (also emitted to the warn sink, SPEC §7.6): journals set aside, journals
+        left for the next call.
+
     Raises:
-        OSError: From the renames and deletions.
+        SkillError: ``invalid_input`` for an argument that is not a path; ``fs_error``'s codes
+            ``{path}`` from the renames and deletions. Never another exception.
     """
-    root_path = Path(os.fspath(root))
+    root_path = Path(os.path.abspath(coerce_path(root, "root", usable=True)))
+    lock_path = (
+        None if lock is None else Path(os.path.abspath(coerce_path(lock, "lock", usable=True)))
+    )
+    try:
+        notes = _recover(root_path, lock_path)
+    except OSError as exc:
+        raise fs_error(exc, root_path) from None
+    emit(notes)
+    return notes
+
+
+def _recover(root_path: Path, lock: Path | None) -> list[Diagnostic]:
+    notes: list[Diagnostic] = []
     try:
         names = sorted(os.listdir(root_path))
     except OSError:
-        return
+        return notes
+    journals: list[tuple[int, str, re.Match[str]]] = []
     for entry in names:
         match = _JOURNAL_RE.match(entry)
         if match is None:
             continue
-        token = match.group(2)
         try:
-            fd = os.open(root_path / entry, FILE_FLAGS)
-            try:
-                data = read_limited(fd, _MAX_JOURNAL_BYTES)
-            finally:
-                os.close(fd)
-            record = json.loads(data) if data is not None else {}
-        except (OSError, ValueError):
-            record = {}
-        if not isinstance(record, dict):
-            record = {}
-        done = match.group(1) == "done"
-        _finish(
-            root_path, token, committed=_committed(root_path, token, done, record), record=record
+            age = os.lstat(root_path / entry).st_mtime_ns
+        except OSError:
+            continue
+        journals.append((age, entry, match))
+    journals.sort()
+    if len(journals) > MAX_JOURNALS:
+        notes.append(
+            Diagnostic(
+                DiagnosticKind.SCAN_TRUNCATED,
+                f"{root_path} holds {len(journals)} recovery journals: the {MAX_JOURNALS} "
+                f"oldest were read, the other {len(journals) - MAX_JOURNALS} are left for the "
+                "next command",
+                root_path,
+            )
         )
+        del journals[MAX_JOURNALS:]
+    for _, entry, match in journals:
+        token = match.group(2)
+        record, why = _read_journal(root_path, entry)
+        problem = why if record is None else _journal_problem(record, root_path, lock)
+        if record is None or problem is not None:
+            notes.append(_set_aside(root_path, entry, token, problem or why))
+            continue
+        done = match.group(1) == "done"
+        _finish(root_path, token, committed=_committed(done, record), record=record)
     for entry in sorted(os.listdir(root_path)):
         path = root_path / entry
         if entry.startswith(_TMP_PREFIX):
@@ -495,6 +666,7 @@ def recover_root(root: str | os.PathLike[str]) -> None:
             os.rename(path, home)
         else:
             _remove_tree(path)
+    return notes
 
 
 # -- staging ---------------------------------------------------------------------------------
@@ -518,7 +690,7 @@ def _copy_file(source: SourceFile, dest_dir: Path, budget: ReadBudget | None = N
     target = parent / parts[-1]
     with source.open() as src:
         mode = 0o755 if is_executable(source, src) else 0o644
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
         fd = os.open(target, flags, mode)
         with os.fdopen(fd, "wb") as out:
             while chunk := src.read(CHUNK):
@@ -570,8 +742,9 @@ class _Change:
     previous_version: str | None = None
 
 
-def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]) -> None:
-    """Stage every change, then commit them and the lock together (see :func:`_commit`)."""
+def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]) -> dict[str, str]:
+    """Stage every change, then commit them and the lock together (see :func:`_commit`);
+    return the digest of each copy put in (by name; none without a lock)."""
     token = secrets.token_hex(8)
     tmp = place.root / f"{_TMP_PREFIX}{token}"
     try:
@@ -606,28 +779,38 @@ def _transact(place: _Place, lock: Mapping[str, Any], changes: Sequence[_Change]
             else None
         )
         _commit(place, token, staged, after)
+        return {str(entry["name"]): str(entry["digest"]) for entry in put}
     except OSError as exc:
         raise fs_error(exc, place.root) from None
     finally:
         if os.path.lexists(tmp):
             # Nothing was committed (or the commit left its copies): undo what was started.
             try:
-                recover_root(place.root)
-            except OSError:
+                recover_root(place.root, lock=place.lock)
+            except SkillError:
                 shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _with_recovery(place: _Place) -> None:
-    try:
-        recover_root(place.root)
-    except OSError as exc:
-        raise fs_error(exc, place.root) from None
+    recover_root(place.root, lock=place.lock)
 
 
 def _not_found(
-    missing: Sequence[str], available: Sequence[str], source: str, problems: Sequence[str]
+    missing: Sequence[str], available: Sequence[str], source: str, problems: Sequence[SkillError]
 ) -> SkillError:
-    detail = f"; {'; '.join(problems)}" if problems else ""
+    """``not_found`` for the skills asked of a source; when the source holds no valid skill at
+    all but skill folders that failed, the first failure's own code leads (``invalid_skill``:
+    the reason, not the absence), the others follow in its message."""
+    shown = [f"{err.code.value}: {err.message}" for err in problems]
+    if problems and not available:
+        first = problems[0]
+        rest = f"; {'; '.join(shown[1:])}" if shown[1:] else ""
+        return SkillError(
+            first.code,
+            f"no valid skill in {source}: {first.message}{rest}",
+            {**first.fields, "names": list(missing), "source": source},
+        )
+    detail = f"; {'; '.join(shown)}" if shown else ""
     what = f"no skill named {', '.join(missing)}" if missing else "no skill"
     # The one suggestion rule of the project (SPEC §21.10), as for any unknown name.
     suggestions = list(dict.fromkeys(s for n in missing for s in suggest_names(n, available)))
@@ -680,7 +863,9 @@ def install_skills(
     Raises:
         SkillError: ``not_found`` ``{names, source, suggestions}`` for names not in the source
             (``suggestions`` from ``suggest_names``, SPEC §21.10), or when it holds no
-            skill; ``duplicate_skill`` ``{name, paths}`` for an installed name without ``force``
+            skill; when it holds no valid skill but skill folders that fail, the first one's
+            code (``invalid_skill`` ``{path, ..., names, source}``); ``duplicate_skill``
+            ``{name, paths}`` for an installed name without ``force``
             (nothing is changed); ``path_escape`` ``{path, link}`` for a root or lock reached
             through a link, or a ``//SUBDIR`` leading outside the clone; ``invalid_skill`` when
             a skill does not validate; ``too_large`` for a skill over 10 000 files or 512 MiB;
@@ -773,26 +958,33 @@ def update_skills(
         allow_downgrade: Install a lower version than the one installed.
 
     Returns:
-        One :class:`Installed` per skill, with ``previous_version`` and ``version``.
+        One :class:`Installed` per skill, with ``previous_version``, ``version`` and
+        ``unchanged`` (the same files as the lock recorded).
 
     Raises:
-        SkillError: ``not_found`` ``{names}`` for a name the lock shows no install of in
-            ``root`` (or a missing lock); ``access_denied`` ``{name, path, reason, files}`` for
-            local edits without ``force`` (``reason`` ``local_changes``, or
-            ``not_a_directory`` for a link or file in its place), and ``{name, version,
-            available, reason: "downgrade"}`` for a lower version (PEP 440, compared only when
-            both parse) without ``allow_downgrade``; the errors of :func:`install_skills`.
+        SkillError: ``invalid_input`` ``{name}`` for a name in ``names`` that is not a skill
+            name, ``{name, lock}`` for such a name in the lock (``../x``, ``/abs``, a NUL),
+            refused before anything is read below the root; ``not_found`` ``{names}`` for a
+            name the lock shows no install of in ``root`` (or a missing lock);
+            ``access_denied`` ``{name, path, reason, files}`` for local edits without
+            ``force`` (``reason`` ``local_changes``, or ``not_a_directory`` for a link or file
+            in its place), and ``{name, version, available, reason: "downgrade"}`` for a lower
+            version (PEP 440, compared only when both parse) without ``allow_downgrade``; the
+            errors of :func:`install_skills`.
     """
     force = coerce_bool(force, "force")
     allow_downgrade = coerce_bool(allow_downgrade, "allow_downgrade")
+    names = [_skill_name(n) for n in names]
     place = _place(root, lock, workspace, base)
     assert place.lock is not None
     with held_directory(place.guard):
         _with_recovery(place)
         lock_now = read_lock(place.lock)
+        # Every name is checked before any is joined to the root (nothing outside is looked at).
+        lock_names = [_skill_name(item["name"], place.lock) for item in lock_now["skills"]]
         owned: dict[str, dict[str, Any]] = {}
-        for item in lock_now["skills"]:
-            entry = _owned(lock_now, place, str(item["name"]))
+        for lock_name in lock_names:
+            entry = _owned(lock_now, place, lock_name)
             if entry is not None:
                 owned[entry["name"]] = entry
         wanted = list(dict.fromkeys(names)) or sorted(owned, key=sort_key)
@@ -810,7 +1002,7 @@ def update_skills(
                 _refuse_unowned(place, name, owned[name], "update", "--force")
         changes: list[_Change] = []
         with ExitStack() as stack:
-            opened: dict[str, tuple[Source, list[SourceSkill], list[str], str | None]] = {}
+            opened: dict[str, tuple[Source, list[SourceSkill], list[SkillError], str | None]] = {}
             for name in wanted:
                 origin = owned[name]["origin"]
                 text = str(origin["source"])
@@ -838,7 +1030,7 @@ def update_skills(
                     )
                 record = {"source": parsed.origin_source, "ref": parsed.ref, "commit": commit}
                 changes.append(_Change(name, skill, record, previous))
-            _transact(place, lock_now, changes)
+            digests = _transact(place, lock_now, changes)
     return [
         Installed(
             c.name,
@@ -848,6 +1040,7 @@ def update_skills(
             tuple((d.kind.value, d.message) for d in c.skill.diagnostics) if c.skill else (),
             c.skill.version if c.skill else None,
             c.previous_version,
+            unchanged=owned[c.name].get("digest") == digests.get(c.name),
         )
         for c in changes
     ]
@@ -878,8 +1071,7 @@ def remove_skill(
             ``not_a_directory``, ``local_changes`` with ``files``) without ``force``;
             ``path_escape`` for a root or lock reached through a link; ``fs_error`` codes.
     """
-    if not isinstance(name, str) or name_problem(name) is not None:
-        raise invalid_input(f"not a skill name: {name!r}", {"name": shown_text(name)})
+    name = _skill_name(name)
     force = coerce_bool(force, "force")
     place = _place(root, lock, workspace, base)
     target = place.root / name

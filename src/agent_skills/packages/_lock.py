@@ -18,6 +18,7 @@ from .._config import Scope, SkillRoot
 from .._core import AgentSkills
 from .._digest import FileDigest, digest_files, skill_digest
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
+from .._fs import LIST_FLAGS
 from .._jsonfile import read_json_file
 from .._model import sort_key
 from .._terminal import json_text, undecodable_text
@@ -318,7 +319,7 @@ def held_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
     path = os.fspath(directory)
     try:
         os.makedirs(path, exist_ok=True)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(path, LIST_FLAGS)
     except OSError as exc:
         raise fs_error(exc, path) from None
     try:

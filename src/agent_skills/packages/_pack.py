@@ -7,6 +7,7 @@ execute bits kept); which files a skill has, and whether it is valid, are the li
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -20,6 +21,7 @@ from typing import IO
 from .._args import coerce_path
 from .._confine import pin_by_name, verify_link
 from .._errors import ErrorCode, SkillError, fs_error
+from .._fs import LIST_FLAGS
 from ..validate import Severity, validate_skill
 from ._sources import ReadBudget, dir_skill, is_executable
 
@@ -122,13 +124,21 @@ def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
     ``fsync``, rename, then ``fsync`` the directory: a kill leaves the old file or the new one.
 
     Raises:
-        SkillError: ``fs_error`` codes.
+        SkillError: ``not_found`` ``{path}`` naming the folder when ``target``'s folder does not
+            exist (the file is what would be made, not what is missing); ``fs_error`` codes of
+            the folder (``not_a_file`` when it is a file) or of ``target``.
     """
     parent = target.parent if str(target.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
-        raise fs_error(exc, target) from None
+        if exc.errno == errno.ENOENT:
+            raise SkillError(
+                ErrorCode.NOT_FOUND,
+                f"No such folder: {parent} (to write {target.name} into)",
+                {"path": os.fspath(parent)},
+            ) from None
+        raise fs_error(exc, parent if exc.errno == errno.ENOTDIR else target) from None
     try:
         with os.fdopen(fd, "wb") as out:
             write(out)
@@ -148,7 +158,7 @@ def write_atomic(target: Path, write: Callable[[IO[bytes]], None]) -> None:
 def fsync_dir(path: str | os.PathLike[str]) -> None:
     """``fsync`` a directory, so the renames made in it last (where the system allows it)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fd = os.open(path, LIST_FLAGS)
     except OSError:
         return
     try:

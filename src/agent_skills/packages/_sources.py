@@ -37,14 +37,14 @@ from .._confine import (
     open_in,
     open_pinned,
     pin_by_name,
-    read_whole,
     resolve_resource_path,
 )
 from .._diagnostics import Diagnostic
 from .._errors import ErrorCode, SkillError, invalid_input
+from .._fs import read_whole
 from .._manifest import parse_skill
 from .._model import is_skipped
-from .._resources import list_resources
+from .._resources import MAX_DIRECTORY_DEPTH, list_resources
 from .._scan import find_manifest as find_manifest_in
 from .._schema import name_problem, skill_version
 from .._walk import HELD_DEPTH, walk_root
@@ -56,6 +56,7 @@ __all__ = [
     "SourceFile",
     "SourceSkill",
     "dir_skill",
+    "git_problem",
     "is_executable",
     "is_url",
     "manifest_facts",
@@ -134,7 +135,9 @@ def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
 
     Raises:
         SkillError: ``invalid_skill`` when the directory has no manifest or no usable ``name``;
-            ``too_large`` for a manifest over the cap or more than ``MAX_MEMBERS`` files;
+            ``too_large`` for a manifest over the cap, more than ``MAX_MEMBERS`` files
+            (``{path, max_files}``) or a directory more than ``MAX_DIRECTORY_DEPTH`` levels
+            down (``{path, max_depth}``);
             ``not_found`` when it is not a directory; ``path_escape`` for a manifest that links
             outside it; ``stale_skill`` when it is swapped while read.
     """
@@ -149,6 +152,12 @@ def dir_skill(skill_dir: Path, pin: Pin | None = None) -> SourceSkill:
     name, version = manifest_facts(data, where)
     # A skill is packed or copied whole or not at all: a listing cut at a cap would drop files.
     listing = list_resources(skill_dir, max_resources=MAX_MEMBERS, pin=pin, name=label)
+    if listing.too_deep:
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{skill_dir} has directories more than {MAX_DIRECTORY_DEPTH} levels deep",
+            {"path": str(skill_dir), "max_depth": MAX_DIRECTORY_DEPTH},
+        )
     if listing.truncated:
         raise SkillError(
             ErrorCode.TOO_LARGE,
@@ -293,8 +302,12 @@ _SECRET_USER_SCHEMES = frozenset({"http", "https", "ftp", "ftps"})
 # User information and queries of URLs inside any text (a message of git's, an exception).
 _USERINFO_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@]*@")
 _QUERY_IN_TEXT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^\s?#]*)\?[^\s#'\"]*")
-# git's scp-like form with a password: user:password@host:path.
-_SCP_PASSWORD_IN_TEXT = re.compile(r"[^\s@/:'\"]+:[^\s@/'\"]*@(?=[^\s@/:'\"]+:)")
+# User information with a password anywhere in a text, URL or not (git's scp-like
+# ``user:password@host:path``, a mistyped scheme ``https//u:p@host``, ``https:/u:p@host``): a run
+# of characters without a slash, blank, quote or ``@`` that holds a ``:``, then ``@``.
+_PASSWORD_IN_TEXT = re.compile(r"(?P<user>[^\s@/:'\"]*):[^\s@/'\"]*@")
+# User information right after ``//`` or ``:/`` (a token written as the user name), URL or not.
+_TOKEN_IN_TEXT = re.compile(r"(?<=[/:]/)[^\s@/'\"]+@")
 
 
 def is_url(text: str) -> bool:
@@ -309,9 +322,12 @@ def is_url(text: str) -> bool:
 
 def redact(text: str) -> str:
     """``text`` with the user information of every URL written ``***`` and every query ``?***``
-    (SPEC §30.1): ``https://user:token@host/r?t=x`` becomes ``https://***@host/r?***``. For
-    messages, diagnostics and errors; what is recorded drops them instead (:class:`Source`)."""
-    text = _SCP_PASSWORD_IN_TEXT.sub("***@", text)
+    (SPEC §30.1): ``https://user:token@host/r?t=x`` becomes ``https://***@host/r?***``. Text that
+    only looks like user information is written ``***`` too, whether or not the text is a URL:
+    ``user:password@`` anywhere (``u:t@host:org/r``, ``https//u:t@host/r``,
+    ``https:/u:t@host/r``) and ``token@`` right after ``//`` or ``:/``. For messages,
+    diagnostics and errors; what is recorded drops them instead (:class:`Source`)."""
+    text = _TOKEN_IN_TEXT.sub("***@", _PASSWORD_IN_TEXT.sub("***@", text))
     return _QUERY_IN_TEXT.sub(r"\1?***", _USERINFO_IN_TEXT.sub(r"\1***@", text))
 
 
@@ -319,11 +335,9 @@ def _public_url(url: str) -> str:
     """``url`` without credentials (see :attr:`Source.location`); a URL holding none is returned
     as it is, character for character."""
     match = _SCHEME_RE.match(url)
-    if match is None:  # scp-like: user:password@host:path keeps the user
-        user, at, rest = url.partition("@")
-        if at and ":" in user and "/" not in user:
-            return f"{user.split(':', 1)[0]}@{rest}"
-        return url
+    if match is None:  # scp-like: user:password@host:path keeps the user, wherever it stands;
+        # a token after ``:/`` or ``//`` (``https:/TOKEN@host/r``) is dropped
+        return _TOKEN_IN_TEXT.sub("", _PASSWORD_IN_TEXT.sub(lambda m: f"{m.group('user')}@", url))
     start = match.end()
     scheme = url[: start - 3].lower()
     end = len(url)
@@ -376,13 +390,13 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
     if not url and "#" not in text:
         local = os.path.abspath(os.path.join(base, text))
         if not os.path.lexists(local):
-            raise invalid_input(f"{text} does not exist and is not a URL", {"source": text})
+            raise invalid_input(f"{shown} does not exist and is not a URL", {"source": shown})
         if archive_kind(local) is not None:
             return Source("archive", local)
         if not os.path.isdir(local):
             raise invalid_input(
-                f"{text} is neither a directory nor a .zip, .skill, .tar.gz or .tgz archive",
-                {"source": text},
+                f"{shown} is neither a directory nor a .zip, .skill, .tar.gz or .tgz archive",
+                {"source": shown},
             )
         return Source("directory", local)
     body, hash_sign, ref = text.partition("#")
@@ -404,17 +418,35 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
         local = os.path.join(base, location)
         if not os.path.isdir(local):
             raise invalid_input(
-                f"{location} is not a directory holding a git repository", {"source": text}
+                f"{redact(location)} is not a directory holding a git repository",
+                {"source": shown},
             )
         return Source("git", os.path.abspath(local), subdir, ref or None)
     public = _public_url(location)
     return Source("git", public, subdir, ref or None, None if public == location else location)
 
 
+# How many of git's error lines a message keeps, and how long it may grow.
+_GIT_PROBLEM_LINES = 4
+_GIT_PROBLEM_CHARS = 600
+
+
+def git_problem(stderr: str) -> str:
+    """What a failed ``git`` said, as one line: its ``fatal:``/``error:`` lines when it wrote
+    any (the advice after them, "Please make sure you have the correct access rights", left
+    out), else every line; at most :data:`_GIT_PROBLEM_LINES` lines joined by ``"; "``, cut at
+    :data:`_GIT_PROBLEM_CHARS` characters. ``""`` when git wrote nothing. Credentials are the
+    caller's to redact."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    keyed = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    text = "; ".join((keyed or lines)[:_GIT_PROBLEM_LINES])
+    return text if len(text) <= _GIT_PROBLEM_CHARS else text[: _GIT_PROBLEM_CHARS - 3] + "..."
+
+
 def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None = None) -> str:
-    """Run ``git`` without a terminal prompt; its output, or ``io_error`` with its last line of
-    error, credentials redacted (SPEC §30.1). ``git`` finds credentials as it always does (its
-    credential helpers, the environment): none are ever read from a lock."""
+    """Run ``git`` without a terminal prompt; its output, or ``io_error`` with what it said
+    (:func:`git_problem`), credentials redacted (SPEC §30.1). ``git`` finds credentials as it
+    always does (its credential helpers, the environment): none are ever read from a lock."""
     git = shutil.which("git")
     if git is None:
         raise SkillError(ErrorCode.IO_ERROR, "git is not on PATH", {"command": "git"})
@@ -446,8 +478,8 @@ def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None =
             ErrorCode.IO_ERROR, f"git failed: {hidden(str(exc))}", {"command": "git"}
         ) from None
     if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        message = hidden(detail[-1]) if detail else f"exit status {done.returncode}"
+        detail = git_problem(done.stderr.decode("utf-8", "replace"))
+        message = hidden(detail) if detail else f"exit status {done.returncode}"
         command = next(
             a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c")
         )
@@ -458,7 +490,12 @@ def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None =
 
 
 def _clone(source: Source, dest: str) -> str:
-    """Clone ``source`` into ``dest`` at its ref; return the commit checked out."""
+    """Clone ``source`` into ``dest`` at its ref; return the commit checked out.
+
+    Raises:
+        SkillError: ``not_found`` ``{ref, source}`` for a ref that is no branch, tag or commit
+            of the repository; ``io_error`` ``{command}`` when git fails (its message kept).
+    """
     # ext:: runs a command; it is refused whatever the user's git configuration allows.
     base = [
         "-c",
@@ -494,16 +531,24 @@ def _clone(source: Source, dest: str) -> str:
                 [*base, "clone", "--quiet", "--no-checkout", "--", source.url, dest], source=source
             )
             # The commit is resolved first, so what reaches checkout is a hex id, never an option.
-            commit = _git(
-                [
-                    "rev-parse",
-                    "--verify",
-                    "--quiet",
-                    "--end-of-options",
-                    f"{source.ref}^{{commit}}",
-                ],
-                cwd=dest,
-            )
+            try:
+                commit = _git(
+                    [
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        "--end-of-options",
+                        f"{source.ref}^{{commit}}",
+                    ],
+                    cwd=dest,
+                )
+            except SkillError:
+                raise SkillError(
+                    ErrorCode.NOT_FOUND,
+                    f"unknown ref {source.ref!r} in {source.shown}: "
+                    "not a branch, tag or commit of the repository",
+                    {"ref": source.ref, "source": source.shown},
+                ) from None
             _git([*base, "checkout", "--quiet", "--detach", commit, "--"], cwd=dest)
     return _git(["rev-parse", "HEAD"], cwd=dest)
 
@@ -527,19 +572,23 @@ def _find_skill_dirs(tree: Path) -> list[Path]:
     ]
 
 
-def source_skills(tree: Path) -> tuple[list[SourceSkill], list[str]]:
+def source_skills(tree: Path) -> tuple[list[SourceSkill], list[SkillError]]:
+    """The skills of a source tree, and the error of each skill folder that is not one (an
+    ``invalid_skill`` manifest, an unreadable file)."""
     skills: list[SourceSkill] = []
-    problems: list[str] = []
+    problems: list[SkillError] = []
     for skill_dir in _find_skill_dirs(tree):
         try:
             skills.append(dir_skill(skill_dir))
         except SkillError as err:
-            problems.append(f"{err.code.value}: {err.message}")
+            problems.append(err)
     return skills, problems
 
 
 @contextmanager
-def opened_source(source: Source) -> Iterator[tuple[list[SourceSkill], list[str], str | None]]:
+def opened_source(
+    source: Source,
+) -> Iterator[tuple[list[SourceSkill], list[SkillError], str | None]]:
     if source.kind == "directory":
         skills, problems = source_skills(Path(source.location))
         yield skills, problems, None
