@@ -157,6 +157,8 @@ def _tmux(session: str, command: str, keys: list[str] | None, columns: int = 80)
     import subprocess
     import time
 
+    # One name per test process, so runs of the suite side by side never share a session.
+    session = f"{session}-{os.getpid()}"
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
