@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,6 +127,7 @@ def _parsed(text: bytes) -> dict[str, tuple[int, str]]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(files=_FILES)
 def test_the_digest_text_reads_back_as_the_file_set_it_was_made_from(
@@ -134,6 +136,7 @@ def test_the_digest_text_reads_back_as_the_file_set_it_was_made_from(
     assert _parsed(skill_digest_text(_records(files))) == files
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(one=_FILES, other=_FILES)
 def test_two_different_file_sets_never_give_the_same_digest_text(

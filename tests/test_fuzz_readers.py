@@ -134,6 +134,7 @@ JSONISH = st.one_of(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=JSONISH)
 def test_lock_reader_answers_any_bytes(data: bytes) -> None:
@@ -148,6 +149,7 @@ def test_lock_reader_answers_any_bytes(data: bytes) -> None:
         assert isinstance(current, list)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=JSONISH)
 def test_trust_store_answers_any_bytes(data: bytes) -> None:
@@ -199,6 +201,7 @@ def _resealed(data: bytes, mutations: list[tuple[float, str, bytes]]) -> bytes:
     return magic + sizes + front + tail
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     data=st.one_of(
@@ -305,6 +308,7 @@ ARCHIVES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(archive=ARCHIVES)
 # A member whose compressed size was corrupted: its stream ends before its declared size.

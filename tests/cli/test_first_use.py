@@ -438,6 +438,7 @@ def test_warnings_wrap_at_the_terminal_width_on_word_boundaries(tmp_path: Path, 
 # --- a missing optional extra: one shape, one exit code ----------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("module", "args", "expected"),
     [
@@ -496,6 +497,7 @@ def test_every_missing_extra_says_the_same_thing(
 WAITING = "serving 1 skill over MCP: waiting for a client on stdin (Ctrl-C to stop)"
 
 
+@pytest.mark.slow
 def test_serve_on_a_terminal_says_it_waits_for_a_client(tmp_path: Path, home: Path) -> None:
     pytest.importorskip("mcp")
     root = tmp_path / "skills"
@@ -526,6 +528,7 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client(tmp_path: Path, home: Pa
         os.close(main)
 
 
+@pytest.mark.slow
 def test_serve_with_a_pipe_on_stdin_prints_nothing(tmp_path: Path, home: Path) -> None:
     pytest.importorskip("mcp")
     root = tmp_path / "skills"

@@ -38,6 +38,7 @@ def test_install_hints_never_name_a_published_package() -> None:
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_serve_http_says_where_it_listens(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     pytest.importorskip("uvicorn")

@@ -224,6 +224,7 @@ def test_the_command_line_keeps_the_checks_on_every_bind_address(served: Any) ->
         assert http.post(f"{base}/mcp", content=_INIT, headers=named).status_code == 200
 
 
+@pytest.mark.slow
 def test_allow_host_is_for_http_and_takes_host_names(tmp_path: Path) -> None:
     (tmp_path / "skills").mkdir()
     command = [sys.executable, "-m", "agent_skills", "serve", "--preset", "none"]

@@ -411,6 +411,7 @@ def test_a_source_directory_swapped_mid_copy_is_stale_never_mixed(
     assert [p.name for p in root.iterdir()] == []  # nothing staged is left
 
 
+@pytest.mark.slow
 def test_racing_swaps_of_a_source_never_mix_two_directories(tmp_path: Path) -> None:
     # A thread swaps the source folder between two directories while installs run: every
     # install that succeeds holds the files of one of them, never a mix (bounded in time).
