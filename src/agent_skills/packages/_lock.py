@@ -142,12 +142,6 @@ def _hash_source(skill: SourceSkill) -> tuple[FileDigest, ...]:
     return digest_files(openers, lambda rel: openers[rel]())
 
 
-def _hash_dir(skill_dir: Path) -> tuple[FileDigest, ...]:
-    """The file digests of the skill directory ``skill_dir``: manifest and listed resources,
-    read confined (a copy that is not the one discovery serves, e.g. a shadowed one)."""
-    return _hash_source(dir_skill(skill_dir))
-
-
 def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], str]:
     return sort_key(str(entry.get("name", ""))), str(entry.get("dir", ""))
 
