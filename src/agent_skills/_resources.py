@@ -19,8 +19,8 @@ from pathlib import Path
 from ._config import DEFAULT_MAX_RESOURCES
 from ._confine import Pin, has_drive, open_below, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
-from ._errors import ErrorCode, SkillError, fs_error
-from ._fs import child_path
+from ._errors import ErrorCode, SkillError, fs_error, gone_or_link
+from ._fs import DIR_FLAGS, child_path, openat2
 from ._model import (
     RESOURCE_KINDS,
     SKIPPED_DIRS,
@@ -31,6 +31,7 @@ from ._model import (
     is_manifest_name,
     is_skipped_path,
     sort_key,
+    sort_text,
 )
 
 __all__ = [
@@ -129,19 +130,14 @@ def _pin_now(skill_dir: Path) -> tuple[Pin, int]:
     return pin, open_pinned(pin, "")
 
 
-@dataclass(frozen=True, slots=True)
-class _Listed:
-    """What one directory's entries hold, sorted into the three things the walk does next.
-
-    Attributes:
-        files: ``(rel, size)`` of each regular file.
-        dirs: ``(real parts, rel prefix)`` of each real subdirectory to walk.
-        links: ``(real parts of the link, rel, entry name)`` of each symlink to resolve.
-    """
-
-    files: tuple[tuple[str, int], ...]
-    dirs: tuple[tuple[tuple[str, ...], str], ...]
-    links: tuple[tuple[tuple[str, ...], str, str], ...]
+_Listed = tuple[
+    list[tuple[str, int]],
+    list[tuple[tuple[str, ...], str]],
+    list[tuple[tuple[str, ...], str, str]],
+]
+"""What one directory's entries hold, sorted into the three things the walk does next:
+``(rel, size)`` of each regular file, ``(real parts, rel prefix)`` of each real subdirectory to
+walk, ``(real parts of the link, rel, entry name)`` of each symlink to resolve."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +156,9 @@ def _sort_entries(
     files: list[tuple[str, int]] = []
     dirs: list[tuple[tuple[str, ...], str]] = []
     links: list[tuple[tuple[str, ...], str, str]] = []
-    for entry in sorted(entries, key=lambda e: sort_key(e.name)):
+    if len(entries) > 1:
+        entries.sort(key=_entry_key)
+    for entry in entries:
         entry_name = entry.name
         if is_hidden(entry_name) or is_compiled(entry_name) or "\\" in entry_name:
             continue
@@ -178,7 +176,11 @@ def _sort_entries(
                 files.append((rel, entry.stat(follow_symlinks=False).st_size))
         except OSError:
             continue
-    return _Listed(tuple(files), tuple(dirs), tuple(links))
+    return files, dirs, links
+
+
+def _entry_key(entry: os.DirEntry[str]) -> str:
+    return sort_text(entry.name)  # (file names: no NUL)
 
 
 def _resolve_link(
@@ -222,53 +224,117 @@ def _walk(
 ) -> ResourceListing:
     found: dict[str, int] = {}
     diags: list[Diagnostic] = []
-    visited: set[tuple[int, int]] = set()
-    too_deep = False
-    # (real parts below the skill directory, rel prefix); real directories first, then the
-    # directory links inside, as a heap keyed by (rel.casefold(), rel): which alias lists a
-    # directory reachable only through links does not depend on the order of scandir.
-    stack: list[tuple[tuple[str, ...], str]] = [((), "")]
+    # The pinned root's identity is the pin's (``open_pinned`` checked it).
+    visited: set[tuple[int, int]] = {(pin.dev, pin.ino)}
+    # Real directories are walked depth first, each opened by its listed name below its
+    # parent's open descriptor (one component, ``O_NOFOLLOW``); then the directory links inside,
+    # as a heap keyed by (rel.casefold(), rel): which alias lists a directory reachable only
+    # through links does not depend on the order of scandir.
     links: list[tuple[tuple[str, str], tuple[str, ...], str]] = []
-    while stack or links:
-        if stack:
-            parts, prefix = stack.pop()
-        else:
-            _, parts, prefix = heapq.heappop(links)
+    walk = _RealWalk(skill_dir, pin, name, root, follow_symlinks, found, diags, visited, links)
+    walk.list_dir(root, (), "")
+    too_deep = walk.too_deep
+    while links:
+        _, parts, prefix = heapq.heappop(links)
         if prefix.count("/") > MAX_DIRECTORY_DEPTH:
             too_deep = True
             continue
         try:
             fd = open_below(root, parts)
-            if fd is None:
+        except OSError as exc:
+            walk.cannot_list(prefix, exc)
+            continue
+        if fd is None:
+            continue  # replaced by a link or removed during the walk: not listed through
+        try:
+            walk.visit(fd, parts, prefix)
+        finally:
+            os.close(fd)
+    return _listing(skill_dir, found, diags, max_resources, too_deep or walk.too_deep)
+
+
+class _RealWalk:
+    """The state of one walk of a skill's directories (see :func:`_walk`)."""
+
+    def __init__(
+        self,
+        skill_dir: Path,
+        pin: Pin,
+        name: str,
+        root: int,
+        follow_symlinks: bool,
+        found: dict[str, int],
+        diags: list[Diagnostic],
+        visited: set[tuple[int, int]],
+        links: list[tuple[tuple[str, str], tuple[str, ...], str]],
+    ) -> None:
+        self.skill_dir = skill_dir
+        self.pin = pin
+        self.name = name
+        self.root = root
+        self.follow_symlinks = follow_symlinks
+        self.found = found
+        self.diags = diags
+        self.visited = visited
+        self.links = links
+        self.too_deep = False
+        # Where ``openat2`` runs, a subdirectory that cannot be opened is left out, as
+        # ``open_below`` leaves it; elsewhere only one missing or replaced by a link is.
+        self.quiet = callable(openat2())
+
+    def cannot_list(self, prefix: str, exc: OSError) -> None:
+        where = self.skill_dir / prefix.rstrip("/") if prefix else self.skill_dir
+        err = fs_error(exc, where)
+        self.diags.append(
+            Diagnostic(DiagnosticKind.IO_ERROR, f"cannot list {where}: {err.message}", where)
+        )
+
+    def visit(self, fd: int, parts: tuple[str, ...], prefix: str) -> None:
+        """List the directory open as ``fd`` unless it was listed already (by identity)."""
+        try:
+            ident = os.fstat(fd)
+        except OSError as exc:
+            self.cannot_list(prefix, exc)
+            return
+        key = (ident.st_dev, ident.st_ino)
+        if key in self.visited:
+            return
+        self.visited.add(key)
+        self.list_dir(fd, parts, prefix)
+
+    def list_dir(self, fd: int, parts: tuple[str, ...], prefix: str) -> None:
+        """List the directory open as ``fd`` and walk its real subdirectories below it."""
+        try:
+            with os.scandir(fd) as it:
+                # Sorted while the listing's descriptor is open: entries stat through it.
+                listed = _sort_entries(list(it), parts, prefix, self.follow_symlinks)
+        except OSError as exc:
+            self.cannot_list(prefix, exc)
+            return
+        files, dirs, links = listed
+        self.found.update(files)
+        for link_parts, rel, entry_name in links:
+            link = _resolve_link(self.skill_dir, self.pin, self.name, self.root, link_parts, rel)
+            if link.diagnostic is not None:
+                self.diags.append(link.diagnostic)
+            elif link.size is not None:
+                self.found.setdefault(rel, link.size)
+            elif link.dir_parts is not None and entry_name not in SKIPPED_DIRS:
+                heapq.heappush(self.links, (sort_key(rel + "/"), link.dir_parts, rel + "/"))
+        for sub_parts, sub_prefix in reversed(dirs):  # the order a stack of them pops in
+            if sub_prefix.count("/") > MAX_DIRECTORY_DEPTH:
+                self.too_deep = True
+                continue
+            try:
+                sub = os.open(sub_parts[-1], DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if not (self.quiet or gone_or_link(exc)):
+                    self.cannot_list(sub_prefix, exc)
                 continue  # replaced by a link or removed during the walk: not listed through
             try:
-                ident = os.fstat(fd)
-                if (ident.st_dev, ident.st_ino) in visited:
-                    continue
-                visited.add((ident.st_dev, ident.st_ino))
-                with os.scandir(fd) as it:
-                    # Sorted while the listing's descriptor is open: entries stat through it.
-                    listed = _sort_entries(list(it), parts, prefix, follow_symlinks)
+                self.visit(sub, sub_parts, sub_prefix)
             finally:
-                os.close(fd)
-        except OSError as exc:
-            where = skill_dir / prefix.rstrip("/") if prefix else skill_dir
-            err = fs_error(exc, where)
-            diags.append(
-                Diagnostic(DiagnosticKind.IO_ERROR, f"cannot list {where}: {err.message}", where)
-            )
-            continue
-        found.update(listed.files)
-        stack.extend(listed.dirs)
-        for link_parts, rel, entry_name in listed.links:
-            link = _resolve_link(skill_dir, pin, name, root, link_parts, rel)
-            if link.diagnostic is not None:
-                diags.append(link.diagnostic)
-            elif link.size is not None:
-                found.setdefault(rel, link.size)
-            elif link.dir_parts is not None and entry_name not in SKIPPED_DIRS:
-                heapq.heappush(links, (sort_key(rel + "/"), link.dir_parts, rel + "/"))
-    return _listing(skill_dir, found, diags, max_resources, too_deep)
+                os.close(sub)
 
 
 def _listing(
