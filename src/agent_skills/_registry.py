@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from ._args import coerce_name
 from ._config import SkillConfig
@@ -28,6 +29,7 @@ from ._confine import (
 )
 from ._diagnostics import Diagnostic, DiscoveryReport, emit
 from ._errors import ErrorCode, SkillError
+from ._frozen import frozen_builder
 from ._fs import lexical_child
 from ._model import ResolvedSkill, SkillContent, SkillInfo, SkillResource, sort_key
 
@@ -336,14 +338,17 @@ def _content(
     truncated: bool,
     diagnostics: tuple[Diagnostic, ...],
 ) -> SkillContent:
+    make = _CONTENT
+    if not make:  # made on the first load: building the constructor costs more than one load
+        make.append(frozen_builder(SkillContent))
+        make.append(attrgetter(*SkillInfo.__dataclass_fields__))
     info = skill.info
-    return SkillContent(
-        **{f: getattr(info, f) for f in SkillInfo.__dataclass_fields__},
-        body=skill.body,
-        resources=resources,
-        resources_truncated=truncated,
-        diagnostics=diagnostics,
-    )
+    made: SkillContent = make[0](*make[1](info), skill.body, resources, truncated, diagnostics)
+    return made
+
+
+#: ``[SkillContent's constructor, the getter of a SkillInfo's fields in order]`` once made.
+_CONTENT: list[Any] = []
 
 
 def _no_resource(name: str, rel: str | os.PathLike[str]) -> SkillError:

@@ -20,6 +20,7 @@ from ._config import DEFAULT_MAX_RESOURCES
 from ._confine import Pin, has_drive, open_below, open_pinned, pin_by_name, reach
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, fs_error, gone_or_link
+from ._frozen import frozen_builder
 from ._fs import DIR_FLAGS, child_path, openat2
 from ._model import (
     RESOURCE_KINDS,
@@ -345,7 +346,7 @@ def _listing(
     too_deep: bool,
 ) -> ResourceListing:
     """The listing of ``found`` in ``(rel.casefold(), rel)`` order, capped (SPEC §9, §20.6)."""
-    ordered = sorted(found, key=sort_key)
+    ordered = sorted(found, key=sort_text)  # (casefold, rel) order: rel holds no NUL
     truncated = len(ordered) > max_resources or too_deep
     notes = list(diags)
     if len(ordered) > max_resources:
@@ -370,6 +371,7 @@ def _listing(
     # path (made once per directory) rather than parsed again per file (SPEC §26).
     folders: dict[str, Path] = {"": skill_dir}
     resources = []
+    make = _make_resource
     for rel in ordered:
         folder, _, file = rel.rpartition("/")
         parent = folders.get(folder)
@@ -378,5 +380,8 @@ def _listing(
             for part in folder.split("/"):
                 parent = child_path(parent, part)
             folders[folder] = parent
-        resources.append(SkillResource(_kind(rel), rel, child_path(parent, file), found[rel]))
+        resources.append(make(_kind(rel), rel, child_path(parent, file), found[rel]))
     return ResourceListing(tuple(resources), truncated, tuple(notes), too_deep)
+
+
+_make_resource = frozen_builder(SkillResource)  # ``SkillResource(...)``, one per file (SPEC §26)
