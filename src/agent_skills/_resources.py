@@ -65,11 +65,10 @@ class ResourceListing:
 
 
 def _kind(rel: str) -> ResourceKind:
-    first = rel.split("/", 1)[0]
-    for kind in RESOURCE_KINDS:
-        if first == kind:
-            return kind
-    return "other"
+    return _KINDS.get(rel.partition("/")[0], "other")
+
+
+_KINDS: dict[str, ResourceKind] = {kind: kind for kind in RESOURCE_KINDS}
 
 
 MAX_DIRECTORY_DEPTH = 64
@@ -369,18 +368,22 @@ def _listing(
         )
     # Each path is ``skill_dir / rel``, built one listed name at a time from its directory's
     # path (made once per directory) rather than parsed again per file (SPEC §26).
-    folders: dict[str, Path] = {"": skill_dir}
+    # The kind, from the first segment, is taken once per directory too.
+    folders: dict[str, tuple[Path, ResourceKind]] = {}
     resources = []
     make = _make_resource
     for rel in ordered:
         folder, _, file = rel.rpartition("/")
-        parent = folders.get(folder)
-        if parent is None:
+        if not folder:  # a file at the top: its own name is the first segment
+            resources.append(make(_kind(file), rel, child_path(skill_dir, file), found[rel]))
+            continue
+        made = folders.get(folder)
+        if made is None:
             parent = skill_dir
             for part in folder.split("/"):
                 parent = child_path(parent, part)
-            folders[folder] = parent
-        resources.append(make(_kind(rel), rel, child_path(parent, file), found[rel]))
+            made = folders[folder] = (parent, _kind(folder))
+        resources.append(make(made[1], rel, child_path(made[0], file), found[rel]))
     return ResourceListing(tuple(resources), truncated, tuple(notes), too_deep)
 
 
