@@ -67,7 +67,8 @@ def reference_walk(skill_dir: Path, max_resources: int = 1000) -> ResourceListin
                         continue
                     visited.add((ident.st_dev, ident.st_ino))
                     with os.scandir(fd) as it:
-                        files, dirs, found_links = _sort_entries(list(it), parts, prefix, True)
+                        ordered = sorted(it, key=lambda e: sort_key(e.name))
+                        files, dirs, found_links = _sort_entries(ordered, parts, prefix, True)
                 finally:
                     os.close(fd)
             except OSError as exc:

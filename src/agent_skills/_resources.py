@@ -156,8 +156,6 @@ def _sort_entries(
     files: list[tuple[str, int]] = []
     dirs: list[tuple[tuple[str, ...], str]] = []
     links: list[tuple[tuple[str, ...], str, str]] = []
-    if len(entries) > 1:
-        entries.sort(key=_entry_key)
     for entry in entries:
         entry_name = entry.name
         if is_hidden(entry_name) or is_compiled(entry_name) or "\\" in entry_name:
@@ -176,11 +174,17 @@ def _sort_entries(
                 files.append((rel, entry.stat(follow_symlinks=False).st_size))
         except OSError:
             continue
+    # Directories and links in (casefold, name) order, the order they are walked and reported
+    # in; the files' order is the listing's, made at its end.
+    if len(dirs) > 1:
+        dirs.sort(key=_last_part)
+    if len(links) > 1:
+        links.sort(key=_last_part)
     return files, dirs, links
 
 
-def _entry_key(entry: os.DirEntry[str]) -> str:
-    return sort_text(entry.name)  # (file names: no NUL)
+def _last_part(item: tuple[tuple[str, ...], str] | tuple[tuple[str, ...], str, str]) -> str:
+    return sort_text(item[0][-1])  # the entry's name (file names: no NUL)
 
 
 def _resolve_link(
