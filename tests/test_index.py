@@ -181,14 +181,19 @@ def test_warm_index_opens_no_skill_directory_and_pins_what_a_scan_pins(
 def test_a_hit_candidate_holds_what_a_read_one_holds(tmp_path: Path, no_racy: None) -> None:
     # The scan builds a hit's candidate as the tuple it is, field by field: each field holds
     # what the candidate of a read manifest holds there, but the bytes and the stamp.
+    # A hit is checked by the scan (an IndexHit) and its candidate built from it when needed.
     from agent_skills._discover import _open_index
-    from agent_skills._scan import scan_root
+    from agent_skills._scan import Candidate, IndexHit, hit_candidate, scan_root
 
     root = tmp_path / "skills"
     _write_skill(root, "a")
     config = create_agent_skills([root], index=tmp_path / "index").config
     (read,) = scan_root(config.roots[0], follow_symlinks=True)[1]
-    (hit,) = scan_root(config.roots[0], follow_symlinks=True, index=_open_index(config))[1]
+    index = _open_index(config)
+    assert index is not None
+    (checked,) = scan_root(config.roots[0], follow_symlinks=True, index=index)[1]
+    assert isinstance(checked, IndexHit) and isinstance(read, Candidate)
+    hit = hit_candidate(checked, index, follow_symlinks=True, cap=config.max_manifest_bytes)
     assert type(hit) is type(read) and len(hit) == len(read)
     assert isinstance(hit.cached, index_mod.CachedSkill) and hit.data is None
     assert read.cached is None and read.data is not None

@@ -16,7 +16,7 @@ and nothing opened: the directory's stamp shows that its listing (hence which ma
 is as it was, the manifest's that its bytes are. A large file is read (and checksummed) on a
 second thread while the scan takes those stats (:class:`_Reader`, :meth:`ManifestIndex.prefetch`).
 
-File layout (format 6): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <bodies
+File layout (format 8): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <bodies
 bytes> <CRC-32 of header and rest, hex>`` (accidental damage: a file whose checksum does not
 match is ignored whole), the header (JSON: the settings, the entries by directory, the sizes of the
 next three sections), the stamps (ten little-endian 64-bit integers per entry: the directory's
@@ -55,7 +55,7 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
@@ -175,7 +175,7 @@ class _Memo:
     stats; only the decoding is saved. One file is remembered per process (the last one).
     """
 
-    __slots__ = ("cached", "entries", "key", "settings", "stamps")
+    __slots__ = ("cached", "entries", "key", "restore", "settings", "stamps")
 
     def __init__(
         self,
@@ -184,12 +184,15 @@ class _Memo:
         entries: Mapping[str, list[Any]],
         stamps: memoryview,
         cached: dict[str, CachedSkill],
+        restore: Callable[[list[Any], str], CachedSkill],
     ) -> None:
         self.key = key
         self.settings = settings
         self.entries = entries
         self.stamps = stamps
         self.cached = cached
+        # Restores an entry not restored yet (the index that read the file holds its buffers).
+        self.restore = restore
 
 
 _memo: _Memo | None = None
@@ -332,6 +335,8 @@ class ManifestIndex:
         self._cached: dict[str, CachedSkill] = {}
         self._file: tuple[str, StatKey] | None = None  # the index file's path and stamp
         self._remembered = False  # whether the entries came from a _Memo
+        # Restores an entry (the _Memo's when remembered: that index holds the file's buffers).
+        self._restorer: Callable[[list[Any], str], CachedSkill] = self._restore
         self._keep_out = False  # the path holds something that is not an index: never write
         # New entries: (entry, stamps record, frontmatter, body); a hit has no record and its
         # CachedSkill in place of the frontmatter.
@@ -365,6 +370,7 @@ class ManifestIndex:
         self._cached = {}
         self._file = None
         self._remembered = False
+        self._restorer = self._restore
         self._new = {k: v for k, v in self._new.items() if v[1] is not None}  # drop old hits
         self._dirty = True
 
@@ -398,6 +404,7 @@ class ManifestIndex:
             if memo is not None and memo.key == self._file and memo.settings == self._settings:
                 os.close(fd)
                 self._old, self._stamps, self._cached = memo.entries, memo.stamps, memo.cached
+                self._restorer = memo.restore
                 self._remembered = True
                 return
         self._reader = _Reader(fd, st.st_size)  # (it closes fd)
@@ -487,7 +494,7 @@ class ManifestIndex:
         return found
 
     def prefetch(self, parent_fd: int, entries: Sequence[os.DirEntry[str]]) -> None:
-        """While the file is still being read on its thread, take the stats :meth:`lookup_child`
+        """While the file is still being read on its thread, take the stats :meth:`check_child`
         takes of the listed directories ``entries`` (below the directory open as
         ``parent_fd``) and of the ``SKILL.md`` in each, in order, for as many as it takes: the
         reading and these system calls overlap (SPEC §26). What a stat found decides as it
@@ -531,18 +538,18 @@ class ManifestIndex:
                 else None
             )
 
-    def lookup_child(
+    def check_child(
         self, dir_text: str, parent_fd: int, name: str
-    ) -> tuple[CachedSkill, int, int] | None:
-        """Return the stored outcome for the plain (not linked) directory ``name`` below the
-        directory open as ``parent_fd``, and the directory's identity, if the entry is still
-        valid.
+    ) -> tuple[list[Any], int, int] | None:
+        """Validate the stored entry of the plain (not linked) directory ``name`` below the
+        directory open as ``parent_fd``; count it as a hit when valid.
 
         Two stats and nothing opened: the directory by ``lstat`` relative to ``parent_fd`` (a
         directory, not a link, with the stored stamp: its listing, hence which manifest it
         holds, is as it was), then the manifest below it (a regular file with the stored
         stamp); both taken here or, for a ``SKILL.md``, by :meth:`prefetch`. The directory's
-        identity is what the scan pins (SPEC §20.1).
+        identity is what the scan pins (SPEC §20.1). Nothing is restored: that is
+        :meth:`restore_child`'s, when the skill is first built.
 
         Args:
             dir_text: The directory as listed in its root (``root/name``): the entry's key.
@@ -550,8 +557,9 @@ class ManifestIndex:
             name: The directory's name in it (one component).
 
         Returns:
-            ``(hit, st_dev, st_ino)`` (the directory's), or ``None`` (no entry, racy, changed,
-            damaged, or a link: the caller then scans the directory as without an index).
+            ``(entry, st_dev, st_ino)`` (the stored entry, the directory's identity), or
+            ``None`` (no entry, racy, changed, damaged, or a link: the caller then scans the
+            directory as without an index).
         """
         if self._reader is not None:
             self._ready()
@@ -572,8 +580,9 @@ class ManifestIndex:
             if pre is not _UNSEEN and manifest == _PREFETCHED:
                 if pre != stored:  # (None: not a directory, no regular SKILL.md, an error)
                     return None
-                hit = self._take(dir_text, entry, manifest)
-                return None if hit is None else (hit, stored[0], stored[1])
+                self._hits += 1
+                self._new[dir_text] = (entry, None, None, None)
+                return entry, stored[0], stored[1]
             # The stamps compared field by field (what stat_key would give), inode first.
             dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = stored
             try:
@@ -599,11 +608,26 @@ class ManifestIndex:
                 or not S_ISREG(mst.st_mode)
             ):
                 return None
-            hit = self._take(dir_text, entry, manifest)
         except DAMAGE:
             self._ignore(f"damaged entry for {dir_text}")
             return None
-        return None if hit is None else (hit, dev, ino)
+        self._hits += 1
+        self._new[dir_text] = (entry, None, None, None)
+        return entry, dev, ino
+
+    def restore_child(self, dir_text: str, entry: list[Any]) -> CachedSkill | None:
+        """The :class:`CachedSkill` of an entry :meth:`check_child` found valid (restored once),
+        or ``None`` when the entry turns out damaged (then an ``index_ignored`` diagnostic is
+        added to :attr:`diagnostics` and the caller scans the directory)."""
+        hit = self._cached.get(dir_text)
+        if hit is not None:
+            return hit
+        try:
+            hit = self._cached[dir_text] = self._restorer(entry, entry[MANIFEST])
+        except DAMAGE:
+            self._ignore(f"damaged entry for {dir_text}")
+            return None
+        return hit
 
     def lookup(self, dir_text: str, linked: bool, dir_fd: int) -> CachedSkill | None:
         """Return the stored outcome for the skill directory open as ``dir_fd`` if it is still
@@ -652,9 +676,7 @@ class ManifestIndex:
         an entry a remembered index did not keep (read again)."""
         hit = self._cached.get(dir_text)
         if hit is None:
-            if self._remembered:
-                return None
-            hit = self._cached[dir_text] = self._restore(entry, manifest)
+            hit = self._cached[dir_text] = self._restorer(entry, manifest)
         self._hits += 1
         self._new[dir_text] = (entry, None, hit, None)
         return hit
@@ -780,8 +802,15 @@ class ManifestIndex:
         if not self._dirty and self._hits == len(self._old):
             if self._file is not None and not self._remembered:
                 kept = memoryview(bytes(self._stamps))  # not a view of the whole file
-                _memo = _Memo(self._file, self._settings, self._old, kept, self._cached)
+                _memo = _Memo(
+                    self._file, self._settings, self._old, kept, self._cached, self._restorer
+                )
             return []
+        for key, (entry, record, held, _) in list(self._new.items()):
+            # Hits checked but not restored yet: restored now (a damaged one drops the old file).
+            unrestored = record is None and held is None and entry[KIND : KIND + 1] == ["ok"]
+            if unrestored and self.restore_child(key, entry) is None:
+                break
         records: list[bytes] = []
         nodes = Nodes()
         parts: list[bytes | memoryview] = []
@@ -796,7 +825,7 @@ class ManifestIndex:
                 if record is None:  # a hit: its record is in the old file
                     at = entry[RECORD] * STAMPS.size
                     record = bytes(self._stamps[at : at + STAMPS.size])
-                    hit = frontmatter
+                    hit = frontmatter if frontmatter is not None else self._cached.get(key)
                 entry = [*entry]
                 entry[RECORD] = len(records)
                 records.append(record)

@@ -1,4 +1,4 @@
-"""The on-disk index's file format (format 6, SPEC §26): pure encoding and decoding, no I/O.
+"""The on-disk index's file format (format 8, SPEC §26): pure encoding and decoding, no I/O.
 
 What one entry holds and where (:data:`LINKED` ... :data:`PAYLOAD`), the stamps record
 (:data:`STAMPS`, :func:`stat_key`), the frontmatters as rows of values over shared key layouts
@@ -39,16 +39,18 @@ __all__ = [
     "diag_rows",
     "diags",
     "facts",
+    "loaded_name",
     "stat_key",
 ]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 7\n"
+MAGIC = b"agent-skills manifest index 8\n"
 
 # Positions in an entry's list (the JSON stays compact and cheap to load).
 LINKED, RECORD, MANIFEST, SCAN_DIAGS, RACY, KIND = range(6)
 # After KIND: "ok": the frontmatter's node (see Nodes),
-# diagnostics, catalog facts (name and description, null when the frontmatter's; allowed tools:
+# diagnostics, catalog facts (the name, always: a scan decides precedence from it before any
+# entry is restored; the description, null when the frontmatter's; allowed tools:
 # a list, null for none, true for the frontmatter's own list; user-invocable; model-invocable),
 # body offset, body length;
 # "err": code, message, fields, diagnostics.
@@ -201,10 +203,11 @@ def diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
 
 
 def facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
-    """The catalog facts as an entry stores them: a name or description equal to the
-    frontmatter's (the common case) as ``null``, allowed tools that are the read-only
-    frontmatter's own tuple (a list of clean names, the common case) as ``true``."""
-    name = None if frontmatter.get("name") == info.name else info.name
+    """The catalog facts as an entry stores them: the name always (precedence is decided from
+    it before the entry is restored), a description equal to the frontmatter's (the common
+    case) as ``null``, allowed tools that are the read-only frontmatter's own tuple (a list of
+    clean names, the common case) as ``true``."""
+    name = info.name
     description = None if frontmatter.get("description") == info.description else info.description
     tools = info.allowed_tools
     allowed: list[str] | bool | None = None
@@ -212,3 +215,17 @@ def facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
         own = info.metadata.get(tools_key(info.metadata)) is tools
         allowed = True if own else list(tools)
     return [name, description, allowed, info.user_invocable, info.model_invocable]
+
+
+def loaded_name(entry: list[Any]) -> tuple[str, tuple[Diagnostic, ...]] | None:
+    """The skill name an entry stores for a skill that loaded, and the diagnostics the scan and
+    the parser reported for it, in that order; ``None`` for an entry of an invalid skill, or a
+    damaged one."""
+    try:
+        if entry[KIND] != "ok":
+            return None
+        name, scan_rows, rows = entry[PAYLOAD + 2], entry[SCAN_DIAGS], entry[PAYLOAD + 1]
+        found = (diags(scan_rows) if scan_rows else ()) + (diags(rows) if rows else ())
+    except DAMAGE:
+        return None
+    return (name, found) if type(name) is str else None
