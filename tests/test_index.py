@@ -7,6 +7,7 @@ foreign index file is ignored with a diagnostic and rewritten atomically.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -88,14 +89,16 @@ def _forge(idx: Path, head: bytes, rest: bytes) -> None:
         bodies = len(rest) - sum(json.loads(head)["sections"])
     except (ValueError, KeyError, TypeError):
         bodies = 0
-    crc = zlib.crc32(head + rest)
-    idx.write_bytes(MAGIC + f"{len(head)} {len(rest)} {bodies} {crc:08x}\n".encode() + head + rest)
+    idx.write_bytes(_framed(head, rest, bodies))
 
 
 def _framed(head: bytes, rest: bytes, bodies: int) -> bytes:
-    """An index file of this format around ``head`` and ``rest``, its checksum matching."""
-    crc = zlib.crc32(head + rest)
-    return MAGIC + f"{len(head)} {len(rest)} {bodies} {crc:08x}\n".encode() + head + rest
+    """An index file of this format around ``head`` and ``rest`` (whose last ``bodies`` bytes
+    are the bodies), both checksums matching."""
+    split = len(rest) - bodies if 0 <= bodies <= len(rest) else len(rest)
+    crc, bodies_crc = zlib.crc32(head + rest[:split]), zlib.crc32(rest[split:])
+    sizes = f"{len(head)} {len(rest)} {bodies} {crc:08x} {bodies_crc:08x}\n"
+    return MAGIC + sizes.encode() + head + rest
 
 
 def _index_notes(skills: AgentSkills) -> list[str]:
@@ -1005,6 +1008,49 @@ def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
 
 
+def _targets() -> list[str]:
+    """What each open descriptor of this process leads to (the listing's own left out)."""
+    targets = []
+    for fd in sorted(_open_fds()):
+        with contextlib.suppress(OSError):  # (the listing's own descriptor, closed since)
+            targets.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return targets
+
+
+def _assert_holds_only_the_index(before: set[str], idx: Path) -> None:
+    """The descriptors open now are those of ``before`` and one more, the index file's."""
+    if os.path.isdir("/proc/self/fd"):
+        now = _targets()
+        assert len(_open_fds() - before) <= 1 and now.count(str(idx)) == 1
+        now.remove(str(idx))
+        assert len(now) == len(before) - 1  # (``before`` held the listing's own)
+
+
+def test_an_unread_registry_from_a_warm_index_holds_the_index_open_until_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # The bodies are read from the file the scan opened when the skills are first read; a
+    # registry dropped unread closes it (the process's remembered index too, once replaced).
+    import gc
+
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    before = _open_fds()
+    skills = create_agent_skills([root], index=idx)
+    assert skills.registry._pending is not None  # (nothing built yet)
+    _assert_holds_only_the_index(before, idx)
+    idx.unlink()  # the file read stays the one the scan opened
+    del skills
+    index_mod._memo = None  # (not by monkeypatch, which would hold the one replaced)
+    gc.collect()
+    assert str(idx) not in [t.removesuffix(" (deleted)") for t in _targets()]
+    assert len(_targets()) == len(before) - 1  # (``before`` held the listing's own)
+
+
 def test_a_large_index_is_read_on_a_thread_while_the_scan_takes_its_stats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: list[str], no_racy: None
 ) -> None:
@@ -1039,8 +1085,9 @@ def test_a_large_index_is_read_on_a_thread_while_the_scan_takes_its_stats(
     reads.clear()
     before = _open_fds()
     skills = create_agent_skills([root], index=idx)
-    assert _open_fds() == before
+    _assert_holds_only_the_index(before, idx)  # (for its bodies, until the skills are read)
     assert _index_notes(skills) == [] and threads == ["agent-skills-index-read"]
+    assert _open_fds() == before
     assert reads == [] and len(taken) == 1 and 0 <= taken[0] <= 3
     assert _view(skills) == _view(create_agent_skills([root]))
     start_at, _ = _sections(good)
@@ -1134,8 +1181,9 @@ def test_an_index_without_a_thread_to_read_it_is_read_in_place(
     create_agent_skills([root], index=idx)
     before = _open_fds()
     skills = create_agent_skills([root], index=idx)
-    assert _open_fds() == before
+    _assert_holds_only_the_index(before, idx)
     assert _index_notes(skills) == [] and _view(skills) == _view(create_agent_skills([root]))
+    assert _open_fds() == before
 
 
 @pytest.mark.parametrize("threaded", [False, True])

@@ -17,21 +17,23 @@ is as it was, the manifest's that its bytes are. A large file is read (and check
 second thread while the scan takes those stats (:class:`_Reader`, :meth:`ManifestIndex.prefetch`).
 
 File layout (format 8): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <bodies
-bytes> <CRC-32 of header and rest, hex>`` (accidental damage: a file whose checksum does not
-match is ignored whole), the header (JSON: the settings, the entries by directory, the sizes of the
-next three sections), the stamps (ten little-endian 64-bit integers per entry: the directory's
-stamp then the manifest's), the frontmatters' key layouts and the frontmatters (two JSON arrays,
-see :class:`Nodes`: each mapping or list of a frontmatter is a layout number and a row of
-values, the key layouts stored once, so that decoding at the first hit makes the read-only
-mappings without a Python call per mapping), then the bodies (UTF-8, concatenated; entries hold
-offsets; the last ``<bodies bytes>`` of the rest). The bodies are read into a buffer of their
-own, which the skills hold: an ASCII body is decoded when first read (see
-:class:`~agent_skills._model.ResolvedSkill`), any other when its entry is restored, so that
-bytes that are not UTF-8 are damage found by the scan; the rest is dropped once decoded. The file is
-replaced atomically (written to a temporary file in the same directory,
-then renamed over the old one). A file that is not an index, or is damaged, is ignored with an
-``index_ignored`` diagnostic and rewritten; an index written by another library version, format
-or for other settings is rebuilt without one.
+bytes> <CRC-32 of header and rest but the bodies, hex> <CRC-32 of the bodies, hex>``
+(accidental damage: a file whose checksum does not match is ignored whole), the header (JSON:
+the settings, the entries by directory, the sizes of the next three sections), the stamps (ten
+little-endian 64-bit integers per entry: the directory's stamp then the manifest's), the
+frontmatters' key layouts and the frontmatters (two JSON arrays, see :class:`Nodes`: each
+mapping or list of a frontmatter is a layout number and a row of values, the key layouts stored
+once, so that decoding at the first hit makes the read-only mappings without a Python call per
+mapping), then the bodies (UTF-8, concatenated; entries hold offsets; the last ``<bodies
+bytes>`` of the rest). The bodies are read from the file the scan opened (:class:`_Bodies`)
+when the first entry is restored, and checked against their own checksum then (a mismatch is
+damage, as any other); the buffer they are read into is what the skills hold: an ASCII body is
+decoded when first read (see :class:`~agent_skills._model.ResolvedSkill`), any other when its
+entry is restored, so that bytes that are not UTF-8 are damage found then; the rest is dropped
+once decoded. The file is replaced atomically (written to a temporary file in the same
+directory, then renamed over the old one). A file that is not an index, or is damaged, is
+ignored with an ``index_ignored`` diagnostic and rewritten; an index written by another library
+version, format or for other settings is rebuilt without one.
 
 A process remembers the last index file a scan left as it was (:class:`_Memo`): while that file
 keeps its path, stamp and settings (and did not change within the racy window), the next scan
@@ -54,6 +56,7 @@ import stat
 import struct
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -99,7 +102,7 @@ RACY_WINDOW_NS = 2_000_000_000
 MAX_INDEX_BYTES = 1 << 31
 # From this size on, an index file is read and checksummed on a second thread (see _Reader).
 _THREADED_READ_BYTES = 1 << 18
-# The sizes line is at most this long (four decimal numbers); a longer one is damage.
+# The sizes line is at most this long (five numbers); a longer one is damage.
 _MAX_SIZES_LINE = 96
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | CLOEXEC
@@ -211,16 +214,81 @@ class _Corrupt(Exception):
     """The index file is damaged or foreign."""
 
 
+class _BodiesDamaged(ValueError):
+    """The bodies section does not match its checksum, or cannot be read whole."""
+
+
+def _damage(exc: BaseException, dir_text: str) -> str:
+    """What :meth:`ManifestIndex._ignore` says of damage met restoring the entry of
+    ``dir_text``."""
+    return (
+        "checksum mismatch" if isinstance(exc, _BodiesDamaged) else f"damaged entry for {dir_text}"
+    )
+
+
+class _Bodies:
+    """The bodies section of an index file, read when first asked for (:meth:`read`) from the
+    descriptor the scan opened (then closed; closed too when this is collected unread): the
+    bytes of the file that was read, even if it was replaced since. Thread-safe."""
+
+    __slots__ = ("__weakref__", "_at", "_close", "_crc", "_data", "_fd", "_lock", "_size")
+
+    def __init__(self, fd: int, at: int, size: int, crc: int) -> None:
+        self._fd, self._at, self._size, self._crc = fd, at, size, crc
+        self._data: bytes | None = None
+        self._lock = threading.Lock()
+        self._close = weakref.finalize(self, os.close, fd)
+        self._close.atexit = False
+
+    def read(self) -> bytes:
+        """The bodies' bytes, checked against their checksum.
+
+        Raises:
+            _BodiesDamaged: The section cannot be read whole, or does not match its checksum.
+        """
+        with self._lock:
+            if self._data is None:
+                if not self._close.alive:
+                    raise _BodiesDamaged("bodies")
+                try:
+                    data = _read_at(self._fd, self._size, self._at)
+                finally:
+                    self._close()
+                if len(data) != self._size or zlib.crc32(data) != self._crc:
+                    raise _BodiesDamaged("bodies")
+                self._data = data
+            return self._data
+
+
+def _read_at(fd: int, size: int, at: int) -> bytes:
+    """``size`` bytes of ``fd`` from offset ``at`` (fewer at the end of the file); ``b""`` when
+    it cannot be read."""
+    parts: list[bytes] = []
+    got = 0
+    try:
+        while got < size:
+            part = os.pread(fd, size - got, at + got)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+    except OSError:
+        return b""
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 class _Reader:
     """Reads an index file, open as ``fd`` (``size`` bytes by its ``fstat``), and the CRC-32 of
-    what follows its sizes line; the descriptor is closed once read.
+    what follows its sizes line but the bodies; the descriptor is closed once read, unless the
+    bodies keep it.
 
-    A file of this format is read in two buffers: ``data``, what follows the sizes line up to
-    the bodies, and ``bodies`` (their size is on the sizes line), so that the skills keep only
-    the bodies. Of any other file only as many bytes as :data:`MAGIC` holds are read into
-    ``data``, what tells another version of the format (``sizes`` is ``None``; ``problem`` says
-    what is wrong with a sizes line of this format that cannot be used). Every read is sized by
-    the ``fstat`` of the open descriptor (at most :data:`MAX_INDEX_BYTES`, SPEC §30.3).
+    Of a file of this format ``data`` is what follows the sizes line up to the bodies (their
+    size is on the sizes line); the bodies are left to ``bodies`` (a :class:`_Bodies`, which
+    then owns the descriptor), read when first needed. Of any other file only as many bytes as
+    :data:`MAGIC` holds are read into ``data``, what tells another version of the format
+    (``sizes`` is ``None``; ``problem`` says what is wrong with a sizes line of this format
+    that cannot be used). Every read is sized by the ``fstat`` of the open descriptor (at most
+    :data:`MAX_INDEX_BYTES`, SPEC §30.3).
 
     A large file (:data:`_THREADED_READ_BYTES` and more) is read and checksummed on a second
     thread: both let go of the interpreter lock, so the scan takes the stats of its entries
@@ -245,8 +313,8 @@ class _Reader:
         self._fd = fd
         self._size = size
         self.data = b""
-        self.bodies = b""
-        self.sizes: tuple[int, int, int, int] | None = None
+        self.bodies: _Bodies | None = None
+        self.sizes: tuple[int, int, int, int, int] | None = None
         self.problem: str | None = None
         self.crc: int | None = None
         self.error: str | None = None
@@ -269,7 +337,8 @@ class _Reader:
         except Exception as exc:  # (MemoryError and the like: this thread must not die loud)
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
-            os.close(self._fd)
+            if self.bodies is None:
+                os.close(self._fd)
             self.done = True
 
     def _read(self, fh: Any) -> None:
@@ -279,28 +348,33 @@ class _Reader:
             return
         line = fh.readline(_MAX_SIZES_LINE)
         try:
-            head_text, rest_text, bodies_text, check_text = line.rstrip(b"\n").split(b" ")
-            sizes = (int(head_text), int(rest_text), int(bodies_text), int(check_text, 16))
+            head_text, rest_text, bodies_text, check_text, bodies_check = line.rstrip(b"\n").split(
+                b" "
+            )
+            sizes = (
+                int(head_text),
+                int(rest_text),
+                int(bodies_text),
+                int(check_text, 16),
+                int(bodies_check, 16),
+            )
         except ValueError:
             sizes = None
         if sizes is None or not line.endswith(b"\n"):
             self.problem = "damaged sizes line"
             return
-        head_len, rest_len, bodies_len, _ = sizes
-        if (
-            min(sizes) < 0
-            or bodies_len > rest_len
-            or len(MAGIC) + len(line) + head_len + rest_len != self._size
-        ):
+        head_len, rest_len, bodies_len, _, bodies_crc = sizes
+        data_end = len(MAGIC) + len(line) + head_len + rest_len - bodies_len
+        if min(sizes) < 0 or bodies_len > rest_len or data_end + bodies_len != self._size:
             self.problem = "truncated or damaged"
             return
         data = fh.read(head_len + rest_len - bodies_len)
-        bodies = fh.read(bodies_len)
-        if len(data) + len(bodies) != head_len + rest_len or fh.read(1):  # (changed meanwhile)
+        if len(data) != head_len + rest_len - bodies_len:  # (changed meanwhile)
             self.problem = "truncated or damaged"
             return
-        self.crc = zlib.crc32(bodies, zlib.crc32(data))
-        self.data, self.bodies, self.sizes = data, bodies, sizes
+        self.crc = zlib.crc32(data)
+        self.data, self.sizes = data, sizes
+        self.bodies = _Bodies(self._fd, data_end, bodies_len, bodies_crc)
 
     def wait(self) -> None:
         """Return once the file is read (at once when it was read in place)."""
@@ -328,15 +402,18 @@ class ManifestIndex:
         self._meta_text = (memoryview(b""), memoryview(b""))
         # The decoded frontmatter nodes (see Nodes): the mappings, and each node's layout.
         self._meta: tuple[list[Any], list[Any]] | None = None
-        self._blob = memoryview(b"")
+        # The bodies' buffer; None until read from _bodies (at the first entry restored).
+        self._blob: memoryview | None = memoryview(b"")
+        self._bodies: _Bodies | None = None
         # Whether the bodies' buffer (``_blob``) is all ASCII: then every body is valid UTF-8.
         self._ascii = True
         # The entries restored so far (all of them, when taken from a _Memo).
         self._cached: dict[str, CachedSkill] = {}
         self._file: tuple[str, StatKey] | None = None  # the index file's path and stamp
         self._remembered = False  # whether the entries came from a _Memo
-        # Restores an entry (the _Memo's when remembered: that index holds the file's buffers).
-        self._restorer: Callable[[list[Any], str], CachedSkill] = self._restore
+        # Restores an entry when remembered (the _Memo's: that index holds the file's buffers);
+        # None: this one's _restore (not held here: no reference cycle keeps the file open).
+        self._restorer: Callable[[list[Any], str], CachedSkill] | None = None
         self._keep_out = False  # the path holds something that is not an index: never write
         # New entries: (entry, stamps record, frontmatter, body); a hit has no record and its
         # CachedSkill in place of the frontmatter.
@@ -364,13 +441,14 @@ class ManifestIndex:
         self._keep_out = not rewrite
         self._old = {}
         self._stamps = self._blob = memoryview(b"")
+        self._bodies = None
         self._ascii = True
-        self._meta_text = (self._blob, self._blob)
+        self._meta_text = (self._stamps, self._stamps)
         self._meta = None
         self._cached = {}
         self._file = None
         self._remembered = False
-        self._restorer = self._restore
+        self._restorer = None
         self._new = {k: v for k, v in self._new.items() if v[1] is not None}  # drop old hits
         self._dirty = True
 
@@ -443,7 +521,7 @@ class ManifestIndex:
                 self._dirty = True  # another format version of ours: rebuilt, no note
                 return
             raise _Corrupt("not an agent-skills index")
-        head_len, rest_len, bodies_len, checksum = read.sizes
+        head_len, rest_len, bodies_len, checksum, _ = read.sizes
         if read.crc != checksum:
             raise _Corrupt("checksum mismatch")
         data = read.data  # the header, the stamps, the frontmatters
@@ -472,8 +550,8 @@ class ManifestIndex:
         self._old = header["entries"]
         self._stamps = rest[:stamps_end]
         self._meta_text = (rest[stamps_end:layouts_end], rest[layouts_end:frontmatters_end])
-        self._blob = memoryview(read.bodies)
-        self._ascii = read.bodies.isascii()  # (one pass in C; most stores' bodies are)
+        self._bodies = read.bodies
+        self._blob = None  # (read with the first entry restored)
 
     def _frontmatter(self, position: int) -> FrozenMapping:
         """The frontmatter that is node ``position`` (see :class:`Nodes`); all of them are
@@ -608,8 +686,8 @@ class ManifestIndex:
                 or not S_ISREG(mst.st_mode)
             ):
                 return None
-        except DAMAGE:
-            self._ignore(f"damaged entry for {dir_text}")
+        except DAMAGE as exc:
+            self._ignore(_damage(exc, dir_text))
             return None
         self._hits += 1
         self._new[dir_text] = (entry, None, None, None)
@@ -622,10 +700,13 @@ class ManifestIndex:
         hit = self._cached.get(dir_text)
         if hit is not None:
             return hit
+        if not self._old:  # (ignored since it was checked: damage already reported)
+            return None
         try:
-            hit = self._cached[dir_text] = self._restorer(entry, entry[MANIFEST])
-        except DAMAGE:
-            self._ignore(f"damaged entry for {dir_text}")
+            restore = self._restorer or self._restore
+            hit = self._cached[dir_text] = restore(entry, entry[MANIFEST])
+        except DAMAGE as exc:
+            self._ignore(_damage(exc, dir_text))
             return None
         return hit
 
@@ -661,8 +742,8 @@ class ManifestIndex:
             if stat_key(dst) + stat_key(mst) != key or not stat.S_ISREG(mst.st_mode):
                 return None
             return self._take(dir_text, entry, manifest)
-        except DAMAGE:
-            self._ignore(f"damaged entry for {dir_text}")
+        except DAMAGE as exc:
+            self._ignore(_damage(exc, dir_text))
             return None
 
     def _stamp(self, record: int) -> tuple[int, ...]:
@@ -676,7 +757,8 @@ class ManifestIndex:
         an entry a remembered index did not keep (read again)."""
         hit = self._cached.get(dir_text)
         if hit is None:
-            hit = self._cached[dir_text] = self._restorer(entry, manifest)
+            restore = self._restorer or self._restore
+            hit = self._cached[dir_text] = restore(entry, manifest)
         self._hits += 1
         self._new[dir_text] = (entry, None, hit, None)
         return hit
@@ -710,6 +792,14 @@ class ManifestIndex:
         ) = entry
         if kind != "ok":
             raise ValueError(kind)
+        blob = self._blob
+        if blob is None:
+            bodies = self._bodies
+            if bodies is None:
+                raise ValueError("bodies")
+            data = bodies.read()  # (ValueError: damaged)
+            blob = self._blob = memoryview(data)
+            self._ascii = data.isascii()  # (one pass in C; most stores' bodies are)
         metadata = self._frontmatter(position)
         values, layout = metadata._values, metadata._layout  # (lookups without a call each)
         if skill_name is None:  # the common case: as in the frontmatter
@@ -721,7 +811,7 @@ class ManifestIndex:
             or type(description) is not str
             or type(user_invocable) is not bool
             or type(model_invocable) is not bool
-            or not 0 <= offset <= offset + length <= len(self._blob)
+            or not 0 <= offset <= offset + length <= len(blob)
         ):
             raise TypeError(skill_name)
         if allowed is True:
@@ -733,7 +823,7 @@ class ManifestIndex:
             if type(allowed) is not list or not set(map(type, allowed)) <= {str}:
                 raise TypeError(allowed)
             allowed = tuple(allowed)
-        view = self._blob[offset : offset + length]
+        view = blob[offset : offset + length]
         body: memoryview | str = view  # valid UTF-8 if ASCII: decoded when first read
         if not self._ascii and not view.tobytes().isascii():
             # Not ASCII: decoded here, so that bytes that are not UTF-8 are damage found now.
@@ -803,7 +893,12 @@ class ManifestIndex:
             if self._file is not None and not self._remembered:
                 kept = memoryview(bytes(self._stamps))  # not a view of the whole file
                 _memo = _Memo(
-                    self._file, self._settings, self._old, kept, self._cached, self._restorer
+                    self._file,
+                    self._settings,
+                    self._old,
+                    kept,
+                    self._cached,
+                    self._restorer or self._restore,
                 )
             return []
         for key, (entry, record, held, _) in list(self._new.items()):
@@ -857,10 +952,12 @@ class ManifestIndex:
         except (TypeError, ValueError, RecursionError) as exc:  # a value JSON cannot hold
             return [self._write_failed(f"cannot be encoded ({exc})")]
         rest = len(stamps) + sum(map(len, sections)) + offset
-        checksum = 0
-        for part in (head, stamps, *sections, *parts):
+        checksum = bodies_checksum = 0
+        for part in (head, stamps, *sections):
             checksum = zlib.crc32(part, checksum)
-        size_line = f"{len(head)} {rest} {offset} {checksum:08x}\n".encode()
+        for body_part in parts:
+            bodies_checksum = zlib.crc32(body_part, bodies_checksum)
+        size_line = f"{len(head)} {rest} {offset} {checksum:08x} {bodies_checksum:08x}\n".encode()
         data = b"".join([MAGIC, size_line, head, stamps, *sections, *parts])
         return self._write(data)
 
