@@ -14,7 +14,7 @@ import shutil
 import stat
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,30 @@ def _sections(data: bytes | bytearray) -> tuple[int, int]:
     """Where an index file's header starts and how long it is."""
     start = data.index(b"\n", len(MAGIC)) + 1
     return start, int(data[len(MAGIC) : start - 1].split(b" ")[0])
+
+
+def _entries(data: bytes) -> dict[str, list[Any]]:
+    """An index file's entries in full (the section after the frontmatters)."""
+    start, head_len = _sections(data)
+    sizes = json.loads(data[start : start + head_len])["sections"]
+    at = start + head_len + sum(sizes[:3])
+    entries: dict[str, list[Any]] = json.loads(data[at : at + sizes[3]])
+    return entries
+
+
+def _rewrite_entries(idx: Path, change: Callable[[dict[str, list[Any]]], object]) -> None:
+    """Rewrite an index file with its entries in full as ``change`` leaves them (the header's
+    short entries as they were), sizes and checksums to match."""
+    data = idx.read_bytes()
+    start, head_len = _sections(data)
+    header = json.loads(data[start : start + head_len])
+    rest = data[start + head_len :]
+    at, size = sum(header["sections"][:3]), header["sections"][3]
+    entries = json.loads(rest[at : at + size])
+    change(entries)
+    text = json.dumps(entries, separators=(",", ":")).encode()
+    header["sections"][3] = len(text)
+    _forge(idx, json.dumps(header).encode(), rest[:at] + text + rest[at + size :])
 
 
 def _forge(idx: Path, head: bytes, rest: bytes) -> None:
@@ -228,10 +252,7 @@ def test_allowed_tools_are_stored_as_the_frontmatter_s_own_or_as_a_list(
     (root / "a" / "SKILL.md").write_text(f"---\nname: a\ndescription: d\n{declared}\n---\nbody\n")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
-    data = idx.read_bytes()
-    start, head_len = _sections(data)
-    header = json.loads(data[start : start + head_len])
-    (entry,) = header["entries"].values()
+    (entry,) = _entries(idx.read_bytes()).values()
     assert entry[10] == stored
     plain = create_agent_skills([root])
     warm = create_agent_skills([root], index=idx)
@@ -241,8 +262,12 @@ def test_allowed_tools_are_stored_as_the_frontmatter_s_own_or_as_a_list(
     assert any(got.allowed_tools is v for v in got.metadata.values()) == (stored is True)
     forgeries: list[Any] = [[1, 2], "Read"] + ([True] if stored is None else [])
     for forged in forgeries:
-        entry[10] = forged
-        _forge(idx, json.dumps(header).encode(), data[start + head_len :])
+
+        def forge(entries: dict[str, list[Any]], forged: Any = forged) -> None:
+            for entry in entries.values():
+                entry[10] = forged
+
+        _rewrite_entries(idx, forge)
         monkeypatch.setattr(index_mod, "_memo", None)
         damaged = create_agent_skills([root], index=idx)
         assert _view(damaged) == _view(plain)
@@ -334,7 +359,7 @@ def _frontmatter_sections(idx: Path) -> tuple[dict[str, Any], list[Any], list[An
     data = idx.read_bytes()
     start, head_len = _sections(data)
     header = json.loads(data[start : start + head_len])
-    stamps, layouts, nodes = header["sections"]
+    stamps, layouts, nodes, _ = header["sections"]
     rest = data[start + head_len :]
     decoded = json.loads(rest[stamps : stamps + layouts])
     frontmatters = json.loads(rest[stamps + layouts : stamps + layouts + nodes])
@@ -345,7 +370,7 @@ def _reforge(idx: Path, header: dict[str, Any], layouts: Any, nodes: Any, rest: 
     """Write an index file with other frontmatter sections, sizes and checksum to match."""
     stamps = header["sections"][0]
     texts = [json.dumps(v, separators=(",", ":")).encode() for v in (layouts, nodes)]
-    header["sections"] = [stamps, *map(len, texts)]
+    header["sections"] = [stamps, *map(len, texts), header["sections"][3]]
     _forge(idx, json.dumps(header).encode(), rest[:stamps] + b"".join(texts) + rest[stamps:])
 
 
@@ -461,11 +486,14 @@ def test_an_entry_naming_a_list_node_as_its_frontmatter_is_ignored(
     _write_skill(root, "a", tags="[x, y]")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
-    header, layouts, nodes, rest = _frontmatter_sections(idx)
-    (entry,) = header["entries"].values()
+    _, layouts, nodes, _ = _frontmatter_sections(idx)
     assert type(layouts[nodes[0][0]]) is int  # node 0: the list, before its mapping
-    entry[6] = 0
-    _reforge(idx, header, layouts, nodes, rest)
+
+    def forge(entries: dict[str, list[Any]]) -> None:
+        (entry,) = entries.values()
+        entry[6] = 0
+
+    _rewrite_entries(idx, forge)
     skills = create_agent_skills([root], index=idx)
     assert _view(skills) == _view(create_agent_skills([root]))
     assert any("damaged entry" in n for n in _index_notes(skills))
@@ -644,10 +672,9 @@ def test_racy_entries_are_marked_and_read_again(tmp_path: Path, reads: list[str]
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)  # the manifest is seconds old at most: racy
     data = idx.read_bytes()
-    head_len = int(data[len(MAGIC) :].split(b" ")[0])
-    start = data.index(b"\n", len(MAGIC)) + 1
-    entries = json.loads(data[start : start + head_len])["entries"]
-    assert [e[4] for e in entries.values()] == [True]
+    start, head_len = _sections(data)
+    short = json.loads(data[start : start + head_len])["entries"]
+    assert [e[4] for e in _entries(data).values()] == [True] and list(short.values()) == [[]]
     # Same size, same mtime: only the racy mark can tell the index this changed.
     st = os.stat(manifest)
     manifest.write_text(manifest.read_text().replace("old text", "new text"))
@@ -728,22 +755,22 @@ def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: Non
     _write_skill(root, "b")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
-    data = idx.read_bytes()
-    start, head_len = _sections(data)
-    header = json.loads(data[start : start + head_len])
-    key = next(k for k in header["entries"] if k.endswith("/a"))
-    header["entries"][key][2] = 42  # the manifest name is not a string
-    _forge(idx, json.dumps(header).encode(), data[start + head_len :])
+
+    def forge(entries: dict[str, list[Any]]) -> None:
+        key = next(k for k in entries if k.endswith("/a"))
+        entries[key][2] = 42  # the manifest name is not a string
+
+    _rewrite_entries(idx, forge)
     skills = create_agent_skills([root], index=idx)
     assert [s.name for s in skills.list_skills()] == ["a", "b"]
     assert any("damaged entry" in n for n in _index_notes(skills))
 
 
-@pytest.mark.parametrize("section", [0, 1, 2])
+@pytest.mark.parametrize("section", [0, 1, 2, 3])
 def test_damaged_section_is_ignored_with_a_diagnostic(
     tmp_path: Path, section: int, no_racy: None
 ) -> None:
-    # Sections: the stamps, the frontmatters' key layouts, the frontmatters.
+    # Sections: the stamps, the frontmatters' key layouts, the frontmatters, the entries.
     root = tmp_path / "skills"
     _write_skill(root, "a", tools="Read")
     _write_skill(root, "b", tags="[x, y]")
@@ -752,7 +779,7 @@ def test_damaged_section_is_ignored_with_a_diagnostic(
     data = bytearray(idx.read_bytes())
     start, head_len = _sections(data)
     sizes = json.loads(data[start : start + head_len])["sections"]
-    assert len(sizes) == 3 and all(sizes)
+    assert len(sizes) == 4 and all(sizes)
     at = start + head_len + sum(sizes[:section])
     data[at : at + sizes[section]] = b"\xff" * sizes[section]  # match nothing, or not JSON
     _forge(idx, bytes(data[start : start + head_len]), bytes(data[start + head_len :]))

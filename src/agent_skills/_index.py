@@ -58,7 +58,7 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
@@ -84,6 +84,7 @@ from ._index_format import (
     diag_rows,
     diags,
     facts,
+    short_entry,
     stat_key,
 )
 from ._model import MANIFEST_NAME
@@ -178,7 +179,7 @@ class _Memo:
     stats; only the decoding is saved. One file is remembered per process (the last one).
     """
 
-    __slots__ = ("cached", "entries", "key", "restore", "settings", "stamps")
+    __slots__ = ("cached", "entries", "key", "settings", "source", "stamps")
 
     def __init__(
         self,
@@ -187,15 +188,15 @@ class _Memo:
         entries: Mapping[str, list[Any]],
         stamps: memoryview,
         cached: dict[str, CachedSkill],
-        restore: Callable[[list[Any], str], CachedSkill],
+        source: ManifestIndex,
     ) -> None:
         self.key = key
         self.settings = settings
         self.entries = entries
         self.stamps = stamps
         self.cached = cached
-        # Restores an entry not restored yet (the index that read the file holds its buffers).
-        self.restore = restore
+        # The index that read the file: it holds the entries in full and the bodies.
+        self.source = source
 
 
 _memo: _Memo | None = None
@@ -397,7 +398,11 @@ class ManifestIndex:
         self.path = path
         self._settings = {"library": __version__, **settings}
         self._started_ns = time.time_ns()
+        # The entries by directory, short (see _index_format.short_entry); in full, decoded
+        # from _full_text when first needed (or the _Memo's source's).
         self._old: Mapping[str, list[Any]] = {}
+        self._full_text = memoryview(b"")
+        self._full: dict[str, Any] | None = None
         self._stamps = memoryview(b"")
         self._meta_text = (memoryview(b""), memoryview(b""))
         # The decoded frontmatter nodes (see Nodes): the mappings, and each node's layout.
@@ -411,13 +416,16 @@ class ManifestIndex:
         self._cached: dict[str, CachedSkill] = {}
         self._file: tuple[str, StatKey] | None = None  # the index file's path and stamp
         self._remembered = False  # whether the entries came from a _Memo
-        # Restores an entry when remembered (the _Memo's: that index holds the file's buffers);
-        # None: this one's _restore (not held here: no reference cycle keeps the file open).
-        self._restorer: Callable[[list[Any], str], CachedSkill] | None = None
+        # When remembered, the index that read the file (see _Memo): its entries in full and
+        # its bodies are the ones used.
+        self._source: ManifestIndex | None = None
         self._keep_out = False  # the path holds something that is not an index: never write
         # New entries: (entry, stamps record, frontmatter, body); a hit has no record and its
         # CachedSkill in place of the frontmatter.
-        self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | memoryview | None]] = {}
+        # (A hit's entry is None until it is written: the stored one.)
+        self._new: dict[
+            str, tuple[list[Any] | None, bytes | None, Any, bytes | memoryview | None]
+        ] = {}
         self._dirty = False
         self._hits = 0
         self._diagnostics: list[Diagnostic] = []
@@ -440,6 +448,8 @@ class ManifestIndex:
         )
         self._keep_out = not rewrite
         self._old = {}
+        self._full_text = memoryview(b"")
+        self._full = None
         self._stamps = self._blob = memoryview(b"")
         self._bodies = None
         self._ascii = True
@@ -448,7 +458,7 @@ class ManifestIndex:
         self._cached = {}
         self._file = None
         self._remembered = False
-        self._restorer = None
+        self._source = None
         self._new = {k: v for k, v in self._new.items() if v[1] is not None}  # drop old hits
         self._dirty = True
 
@@ -482,7 +492,7 @@ class ManifestIndex:
             if memo is not None and memo.key == self._file and memo.settings == self._settings:
                 os.close(fd)
                 self._old, self._stamps, self._cached = memo.entries, memo.stamps, memo.cached
-                self._restorer = memo.restore
+                self._source = memo.source
                 self._remembered = True
                 return
         self._reader = _Reader(fd, st.st_size)  # (it closes fd)
@@ -537,7 +547,7 @@ class ManifestIndex:
         sections = header.get("sections")
         if (
             type(sections) is not list
-            or len(sections) != 3
+            or len(sections) != 4
             or not all(type(n) is int and n >= 0 for n in sections)
             or sections[0] % STAMPS.size
             or sum(sections) != rest_len - bodies_len
@@ -548,6 +558,7 @@ class ManifestIndex:
         layouts_end = stamps_end + sections[1]
         frontmatters_end = layouts_end + sections[2]
         self._old = header["entries"]
+        self._full_text = rest[frontmatters_end : frontmatters_end + sections[3]]
         self._stamps = rest[:stamps_end]
         self._meta_text = (rest[stamps_end:layouts_end], rest[layouts_end:frontmatters_end])
         self._bodies = read.bodies
@@ -570,6 +581,28 @@ class ManifestIndex:
             raise TypeError(position)
         found: FrozenMapping = meta[0][position]
         return found
+
+    def _entry(self, dir_text: str) -> list[Any]:
+        """The entry of ``dir_text`` in full (all of them decoded at the first call).
+
+        Raises:
+            ValueError: The section of full entries is damaged, or holds none for it.
+        """
+        if self._source is not None:
+            return self._source._entry(dir_text)
+        full = self._full
+        if full is None:
+            try:
+                full = json.loads(bytes(self._full_text))
+            except (ValueError, RecursionError, MemoryError):
+                raise ValueError("entries") from None
+            if type(full) is not dict:
+                raise ValueError("entries")
+            self._full = full
+        entry = full.get(dir_text)
+        if type(entry) is not list:
+            raise ValueError(dir_text)
+        return entry
 
     def prefetch(self, parent_fd: int, entries: Sequence[os.DirEntry[str]]) -> None:
         """While the file is still being read on its thread, take the stats :meth:`check_child`
@@ -641,17 +674,21 @@ class ManifestIndex:
         """
         if self._reader is not None:
             self._ready()
-        entry = self._old.get(dir_text)
+        short = self._old.get(dir_text)
         pre = self._prestat.pop(dir_text, _UNSEEN) if self._prestat else _UNSEEN
-        if entry is None:
+        if short is None:
             return None
         try:
-            if entry[RACY] or entry[LINKED] is not False:
-                return None
-            manifest = entry[MANIFEST]
-            if type(manifest) is not str or "/" in manifest or "\0" in manifest:
-                raise ValueError(manifest)
-            record = entry[RECORD]
+            if len(short) >= 2:  # a plain entry (see short_entry): its manifest is SKILL.md
+                record, manifest = short[0], _PREFETCHED
+            else:
+                entry = self._entry(dir_text)
+                if entry[RACY] or entry[LINKED] is not False:
+                    return None
+                manifest = entry[MANIFEST]
+                if type(manifest) is not str or "/" in manifest or "\0" in manifest:
+                    raise ValueError(manifest)
+                record = entry[RECORD]
             if type(record) is not int or record < 0:
                 raise ValueError(record)
             stored = STAMPS.unpack_from(self._stamps, record * STAMPS.size)
@@ -659,8 +696,8 @@ class ManifestIndex:
                 if pre != stored:  # (None: not a directory, no regular SKILL.md, an error)
                     return None
                 self._hits += 1
-                self._new[dir_text] = (entry, None, None, None)
-                return entry, stored[0], stored[1]
+                self._new[dir_text] = (None, None, None, None)  # (the stored entry)
+                return short, stored[0], stored[1]
             # The stamps compared field by field (what stat_key would give), inode first.
             dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = stored
             try:
@@ -690,10 +727,10 @@ class ManifestIndex:
             self._ignore(_damage(exc, dir_text))
             return None
         self._hits += 1
-        self._new[dir_text] = (entry, None, None, None)
-        return entry, dev, ino
+        self._new[dir_text] = (None, None, None, None)  # (the stored entry)
+        return short, dev, ino
 
-    def restore_child(self, dir_text: str, entry: list[Any]) -> CachedSkill | None:
+    def restore_child(self, dir_text: str) -> CachedSkill | None:
         """The :class:`CachedSkill` of an entry :meth:`check_child` found valid (restored once),
         or ``None`` when the entry turns out damaged (then an ``index_ignored`` diagnostic is
         added to :attr:`diagnostics` and the caller scans the directory)."""
@@ -703,8 +740,10 @@ class ManifestIndex:
         if not self._old:  # (ignored since it was checked: damage already reported)
             return None
         try:
-            restore = self._restorer or self._restore
-            hit = self._cached[dir_text] = restore(entry, entry[MANIFEST])
+            entry = self._entry(dir_text)
+            if short_entry(entry) != self._old.get(dir_text):  # (the header's, as checked)
+                raise ValueError(dir_text)
+            hit = self._cached[dir_text] = (self._source or self)._restore(entry, entry[MANIFEST])
         except DAMAGE as exc:
             self._ignore(_damage(exc, dir_text))
             return None
@@ -724,10 +763,10 @@ class ManifestIndex:
         """
         if self._reader is not None:
             self._ready()
-        entry = self._old.get(dir_text)
-        if entry is None:
+        if dir_text not in self._old:
             return None
         try:
+            entry = self._entry(dir_text)
             if entry[RACY] or entry[LINKED] is not linked:
                 return None
             manifest = entry[MANIFEST]
@@ -757,8 +796,7 @@ class ManifestIndex:
         an entry a remembered index did not keep (read again)."""
         hit = self._cached.get(dir_text)
         if hit is None:
-            restore = self._restorer or self._restore
-            hit = self._cached[dir_text] = restore(entry, manifest)
+            hit = self._cached[dir_text] = (self._source or self)._restore(entry, manifest)
         self._hits += 1
         self._new[dir_text] = (entry, None, hit, None)
         return hit
@@ -898,21 +936,30 @@ class ManifestIndex:
                     self._old,
                     kept,
                     self._cached,
-                    self._restorer or self._restore,
+                    self._source or self,
                 )
             return []
         for key, (entry, record, held, _) in list(self._new.items()):
             # Hits checked but not restored yet: restored now (a damaged one drops the old file).
-            unrestored = record is None and held is None and entry[KIND : KIND + 1] == ["ok"]
-            if unrestored and self.restore_child(key, entry) is None:
-                break
+            if record is None and entry is None:
+                try:
+                    entry = self._entry(key)
+                    self._new[key] = (entry, None, held, None)
+                    if held is None and entry[KIND] == "ok" and self.restore_child(key) is None:
+                        break
+                except DAMAGE as exc:
+                    self._ignore(_damage(exc, key))
+                    break
         records: list[bytes] = []
         nodes = Nodes()
         parts: list[bytes | memoryview] = []
         offset = 0
         entries: dict[str, list[Any]] = {}
         try:
-            for key, (entry, record, frontmatter, body) in self._new.items():
+            for key, (stored, record, frontmatter, body) in self._new.items():
+                if stored is None:  # (a hit left out after damage was found: not written)
+                    continue
+                entry = stored
                 if entry[RACY]:
                     entries[key] = entry
                     continue
@@ -940,13 +987,13 @@ class ManifestIndex:
             stamps = b"".join(records)
             sections = [
                 json.dumps(section, separators=(",", ":")).encode("ascii")
-                for section in nodes.sections()
+                for section in (*nodes.sections(), entries)
             ]
             header = {
                 "settings": self._settings,
                 "written_ns": time.time_ns(),
                 "sections": [len(stamps), *map(len, sections)],
-                "entries": entries,
+                "entries": {key: short_entry(entry) for key, entry in entries.items()},
             }
             head = json.dumps(header, separators=(",", ":")).encode("ascii")
         except (TypeError, ValueError, RecursionError) as exc:  # a value JSON cannot hold

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._frozen import close_mappings, open_mappings, shared_layout
+from ._model import MANIFEST_NAME
 from ._schema import tools_key
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ __all__ = [
     "diags",
     "facts",
     "loaded_name",
+    "short_entry",
     "stat_key",
 ]
 
@@ -217,15 +219,39 @@ def facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
     return [name, description, allowed, info.user_invocable, info.model_invocable]
 
 
-def loaded_name(entry: list[Any]) -> tuple[str, tuple[Diagnostic, ...]] | None:
-    """The skill name an entry stores for a skill that loaded, and the diagnostics the scan and
-    the parser reported for it, in that order; ``None`` for an entry of an invalid skill, or a
-    damaged one."""
+def short_entry(entry: list[Any]) -> list[Any]:
+    """What the header holds of ``entry`` (the whole entry is in a section of its own, decoded
+    when first needed): for a *plain* entry (a skill that loaded from a ``SKILL.md`` of a
+    directory that is not a link, not racy) ``[record, name]``, or ``[record, name, scan
+    diagnostics, diagnostics]`` when it has any; ``[]`` for any other."""
+    if (
+        entry[RACY]
+        or entry[LINKED] is not False
+        or entry[MANIFEST] != MANIFEST_NAME
+        or entry[KIND] != "ok"
+    ):
+        return []
+    record, name, scan_rows, rows = (
+        entry[RECORD],
+        entry[PAYLOAD + 2],
+        entry[SCAN_DIAGS],
+        entry[PAYLOAD + 1],
+    )
+    return [record, name] if scan_rows is None and rows is None else [record, name, scan_rows, rows]
+
+
+def loaded_name(short: list[Any]) -> tuple[str, tuple[Diagnostic, ...]] | None:
+    """The skill name a short entry (see :func:`short_entry`) of a plain entry holds, and the
+    diagnostics the scan and the parser reported for it, in that order; ``None`` for any other
+    entry, a damaged one included."""
     try:
-        if entry[KIND] != "ok":
+        if len(short) < 2:
             return None
-        name, scan_rows, rows = entry[PAYLOAD + 2], entry[SCAN_DIAGS], entry[PAYLOAD + 1]
-        found = (diags(scan_rows) if scan_rows else ()) + (diags(rows) if rows else ())
+        name = short[1]
+        found: tuple[Diagnostic, ...] = ()
+        if len(short) > 2:
+            scan_rows, rows = short[2:4]
+            found = (diags(scan_rows) if scan_rows else ()) + (diags(rows) if rows else ())
     except DAMAGE:
         return None
     return (name, found) if type(name) is str else None

@@ -126,7 +126,7 @@ class IndexHit(NamedTuple):
         hops: Links followed to reach it (see :func:`~._confine.pin_of`).
         dev: The directory's ``st_dev`` as checked.
         ino: The directory's ``st_ino`` as checked.
-        record: The index entry, as stored.
+        record: The index entry, as the header holds it (see ``_index_format.short_entry``).
     """
 
     root: SkillRoot
@@ -147,7 +147,7 @@ def hit_candidate(
     would have built it (SPEC §26); a candidate equal to one an earlier scan of this process
     built from the same inputs is that one (a read-only value). An entry that turns out damaged
     is dropped from the index (``index_ignored``) and the directory is scanned now instead."""
-    cached = index.restore_child(hit.dir_text, hit.record)
+    cached = index.restore_child(hit.dir_text)
     root = hit.root
     if cached is None:
         return scan_entry(root, hit.entry, False, follow_symlinks, index, cap=cap)
