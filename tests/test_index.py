@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import agent_skills
 import agent_skills._index as index_mod
 import agent_skills._scan as scan_mod
 from agent_skills import AgentSkills, DiagnosticKind, StartupError, create_agent_skills
@@ -1497,3 +1498,129 @@ def test_cli_index_option_writes_and_reuses_the_index(
         == first
         == [s.to_dict() for s in create_agent_skills([root]).list_skills()]
     )
+
+
+def _deferred(skills: AgentSkills) -> bool:
+    """Whether the registry still waits to build its skills (see SkillRegistry.deferred)."""
+    return object.__getattribute__(skills.registry, "_pending") is not None
+
+
+def test_a_warm_index_defers_the_skills_until_first_read_and_builds_them_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # Every candidate vouched for, none with a diagnostic that needs the parser: the scan ends
+    # at the stamps; the first read builds the very snapshot a scan without the index gives,
+    # and every later read (on any thread) sees those same objects.
+    import threading
+
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    for name in ("a", "b", "c"):
+        _write_skill(root, name, tags="[x, y]")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    skills = create_agent_skills([root], index=idx)
+    assert _deferred(skills)
+    seen: list[tuple[int, ...]] = []
+
+    def read() -> None:
+        seen.append(tuple(id(s) for s in skills.registry.skills))
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not _deferred(skills) and len(seen) == 8 and len(set(seen)) == 1
+    assert _view(skills) == _view(create_agent_skills([root]))
+
+
+def test_a_deferred_scan_is_the_snapshot_of_discovery_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # SPEC §8: what the skills hold is what the scan found, even when built later: a manifest
+    # changed, a skill removed and one added after discovery change nothing until a refresh.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    for name in ("a", "b"):
+        _write_skill(root, name, "old words")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    before = _view(create_agent_skills([root]))
+    skills = create_agent_skills([root], index=idx)
+    assert _deferred(skills)
+    _write_skill(root, "a", "new words")
+    shutil.rmtree(root / "b")
+    _write_skill(root, "c")
+    assert _view(skills) == before
+    skills.refresh()
+    assert [(s.name, s.description) for s in skills.list_skills()] == [
+        ("a", "new words"),
+        ("c", "does things"),
+    ]
+
+
+def test_a_deferred_scan_emits_each_diagnostic_once_when_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # A stored diagnostic (an invalid optional field) is emitted when the scan ends, as without
+    # the index, and not again when the skills are built.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a", **{"argument-hint": "[x, y]"})
+    _write_skill(root, "b")
+    idx = tmp_path / "index"
+    warnings: list[str] = []
+    agent_skills.set_warn_sink(warnings.append)
+    try:
+        plain = create_agent_skills([root])
+        expected = [*warnings]
+        assert any("argument-hint" in w for w in expected)
+        create_agent_skills([root], index=idx)
+        warnings.clear()
+        skills = create_agent_skills([root], index=idx)
+        assert _deferred(skills) and warnings == expected
+        assert _view(skills) == _view(plain) and warnings == expected
+        assert [d.message for d in skills.diagnostics] == [d.message for d in plain.diagnostics]
+    finally:
+        agent_skills.set_warn_sink(None)
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["strict", "disabled", "duplicate", "invalid", "name_mismatch", "miss"],
+)
+def test_what_a_scan_must_decide_now_is_never_deferred(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None, change: str
+) -> None:
+    # Strict mode, disabled names, a name found twice, an invalid skill, a name that is not its
+    # directory's and a directory the index cannot vouch for: the scan builds everything now.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    _write_skill(root, "b")
+    options: dict[str, Any] = {}
+    if change == "strict":
+        options["strict"] = True
+    elif change == "disabled":
+        options["disabled"] = ["a"]
+    elif change == "duplicate":
+        _write_skill(root, "c").joinpath("SKILL.md").write_text(
+            "---\nname: a\ndescription: d\n---\n"
+        )
+    elif change == "invalid":
+        (root / "c").mkdir()
+        (root / "c" / "SKILL.md").write_text("no frontmatter\n")
+    elif change == "name_mismatch":
+        (root / "c").mkdir()
+        (root / "c" / "SKILL.md").write_text("---\nname: other\ndescription: d\n---\n")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx, **options)
+    if change == "miss":
+        time.sleep(0.01)
+        _write_skill(root, "b", "changed")
+    monkeypatch.setattr(index_mod, "_memo", None)
+    skills = create_agent_skills([root], index=idx, **options)
+    assert not _deferred(skills)
+    assert _view(skills) == _view(create_agent_skills([root], **options))

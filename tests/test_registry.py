@@ -549,6 +549,8 @@ def test_a_hosts_frozen_objects_stay_frozen_across_a_scan(tmp_path: Path) -> Non
     import gc
 
     make_skill(tmp_path / "skills", "a")
+    # A first scan first: what it imports may replace objects of the import system's own.
+    agent_skills.create_agent_skills([tmp_path / "skills"])
     held = [object() for _ in range(3)]
     gc.collect()
     gc.freeze()
