@@ -7,13 +7,14 @@ foreign index file is ignored with a diagnostic and rewritten atomically.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import stat
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import agent_skills
 import agent_skills._index as index_mod
 import agent_skills._scan as scan_mod
 from agent_skills import AgentSkills, DiagnosticKind, StartupError, create_agent_skills
@@ -80,6 +82,30 @@ def _sections(data: bytes | bytearray) -> tuple[int, int]:
     return start, int(data[len(MAGIC) : start - 1].split(b" ")[0])
 
 
+def _entries(data: bytes) -> dict[str, list[Any]]:
+    """An index file's entries in full (the section after the frontmatters)."""
+    start, head_len = _sections(data)
+    sizes = json.loads(data[start : start + head_len])["sections"]
+    at = start + head_len + sum(sizes[:3])
+    entries: dict[str, list[Any]] = json.loads(data[at : at + sizes[3]])
+    return entries
+
+
+def _rewrite_entries(idx: Path, change: Callable[[dict[str, list[Any]]], object]) -> None:
+    """Rewrite an index file with its entries in full as ``change`` leaves them (the header's
+    short entries as they were), sizes and checksums to match."""
+    data = idx.read_bytes()
+    start, head_len = _sections(data)
+    header = json.loads(data[start : start + head_len])
+    rest = data[start + head_len :]
+    at, size = sum(header["sections"][:3]), header["sections"][3]
+    entries = json.loads(rest[at : at + size])
+    change(entries)
+    text = json.dumps(entries, separators=(",", ":")).encode()
+    header["sections"][3] = len(text)
+    _forge(idx, json.dumps(header).encode(), rest[:at] + text + rest[at + size :])
+
+
 def _forge(idx: Path, head: bytes, rest: bytes) -> None:
     """Write an index file from its header and the rest, with a matching checksum: what a
     writer that knows the format could write, checked entry by entry. The bodies are what
@@ -88,14 +114,16 @@ def _forge(idx: Path, head: bytes, rest: bytes) -> None:
         bodies = len(rest) - sum(json.loads(head)["sections"])
     except (ValueError, KeyError, TypeError):
         bodies = 0
-    crc = zlib.crc32(head + rest)
-    idx.write_bytes(MAGIC + f"{len(head)} {len(rest)} {bodies} {crc:08x}\n".encode() + head + rest)
+    idx.write_bytes(_framed(head, rest, bodies))
 
 
 def _framed(head: bytes, rest: bytes, bodies: int) -> bytes:
-    """An index file of this format around ``head`` and ``rest``, its checksum matching."""
-    crc = zlib.crc32(head + rest)
-    return MAGIC + f"{len(head)} {len(rest)} {bodies} {crc:08x}\n".encode() + head + rest
+    """An index file of this format around ``head`` and ``rest`` (whose last ``bodies`` bytes
+    are the bodies), both checksums matching."""
+    split = len(rest) - bodies if 0 <= bodies <= len(rest) else len(rest)
+    crc, bodies_crc = zlib.crc32(head + rest[:split]), zlib.crc32(rest[split:])
+    sizes = f"{len(head)} {len(rest)} {bodies} {crc:08x} {bodies_crc:08x}\n"
+    return MAGIC + sizes.encode() + head + rest
 
 
 def _index_notes(skills: AgentSkills) -> list[str]:
@@ -181,14 +209,19 @@ def test_warm_index_opens_no_skill_directory_and_pins_what_a_scan_pins(
 def test_a_hit_candidate_holds_what_a_read_one_holds(tmp_path: Path, no_racy: None) -> None:
     # The scan builds a hit's candidate as the tuple it is, field by field: each field holds
     # what the candidate of a read manifest holds there, but the bytes and the stamp.
+    # A hit is checked by the scan (an IndexHit) and its candidate built from it when needed.
     from agent_skills._discover import _open_index
-    from agent_skills._scan import scan_root
+    from agent_skills._scan import Candidate, IndexHit, hit_candidate, scan_root
 
     root = tmp_path / "skills"
     _write_skill(root, "a")
     config = create_agent_skills([root], index=tmp_path / "index").config
     (read,) = scan_root(config.roots[0], follow_symlinks=True)[1]
-    (hit,) = scan_root(config.roots[0], follow_symlinks=True, index=_open_index(config))[1]
+    index = _open_index(config)
+    assert index is not None
+    (checked,) = scan_root(config.roots[0], follow_symlinks=True, index=index)[1]
+    assert isinstance(checked, IndexHit) and isinstance(read, Candidate)
+    hit = hit_candidate(checked, index, follow_symlinks=True, cap=config.max_manifest_bytes)
     assert type(hit) is type(read) and len(hit) == len(read)
     assert isinstance(hit.cached, index_mod.CachedSkill) and hit.data is None
     assert read.cached is None and read.data is not None
@@ -220,10 +253,7 @@ def test_allowed_tools_are_stored_as_the_frontmatter_s_own_or_as_a_list(
     (root / "a" / "SKILL.md").write_text(f"---\nname: a\ndescription: d\n{declared}\n---\nbody\n")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
-    data = idx.read_bytes()
-    start, head_len = _sections(data)
-    header = json.loads(data[start : start + head_len])
-    (entry,) = header["entries"].values()
+    (entry,) = _entries(idx.read_bytes()).values()
     assert entry[10] == stored
     plain = create_agent_skills([root])
     warm = create_agent_skills([root], index=idx)
@@ -233,8 +263,12 @@ def test_allowed_tools_are_stored_as_the_frontmatter_s_own_or_as_a_list(
     assert any(got.allowed_tools is v for v in got.metadata.values()) == (stored is True)
     forgeries: list[Any] = [[1, 2], "Read"] + ([True] if stored is None else [])
     for forged in forgeries:
-        entry[10] = forged
-        _forge(idx, json.dumps(header).encode(), data[start + head_len :])
+
+        def forge(entries: dict[str, list[Any]], forged: Any = forged) -> None:
+            for entry in entries.values():
+                entry[10] = forged
+
+        _rewrite_entries(idx, forge)
         monkeypatch.setattr(index_mod, "_memo", None)
         damaged = create_agent_skills([root], index=idx)
         assert _view(damaged) == _view(plain)
@@ -326,7 +360,7 @@ def _frontmatter_sections(idx: Path) -> tuple[dict[str, Any], list[Any], list[An
     data = idx.read_bytes()
     start, head_len = _sections(data)
     header = json.loads(data[start : start + head_len])
-    stamps, layouts, nodes = header["sections"]
+    stamps, layouts, nodes, _ = header["sections"]
     rest = data[start + head_len :]
     decoded = json.loads(rest[stamps : stamps + layouts])
     frontmatters = json.loads(rest[stamps + layouts : stamps + layouts + nodes])
@@ -337,7 +371,7 @@ def _reforge(idx: Path, header: dict[str, Any], layouts: Any, nodes: Any, rest: 
     """Write an index file with other frontmatter sections, sizes and checksum to match."""
     stamps = header["sections"][0]
     texts = [json.dumps(v, separators=(",", ":")).encode() for v in (layouts, nodes)]
-    header["sections"] = [stamps, *map(len, texts)]
+    header["sections"] = [stamps, *map(len, texts), header["sections"][3]]
     _forge(idx, json.dumps(header).encode(), rest[:stamps] + b"".join(texts) + rest[stamps:])
 
 
@@ -453,11 +487,14 @@ def test_an_entry_naming_a_list_node_as_its_frontmatter_is_ignored(
     _write_skill(root, "a", tags="[x, y]")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
-    header, layouts, nodes, rest = _frontmatter_sections(idx)
-    (entry,) = header["entries"].values()
+    _, layouts, nodes, _ = _frontmatter_sections(idx)
     assert type(layouts[nodes[0][0]]) is int  # node 0: the list, before its mapping
-    entry[6] = 0
-    _reforge(idx, header, layouts, nodes, rest)
+
+    def forge(entries: dict[str, list[Any]]) -> None:
+        (entry,) = entries.values()
+        entry[6] = 0
+
+    _rewrite_entries(idx, forge)
     skills = create_agent_skills([root], index=idx)
     assert _view(skills) == _view(create_agent_skills([root]))
     assert any("damaged entry" in n for n in _index_notes(skills))
@@ -636,10 +673,9 @@ def test_racy_entries_are_marked_and_read_again(tmp_path: Path, reads: list[str]
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)  # the manifest is seconds old at most: racy
     data = idx.read_bytes()
-    head_len = int(data[len(MAGIC) :].split(b" ")[0])
-    start = data.index(b"\n", len(MAGIC)) + 1
-    entries = json.loads(data[start : start + head_len])["entries"]
-    assert [e[4] for e in entries.values()] == [True]
+    start, head_len = _sections(data)
+    short = json.loads(data[start : start + head_len])["entries"]
+    assert [e[4] for e in _entries(data).values()] == [True] and list(short.values()) == [[]]
     # Same size, same mtime: only the racy mark can tell the index this changed.
     st = os.stat(manifest)
     manifest.write_text(manifest.read_text().replace("old text", "new text"))
@@ -720,22 +756,22 @@ def test_damaged_entry_is_ignored_with_a_diagnostic(tmp_path: Path, no_racy: Non
     _write_skill(root, "b")
     idx = tmp_path / "index"
     create_agent_skills([root], index=idx)
-    data = idx.read_bytes()
-    start, head_len = _sections(data)
-    header = json.loads(data[start : start + head_len])
-    key = next(k for k in header["entries"] if k.endswith("/a"))
-    header["entries"][key][2] = 42  # the manifest name is not a string
-    _forge(idx, json.dumps(header).encode(), data[start + head_len :])
+
+    def forge(entries: dict[str, list[Any]]) -> None:
+        key = next(k for k in entries if k.endswith("/a"))
+        entries[key][2] = 42  # the manifest name is not a string
+
+    _rewrite_entries(idx, forge)
     skills = create_agent_skills([root], index=idx)
     assert [s.name for s in skills.list_skills()] == ["a", "b"]
     assert any("damaged entry" in n for n in _index_notes(skills))
 
 
-@pytest.mark.parametrize("section", [0, 1, 2])
+@pytest.mark.parametrize("section", [0, 1, 2, 3])
 def test_damaged_section_is_ignored_with_a_diagnostic(
     tmp_path: Path, section: int, no_racy: None
 ) -> None:
-    # Sections: the stamps, the frontmatters' key layouts, the frontmatters.
+    # Sections: the stamps, the frontmatters' key layouts, the frontmatters, the entries.
     root = tmp_path / "skills"
     _write_skill(root, "a", tools="Read")
     _write_skill(root, "b", tags="[x, y]")
@@ -744,7 +780,7 @@ def test_damaged_section_is_ignored_with_a_diagnostic(
     data = bytearray(idx.read_bytes())
     start, head_len = _sections(data)
     sizes = json.loads(data[start : start + head_len])["sections"]
-    assert len(sizes) == 3 and all(sizes)
+    assert len(sizes) == 4 and all(sizes)
     at = start + head_len + sum(sizes[:section])
     data[at : at + sizes[section]] = b"\xff" * sizes[section]  # match nothing, or not JSON
     _forge(idx, bytes(data[start : start + head_len]), bytes(data[start + head_len :]))
@@ -1000,6 +1036,49 @@ def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
 
 
+def _targets() -> list[str]:
+    """What each open descriptor of this process leads to (the listing's own left out)."""
+    targets = []
+    for fd in sorted(_open_fds()):
+        with contextlib.suppress(OSError):  # (the listing's own descriptor, closed since)
+            targets.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return targets
+
+
+def _assert_holds_only_the_index(before: set[str], idx: Path) -> None:
+    """The descriptors open now are those of ``before`` and one more, the index file's."""
+    if os.path.isdir("/proc/self/fd"):
+        now = _targets()
+        assert len(_open_fds() - before) <= 1 and now.count(str(idx)) == 1
+        now.remove(str(idx))
+        assert len(now) == len(before) - 1  # (``before`` held the listing's own)
+
+
+def test_an_unread_registry_from_a_warm_index_holds_the_index_open_until_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # The bodies are read from the file the scan opened when the skills are first read; a
+    # registry dropped unread closes it (the process's remembered index too, once replaced).
+    import gc
+
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    before = _open_fds()
+    skills = create_agent_skills([root], index=idx)
+    assert skills.registry._pending is not None  # (nothing built yet)
+    _assert_holds_only_the_index(before, idx)
+    idx.unlink()  # the file read stays the one the scan opened
+    del skills
+    index_mod._memo = None  # (not by monkeypatch, which would hold the one replaced)
+    gc.collect()
+    assert str(idx) not in [t.removesuffix(" (deleted)") for t in _targets()]
+    assert len(_targets()) == len(before) - 1  # (``before`` held the listing's own)
+
+
 def test_a_large_index_is_read_on_a_thread_while_the_scan_takes_its_stats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: list[str], no_racy: None
 ) -> None:
@@ -1034,8 +1113,9 @@ def test_a_large_index_is_read_on_a_thread_while_the_scan_takes_its_stats(
     reads.clear()
     before = _open_fds()
     skills = create_agent_skills([root], index=idx)
-    assert _open_fds() == before
+    _assert_holds_only_the_index(before, idx)  # (for its bodies, until the skills are read)
     assert _index_notes(skills) == [] and threads == ["agent-skills-index-read"]
+    assert _open_fds() == before
     assert reads == [] and len(taken) == 1 and 0 <= taken[0] <= 3
     assert _view(skills) == _view(create_agent_skills([root]))
     start_at, _ = _sections(good)
@@ -1129,8 +1209,9 @@ def test_an_index_without_a_thread_to_read_it_is_read_in_place(
     create_agent_skills([root], index=idx)
     before = _open_fds()
     skills = create_agent_skills([root], index=idx)
-    assert _open_fds() == before
+    _assert_holds_only_the_index(before, idx)
     assert _index_notes(skills) == [] and _view(skills) == _view(create_agent_skills([root]))
+    assert _open_fds() == before
 
 
 @pytest.mark.parametrize("threaded", [False, True])
@@ -1417,3 +1498,129 @@ def test_cli_index_option_writes_and_reuses_the_index(
         == first
         == [s.to_dict() for s in create_agent_skills([root]).list_skills()]
     )
+
+
+def _deferred(skills: AgentSkills) -> bool:
+    """Whether the registry still waits to build its skills (see SkillRegistry.deferred)."""
+    return object.__getattribute__(skills.registry, "_pending") is not None
+
+
+def test_a_warm_index_defers_the_skills_until_first_read_and_builds_them_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # Every candidate vouched for, none with a diagnostic that needs the parser: the scan ends
+    # at the stamps; the first read builds the very snapshot a scan without the index gives,
+    # and every later read (on any thread) sees those same objects.
+    import threading
+
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    for name in ("a", "b", "c"):
+        _write_skill(root, name, tags="[x, y]")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    monkeypatch.setattr(index_mod, "_memo", None)
+    skills = create_agent_skills([root], index=idx)
+    assert _deferred(skills)
+    seen: list[tuple[int, ...]] = []
+
+    def read() -> None:
+        seen.append(tuple(id(s) for s in skills.registry.skills))
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not _deferred(skills) and len(seen) == 8 and len(set(seen)) == 1
+    assert _view(skills) == _view(create_agent_skills([root]))
+
+
+def test_a_deferred_scan_is_the_snapshot_of_discovery_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # SPEC §8: what the skills hold is what the scan found, even when built later: a manifest
+    # changed, a skill removed and one added after discovery change nothing until a refresh.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    for name in ("a", "b"):
+        _write_skill(root, name, "old words")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx)
+    before = _view(create_agent_skills([root]))
+    skills = create_agent_skills([root], index=idx)
+    assert _deferred(skills)
+    _write_skill(root, "a", "new words")
+    shutil.rmtree(root / "b")
+    _write_skill(root, "c")
+    assert _view(skills) == before
+    skills.refresh()
+    assert [(s.name, s.description) for s in skills.list_skills()] == [
+        ("a", "new words"),
+        ("c", "does things"),
+    ]
+
+
+def test_a_deferred_scan_emits_each_diagnostic_once_when_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None
+) -> None:
+    # A stored diagnostic (an invalid optional field) is emitted when the scan ends, as without
+    # the index, and not again when the skills are built.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a", **{"argument-hint": "[x, y]"})
+    _write_skill(root, "b")
+    idx = tmp_path / "index"
+    warnings: list[str] = []
+    agent_skills.set_warn_sink(warnings.append)
+    try:
+        plain = create_agent_skills([root])
+        expected = [*warnings]
+        assert any("argument-hint" in w for w in expected)
+        create_agent_skills([root], index=idx)
+        warnings.clear()
+        skills = create_agent_skills([root], index=idx)
+        assert _deferred(skills) and warnings == expected
+        assert _view(skills) == _view(plain) and warnings == expected
+        assert [d.message for d in skills.diagnostics] == [d.message for d in plain.diagnostics]
+    finally:
+        agent_skills.set_warn_sink(None)
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["strict", "disabled", "duplicate", "invalid", "name_mismatch", "miss"],
+)
+def test_what_a_scan_must_decide_now_is_never_deferred(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_racy: None, change: str
+) -> None:
+    # Strict mode, disabled names, a name found twice, an invalid skill, a name that is not its
+    # directory's and a directory the index cannot vouch for: the scan builds everything now.
+    monkeypatch.setattr(index_mod, "_memo", None)
+    root = tmp_path / "skills"
+    _write_skill(root, "a")
+    _write_skill(root, "b")
+    options: dict[str, Any] = {}
+    if change == "strict":
+        options["strict"] = True
+    elif change == "disabled":
+        options["disabled"] = ["a"]
+    elif change == "duplicate":
+        _write_skill(root, "c").joinpath("SKILL.md").write_text(
+            "---\nname: a\ndescription: d\n---\n"
+        )
+    elif change == "invalid":
+        (root / "c").mkdir()
+        (root / "c" / "SKILL.md").write_text("no frontmatter\n")
+    elif change == "name_mismatch":
+        (root / "c").mkdir()
+        (root / "c" / "SKILL.md").write_text("---\nname: other\ndescription: d\n---\n")
+    idx = tmp_path / "index"
+    create_agent_skills([root], index=idx, **options)
+    if change == "miss":
+        time.sleep(0.01)
+        _write_skill(root, "b", "changed")
+    monkeypatch.setattr(index_mod, "_memo", None)
+    skills = create_agent_skills([root], index=idx, **options)
+    assert not _deferred(skills)
+    assert _view(skills) == _view(create_agent_skills([root], **options))

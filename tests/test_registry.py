@@ -549,6 +549,8 @@ def test_a_hosts_frozen_objects_stay_frozen_across_a_scan(tmp_path: Path) -> Non
     import gc
 
     make_skill(tmp_path / "skills", "a")
+    # A first scan first: what it imports may replace objects of the import system's own.
+    agent_skills.create_agent_skills([tmp_path / "skills"])
     held = [object() for _ in range(3)]
     gc.collect()
     gc.freeze()
@@ -623,20 +625,23 @@ def test_a_scan_holds_one_manifests_bytes_at_a_time(tmp_path: Path) -> None:
 def test_resolving_a_root_leaves_the_report_its_candidates_without_bytes(tmp_path: Path) -> None:
     from agent_skills._config import resolve_config
     from agent_skills._discover import _resolve_root
-    from agent_skills._walk import walk_root
+    from agent_skills._scan import Candidate, IndexHit
+    from agent_skills._walk import plain_candidates, walk_root
 
     for name in ("a", "b", "a-copy"):
         make_skill(tmp_path / "skills", name)
     (tmp_path / "skills" / "a-copy" / "SKILL.md").write_text("---\nname: a\ndescription: d\n---\n")
-    root = resolve_config([tmp_path / "skills"]).roots[0]
-    cands = walk_root(root, follow_symlinks=True, max_depth=1).candidates
+    config = resolve_config([tmp_path / "skills"])
+    cands = plain_candidates(walk_root(config.roots[0], follow_symlinks=True, max_depth=1))
     before = [(c.entry_name, c.dir, c.manifest, c.location, c.pin) for c in cands]
     assert all(c.data for c in cands)
-    results = _resolve_root(cands, strict=False, pool={})
+    items: list[Candidate | IndexHit] = [*cands]
+    results = _resolve_root(items, config, {})
     assert [r.status for r in results] == ["loaded", "duplicate", "loaded"]
-    assert all(c.data is None for c in cands)
-    assert all(r.cand.data is None and r.cand is c for r, c in zip(results, cands, strict=True))
-    assert [(c.entry_name, c.dir, c.manifest, c.location, c.pin) for c in cands] == before
+    lights = [c for c in items if isinstance(c, Candidate)]
+    assert len(lights) == 3 and all(c.data is None for c in lights)
+    assert all(r.cand.data is None and r.cand is c for r, c in zip(results, lights, strict=True))
+    assert [(c.entry_name, c.dir, c.manifest, c.location, c.pin) for c in lights] == before
 
 
 def test_skill_info_fields_in_order(tmp_path: Path) -> None:

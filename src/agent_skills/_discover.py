@@ -12,6 +12,7 @@ snapshot it returns is ``_registry``'s, the facade that holds it ``_core``.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from ._diagnostics import (
 )
 from ._errors import ErrorCode, SkillError
 from ._frozen import freeze, frozen_builder, share
+from ._index_format import loaded_name
 from ._manifest import ParsedSkill, parse_manifest
 from ._model import (
     ResolvedSkill,
@@ -42,7 +44,7 @@ from ._model import (
     sort_key,
 )
 from ._registry import SkillRegistry, suggest_names
-from ._scan import Candidate
+from ._scan import Candidate, IndexHit, hit_candidate
 from ._schema import name_key, normalize_tools, skill_version, tools_key
 from ._walk import walk_root
 
@@ -237,6 +239,12 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
 
     Diagnostics are logged on the ``agent_skills`` logger and warnings passed to the warn sink.
 
+    With an on-disk index (SPEC §26) that vouches for every candidate of every root, each
+    without diagnostics and each name found once, the scan ends once each was checked (their
+    stamps, hence the snapshot, are taken now; the diagnostics, only the roots' and the
+    index's, are emitted now), and the registry builds its skills, from the entries the index
+    file held, when first read. Anything else builds them now.
+
     Args:
         config: A :class:`SkillConfig` from ``resolve_config``.
 
@@ -252,21 +260,28 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
     per_root: list[list[CandidateResult]] = []
     pool: dict[str, str] = {}  # shared strings of this scan, see freeze()
     index = _open_index(config)
-    index_notes: list[Diagnostic] = []
     root_diags: list[Diagnostic] = []
     archived: dict[Path, ArchivedSkill] = {}
     gate = _Gate(config)
+    # The roots held unbuilt while every candidate so far is a quiet index hit (see above).
+    held: list[list[Candidate | IndexHit]] = []
+    hit_notes: list[Diagnostic] = []  # what the held candidates report
+    held_names: set[str] | None = (
+        set() if index is not None and not config.strict and not gate.asks_names else None
+    )
     for root in config.roots:
         # A gated root is never answered from the index: its trust verdict hashes the very
         # manifest bytes that are parsed (SPEC §23.3), so they are read every time.
         gated = config.trust is not None and root.scope == "workspace"
         root_index = None if gated else index
+        cands: list[Candidate | IndexHit]
         if is_archive_root(root.path):
             from ._archive import scan_archive
 
-            note, cands, found_diags, found = scan_archive(
+            note, found_cands, found_diags, found = scan_archive(
                 root, max_manifest_bytes=config.max_manifest_bytes
             )
+            cands = [*found_cands]
             root_diags.extend(found_diags)
             archived.update(found)
             gate.archived.update(found)
@@ -282,11 +297,63 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
             note, cands = walked.note, walked.candidates
             root_diags.extend(walked.diagnostics)
         notes.append(note)
-        per_root.append(
-            _resolve_root(cands, strict=config.strict, pool=pool, gate=gate, index=root_index)
-        )
-    if index is not None:
-        index_notes = [*index.diagnostics, *index.save()]
+        if held_names is not None:
+            notes_of_hits = _hit_notes(cands, held_names)
+            if notes_of_hits is not None:
+                held.append(cands)
+                hit_notes.extend(notes_of_hits)
+                continue
+            held_names = None
+            per_root.extend(_resolve_root(kept, config, pool, gate, index) for kept in held)
+            held = []
+        per_root.append(_resolve_root(cands, config, pool, gate, root_index))
+    index_notes = [] if index is None else [*index.diagnostics, *index.save()]
+    if held_names is None or index is None:
+        return _finish(config, notes, per_root, root_diags, index_notes, archived, gate)
+    emitted = [*root_diags, *hit_notes, *index_notes]  # (such a scan has no others)
+    emit(emitted)
+    known = len(index.diagnostics)
+
+    def build() -> SkillRegistry:
+        results = [_resolve_root(kept, config, {}, gate, index) for kept in held]
+        late = index.diagnostics[known:]  # an entry found damaged while restored
+        if late:  # (then rescanned: the index is rewritten without the damage)
+            late += index.save()
+        return _finish(config, notes, results, root_diags, [*index_notes, *late], {}, gate, emitted)
+
+    return SkillRegistry.deferred(config, build)
+
+
+def _hit_notes(cands: Sequence[Candidate | IndexHit], names: set[str]) -> list[Diagnostic] | None:
+    """The diagnostics of a root whose every candidate is an index hit of a skill that loaded,
+    named as its directory, under a name not in ``names`` (each is then added): what its
+    candidates report, in order (as stored: a scan of such roots reports nothing else, and
+    its precedence has nothing to decide); ``None`` for any other root."""
+    notes: list[Diagnostic] = []
+    for cand in cands:
+        if type(cand) is not IndexHit:
+            return None
+        loaded = loaded_name(cand.record)
+        if loaded is None or loaded[0] != cand.entry_name or loaded[0] in names:
+            return None
+        names.add(loaded[0])
+        notes.extend(loaded[1])
+    return notes
+
+
+def _finish(
+    config: SkillConfig,
+    notes: list[RootNote],
+    per_root: list[list[CandidateResult]],
+    root_diags: list[Diagnostic],
+    index_notes: list[Diagnostic],
+    archived: dict[Path, ArchivedSkill],
+    gate: _Gate,
+    emitted: Sequence[Diagnostic] = (),
+) -> SkillRegistry:
+    """Merge the roots' results, report every candidate, emit the diagnostics (but, once each,
+    those equal to one of ``emitted``, emitted when the scan ended) and make the registry
+    (SPEC §7)."""
     groups = [
         [r.skill for r in results if r.skill is not None and r.status == EntryStatus.LOADED]
         for results in per_root
@@ -315,7 +382,15 @@ def discover_skills(config: SkillConfig) -> SkillRegistry:
         named = {r.name for results in per_root for r in results if r.name is not None}
         diags.extend(gate.unknown_names(named))
     report = DiscoveryReport(tuple(entries), tuple(notes), tuple(diags))
-    emit(diags)
+    fresh = diags
+    if emitted:
+        left, fresh = Counter(emitted), []
+        for d in diags:
+            if left[d]:
+                left[d] -= 1
+            else:
+                fresh.append(d)
+    emit(fresh)
     archived_by_name = (
         {s.info.name: archived[s.info.dir] for s in merged if s.info.dir in archived}
         if archived
@@ -411,9 +486,8 @@ class _Gate:
 
 
 def _resolve_root(
-    cands: list[Candidate],
-    *,
-    strict: bool,
+    cands: list[Candidate | IndexHit],
+    config: SkillConfig,
     pool: dict[str, str],
     gate: _Gate | None = None,
     index: ManifestIndex | None = None,
@@ -428,9 +502,17 @@ def _resolve_root(
     Raises:
         SkillError: Only with ``strict``, as :func:`discover_skills` documents.
     """
+    strict = config.strict
     kept: dict[str, Candidate] = {}
     results: list[CandidateResult] = []
-    for i, cand in enumerate(cands):
+    for i, item in enumerate(cands):
+        if isinstance(item, IndexHit):
+            assert index is not None
+            cand = hit_candidate(
+                item, index, follow_symlinks=config.follow_symlinks, cap=config.max_manifest_bytes
+            )
+        else:
+            cand = item
         result = load_candidate(cand, strict=strict, pool=pool, index=index)
         if result.skill is not None:
             result = _admit(result, kept, strict, gate)

@@ -16,22 +16,24 @@ and nothing opened: the directory's stamp shows that its listing (hence which ma
 is as it was, the manifest's that its bytes are. A large file is read (and checksummed) on a
 second thread while the scan takes those stats (:class:`_Reader`, :meth:`ManifestIndex.prefetch`).
 
-File layout (format 6): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <bodies
-bytes> <CRC-32 of header and rest, hex>`` (accidental damage: a file whose checksum does not
-match is ignored whole), the header (JSON: the settings, the entries by directory, the sizes of the
-next three sections), the stamps (ten little-endian 64-bit integers per entry: the directory's
-stamp then the manifest's), the frontmatters' key layouts and the frontmatters (two JSON arrays,
-see :class:`Nodes`: each mapping or list of a frontmatter is a layout number and a row of
-values, the key layouts stored once, so that decoding at the first hit makes the read-only
-mappings without a Python call per mapping), then the bodies (UTF-8, concatenated; entries hold
-offsets; the last ``<bodies bytes>`` of the rest). The bodies are read into a buffer of their
-own, which the skills hold: an ASCII body is decoded when first read (see
-:class:`~agent_skills._model.ResolvedSkill`), any other when its entry is restored, so that
-bytes that are not UTF-8 are damage found by the scan; the rest is dropped once decoded. The file is
-replaced atomically (written to a temporary file in the same directory,
-then renamed over the old one). A file that is not an index, or is damaged, is ignored with an
-``index_ignored`` diagnostic and rewritten; an index written by another library version, format
-or for other settings is rebuilt without one.
+File layout (format 8): the line :data:`MAGIC`, a line ``<header bytes> <rest bytes> <bodies
+bytes> <CRC-32 of header and rest but the bodies, hex> <CRC-32 of the bodies, hex>``
+(accidental damage: a file whose checksum does not match is ignored whole), the header (JSON:
+the settings, the entries by directory, the sizes of the next three sections), the stamps (ten
+little-endian 64-bit integers per entry: the directory's stamp then the manifest's), the
+frontmatters' key layouts and the frontmatters (two JSON arrays, see :class:`Nodes`: each
+mapping or list of a frontmatter is a layout number and a row of values, the key layouts stored
+once, so that decoding at the first hit makes the read-only mappings without a Python call per
+mapping), then the bodies (UTF-8, concatenated; entries hold offsets; the last ``<bodies
+bytes>`` of the rest). The bodies are read from the file the scan opened (:class:`_Bodies`)
+when the first entry is restored, and checked against their own checksum then (a mismatch is
+damage, as any other); the buffer they are read into is what the skills hold: an ASCII body is
+decoded when first read (see :class:`~agent_skills._model.ResolvedSkill`), any other when its
+entry is restored, so that bytes that are not UTF-8 are damage found then; the rest is dropped
+once decoded. The file is replaced atomically (written to a temporary file in the same
+directory, then renamed over the old one). A file that is not an index, or is damaged, is
+ignored with an ``index_ignored`` diagnostic and rewritten; an index written by another library
+version, format or for other settings is rebuilt without one.
 
 A process remembers the last index file a scan left as it was (:class:`_Memo`): while that file
 keeps its path, stamp and settings (and did not change within the racy window), the next scan
@@ -54,6 +56,7 @@ import stat
 import struct
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -81,6 +84,7 @@ from ._index_format import (
     diag_rows,
     diags,
     facts,
+    short_entry,
     stat_key,
 )
 from ._model import MANIFEST_NAME
@@ -99,7 +103,7 @@ RACY_WINDOW_NS = 2_000_000_000
 MAX_INDEX_BYTES = 1 << 31
 # From this size on, an index file is read and checksummed on a second thread (see _Reader).
 _THREADED_READ_BYTES = 1 << 18
-# The sizes line is at most this long (four decimal numbers); a longer one is damage.
+# The sizes line is at most this long (five numbers); a longer one is damage.
 _MAX_SIZES_LINE = 96
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | CLOEXEC
@@ -175,7 +179,7 @@ class _Memo:
     stats; only the decoding is saved. One file is remembered per process (the last one).
     """
 
-    __slots__ = ("cached", "entries", "key", "settings", "stamps")
+    __slots__ = ("cached", "entries", "key", "settings", "source", "stamps")
 
     def __init__(
         self,
@@ -184,12 +188,15 @@ class _Memo:
         entries: Mapping[str, list[Any]],
         stamps: memoryview,
         cached: dict[str, CachedSkill],
+        source: ManifestIndex,
     ) -> None:
         self.key = key
         self.settings = settings
         self.entries = entries
         self.stamps = stamps
         self.cached = cached
+        # The index that read the file: it holds the entries in full and the bodies.
+        self.source = source
 
 
 _memo: _Memo | None = None
@@ -208,16 +215,81 @@ class _Corrupt(Exception):
     """The index file is damaged or foreign."""
 
 
+class _BodiesDamaged(ValueError):
+    """The bodies section does not match its checksum, or cannot be read whole."""
+
+
+def _damage(exc: BaseException, dir_text: str) -> str:
+    """What :meth:`ManifestIndex._ignore` says of damage met restoring the entry of
+    ``dir_text``."""
+    return (
+        "checksum mismatch" if isinstance(exc, _BodiesDamaged) else f"damaged entry for {dir_text}"
+    )
+
+
+class _Bodies:
+    """The bodies section of an index file, read when first asked for (:meth:`read`) from the
+    descriptor the scan opened (then closed; closed too when this is collected unread): the
+    bytes of the file that was read, even if it was replaced since. Thread-safe."""
+
+    __slots__ = ("__weakref__", "_at", "_close", "_crc", "_data", "_fd", "_lock", "_size")
+
+    def __init__(self, fd: int, at: int, size: int, crc: int) -> None:
+        self._fd, self._at, self._size, self._crc = fd, at, size, crc
+        self._data: bytes | None = None
+        self._lock = threading.Lock()
+        self._close = weakref.finalize(self, os.close, fd)
+        self._close.atexit = False
+
+    def read(self) -> bytes:
+        """The bodies' bytes, checked against their checksum.
+
+        Raises:
+            _BodiesDamaged: The section cannot be read whole, or does not match its checksum.
+        """
+        with self._lock:
+            if self._data is None:
+                if not self._close.alive:
+                    raise _BodiesDamaged("bodies")
+                try:
+                    data = _read_at(self._fd, self._size, self._at)
+                finally:
+                    self._close()
+                if len(data) != self._size or zlib.crc32(data) != self._crc:
+                    raise _BodiesDamaged("bodies")
+                self._data = data
+            return self._data
+
+
+def _read_at(fd: int, size: int, at: int) -> bytes:
+    """``size`` bytes of ``fd`` from offset ``at`` (fewer at the end of the file); ``b""`` when
+    it cannot be read."""
+    parts: list[bytes] = []
+    got = 0
+    try:
+        while got < size:
+            part = os.pread(fd, size - got, at + got)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+    except OSError:
+        return b""
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 class _Reader:
     """Reads an index file, open as ``fd`` (``size`` bytes by its ``fstat``), and the CRC-32 of
-    what follows its sizes line; the descriptor is closed once read.
+    what follows its sizes line but the bodies; the descriptor is closed once read, unless the
+    bodies keep it.
 
-    A file of this format is read in two buffers: ``data``, what follows the sizes line up to
-    the bodies, and ``bodies`` (their size is on the sizes line), so that the skills keep only
-    the bodies. Of any other file only as many bytes as :data:`MAGIC` holds are read into
-    ``data``, what tells another version of the format (``sizes`` is ``None``; ``problem`` says
-    what is wrong with a sizes line of this format that cannot be used). Every read is sized by
-    the ``fstat`` of the open descriptor (at most :data:`MAX_INDEX_BYTES`, SPEC §30.3).
+    Of a file of this format ``data`` is what follows the sizes line up to the bodies (their
+    size is on the sizes line); the bodies are left to ``bodies`` (a :class:`_Bodies`, which
+    then owns the descriptor), read when first needed. Of any other file only as many bytes as
+    :data:`MAGIC` holds are read into ``data``, what tells another version of the format
+    (``sizes`` is ``None``; ``problem`` says what is wrong with a sizes line of this format
+    that cannot be used). Every read is sized by the ``fstat`` of the open descriptor (at most
+    :data:`MAX_INDEX_BYTES`, SPEC §30.3).
 
     A large file (:data:`_THREADED_READ_BYTES` and more) is read and checksummed on a second
     thread: both let go of the interpreter lock, so the scan takes the stats of its entries
@@ -242,8 +314,8 @@ class _Reader:
         self._fd = fd
         self._size = size
         self.data = b""
-        self.bodies = b""
-        self.sizes: tuple[int, int, int, int] | None = None
+        self.bodies: _Bodies | None = None
+        self.sizes: tuple[int, int, int, int, int] | None = None
         self.problem: str | None = None
         self.crc: int | None = None
         self.error: str | None = None
@@ -266,7 +338,8 @@ class _Reader:
         except Exception as exc:  # (MemoryError and the like: this thread must not die loud)
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
-            os.close(self._fd)
+            if self.bodies is None:
+                os.close(self._fd)
             self.done = True
 
     def _read(self, fh: Any) -> None:
@@ -276,28 +349,33 @@ class _Reader:
             return
         line = fh.readline(_MAX_SIZES_LINE)
         try:
-            head_text, rest_text, bodies_text, check_text = line.rstrip(b"\n").split(b" ")
-            sizes = (int(head_text), int(rest_text), int(bodies_text), int(check_text, 16))
+            head_text, rest_text, bodies_text, check_text, bodies_check = line.rstrip(b"\n").split(
+                b" "
+            )
+            sizes = (
+                int(head_text),
+                int(rest_text),
+                int(bodies_text),
+                int(check_text, 16),
+                int(bodies_check, 16),
+            )
         except ValueError:
             sizes = None
         if sizes is None or not line.endswith(b"\n"):
             self.problem = "damaged sizes line"
             return
-        head_len, rest_len, bodies_len, _ = sizes
-        if (
-            min(sizes) < 0
-            or bodies_len > rest_len
-            or len(MAGIC) + len(line) + head_len + rest_len != self._size
-        ):
+        head_len, rest_len, bodies_len, _, bodies_crc = sizes
+        data_end = len(MAGIC) + len(line) + head_len + rest_len - bodies_len
+        if min(sizes) < 0 or bodies_len > rest_len or data_end + bodies_len != self._size:
             self.problem = "truncated or damaged"
             return
         data = fh.read(head_len + rest_len - bodies_len)
-        bodies = fh.read(bodies_len)
-        if len(data) + len(bodies) != head_len + rest_len or fh.read(1):  # (changed meanwhile)
+        if len(data) != head_len + rest_len - bodies_len:  # (changed meanwhile)
             self.problem = "truncated or damaged"
             return
-        self.crc = zlib.crc32(bodies, zlib.crc32(data))
-        self.data, self.bodies, self.sizes = data, bodies, sizes
+        self.crc = zlib.crc32(data)
+        self.data, self.sizes = data, sizes
+        self.bodies = _Bodies(self._fd, data_end, bodies_len, bodies_crc)
 
     def wait(self) -> None:
         """Return once the file is read (at once when it was read in place)."""
@@ -320,22 +398,34 @@ class ManifestIndex:
         self.path = path
         self._settings = {"library": __version__, **settings}
         self._started_ns = time.time_ns()
+        # The entries by directory, short (see _index_format.short_entry); in full, decoded
+        # from _full_text when first needed (or the _Memo's source's).
         self._old: Mapping[str, list[Any]] = {}
+        self._full_text = memoryview(b"")
+        self._full: dict[str, Any] | None = None
         self._stamps = memoryview(b"")
         self._meta_text = (memoryview(b""), memoryview(b""))
         # The decoded frontmatter nodes (see Nodes): the mappings, and each node's layout.
         self._meta: tuple[list[Any], list[Any]] | None = None
-        self._blob = memoryview(b"")
+        # The bodies' buffer; None until read from _bodies (at the first entry restored).
+        self._blob: memoryview | None = memoryview(b"")
+        self._bodies: _Bodies | None = None
         # Whether the bodies' buffer (``_blob``) is all ASCII: then every body is valid UTF-8.
         self._ascii = True
         # The entries restored so far (all of them, when taken from a _Memo).
         self._cached: dict[str, CachedSkill] = {}
         self._file: tuple[str, StatKey] | None = None  # the index file's path and stamp
         self._remembered = False  # whether the entries came from a _Memo
+        # When remembered, the index that read the file (see _Memo): its entries in full and
+        # its bodies are the ones used.
+        self._source: ManifestIndex | None = None
         self._keep_out = False  # the path holds something that is not an index: never write
         # New entries: (entry, stamps record, frontmatter, body); a hit has no record and its
         # CachedSkill in place of the frontmatter.
-        self._new: dict[str, tuple[list[Any], bytes | None, Any, bytes | memoryview | None]] = {}
+        # (A hit's entry is None until it is written: the stored one.)
+        self._new: dict[
+            str, tuple[list[Any] | None, bytes | None, Any, bytes | memoryview | None]
+        ] = {}
         self._dirty = False
         self._hits = 0
         self._diagnostics: list[Diagnostic] = []
@@ -358,13 +448,17 @@ class ManifestIndex:
         )
         self._keep_out = not rewrite
         self._old = {}
+        self._full_text = memoryview(b"")
+        self._full = None
         self._stamps = self._blob = memoryview(b"")
+        self._bodies = None
         self._ascii = True
-        self._meta_text = (self._blob, self._blob)
+        self._meta_text = (self._stamps, self._stamps)
         self._meta = None
         self._cached = {}
         self._file = None
         self._remembered = False
+        self._source = None
         self._new = {k: v for k, v in self._new.items() if v[1] is not None}  # drop old hits
         self._dirty = True
 
@@ -398,6 +492,7 @@ class ManifestIndex:
             if memo is not None and memo.key == self._file and memo.settings == self._settings:
                 os.close(fd)
                 self._old, self._stamps, self._cached = memo.entries, memo.stamps, memo.cached
+                self._source = memo.source
                 self._remembered = True
                 return
         self._reader = _Reader(fd, st.st_size)  # (it closes fd)
@@ -436,7 +531,7 @@ class ManifestIndex:
                 self._dirty = True  # another format version of ours: rebuilt, no note
                 return
             raise _Corrupt("not an agent-skills index")
-        head_len, rest_len, bodies_len, checksum = read.sizes
+        head_len, rest_len, bodies_len, checksum, _ = read.sizes
         if read.crc != checksum:
             raise _Corrupt("checksum mismatch")
         data = read.data  # the header, the stamps, the frontmatters
@@ -452,7 +547,7 @@ class ManifestIndex:
         sections = header.get("sections")
         if (
             type(sections) is not list
-            or len(sections) != 3
+            or len(sections) != 4
             or not all(type(n) is int and n >= 0 for n in sections)
             or sections[0] % STAMPS.size
             or sum(sections) != rest_len - bodies_len
@@ -463,10 +558,11 @@ class ManifestIndex:
         layouts_end = stamps_end + sections[1]
         frontmatters_end = layouts_end + sections[2]
         self._old = header["entries"]
+        self._full_text = rest[frontmatters_end : frontmatters_end + sections[3]]
         self._stamps = rest[:stamps_end]
         self._meta_text = (rest[stamps_end:layouts_end], rest[layouts_end:frontmatters_end])
-        self._blob = memoryview(read.bodies)
-        self._ascii = read.bodies.isascii()  # (one pass in C; most stores' bodies are)
+        self._bodies = read.bodies
+        self._blob = None  # (read with the first entry restored)
 
     def _frontmatter(self, position: int) -> FrozenMapping:
         """The frontmatter that is node ``position`` (see :class:`Nodes`); all of them are
@@ -486,8 +582,30 @@ class ManifestIndex:
         found: FrozenMapping = meta[0][position]
         return found
 
+    def _entry(self, dir_text: str) -> list[Any]:
+        """The entry of ``dir_text`` in full (all of them decoded at the first call).
+
+        Raises:
+            ValueError: The section of full entries is damaged, or holds none for it.
+        """
+        if self._source is not None:
+            return self._source._entry(dir_text)
+        full = self._full
+        if full is None:
+            try:
+                full = json.loads(bytes(self._full_text))
+            except (ValueError, RecursionError, MemoryError):
+                raise ValueError("entries") from None
+            if type(full) is not dict:
+                raise ValueError("entries")
+            self._full = full
+        entry = full.get(dir_text)
+        if type(entry) is not list:
+            raise ValueError(dir_text)
+        return entry
+
     def prefetch(self, parent_fd: int, entries: Sequence[os.DirEntry[str]]) -> None:
-        """While the file is still being read on its thread, take the stats :meth:`lookup_child`
+        """While the file is still being read on its thread, take the stats :meth:`check_child`
         takes of the listed directories ``entries`` (below the directory open as
         ``parent_fd``) and of the ``SKILL.md`` in each, in order, for as many as it takes: the
         reading and these system calls overlap (SPEC §26). What a stat found decides as it
@@ -531,18 +649,18 @@ class ManifestIndex:
                 else None
             )
 
-    def lookup_child(
+    def check_child(
         self, dir_text: str, parent_fd: int, name: str
-    ) -> tuple[CachedSkill, int, int] | None:
-        """Return the stored outcome for the plain (not linked) directory ``name`` below the
-        directory open as ``parent_fd``, and the directory's identity, if the entry is still
-        valid.
+    ) -> tuple[list[Any], int, int] | None:
+        """Validate the stored entry of the plain (not linked) directory ``name`` below the
+        directory open as ``parent_fd``; count it as a hit when valid.
 
         Two stats and nothing opened: the directory by ``lstat`` relative to ``parent_fd`` (a
         directory, not a link, with the stored stamp: its listing, hence which manifest it
         holds, is as it was), then the manifest below it (a regular file with the stored
         stamp); both taken here or, for a ``SKILL.md``, by :meth:`prefetch`. The directory's
-        identity is what the scan pins (SPEC §20.1).
+        identity is what the scan pins (SPEC §20.1). Nothing is restored: that is
+        :meth:`restore_child`'s, when the skill is first built.
 
         Args:
             dir_text: The directory as listed in its root (``root/name``): the entry's key.
@@ -550,30 +668,36 @@ class ManifestIndex:
             name: The directory's name in it (one component).
 
         Returns:
-            ``(hit, st_dev, st_ino)`` (the directory's), or ``None`` (no entry, racy, changed,
-            damaged, or a link: the caller then scans the directory as without an index).
+            ``(entry, st_dev, st_ino)`` (the stored entry, the directory's identity), or
+            ``None`` (no entry, racy, changed, damaged, or a link: the caller then scans the
+            directory as without an index).
         """
         if self._reader is not None:
             self._ready()
-        entry = self._old.get(dir_text)
+        short = self._old.get(dir_text)
         pre = self._prestat.pop(dir_text, _UNSEEN) if self._prestat else _UNSEEN
-        if entry is None:
+        if short is None:
             return None
         try:
-            if entry[RACY] or entry[LINKED] is not False:
-                return None
-            manifest = entry[MANIFEST]
-            if type(manifest) is not str or "/" in manifest or "\0" in manifest:
-                raise ValueError(manifest)
-            record = entry[RECORD]
+            if len(short) >= 2:  # a plain entry (see short_entry): its manifest is SKILL.md
+                record, manifest = short[0], _PREFETCHED
+            else:
+                entry = self._entry(dir_text)
+                if entry[RACY] or entry[LINKED] is not False:
+                    return None
+                manifest = entry[MANIFEST]
+                if type(manifest) is not str or "/" in manifest or "\0" in manifest:
+                    raise ValueError(manifest)
+                record = entry[RECORD]
             if type(record) is not int or record < 0:
                 raise ValueError(record)
             stored = STAMPS.unpack_from(self._stamps, record * STAMPS.size)
             if pre is not _UNSEEN and manifest == _PREFETCHED:
                 if pre != stored:  # (None: not a directory, no regular SKILL.md, an error)
                     return None
-                hit = self._take(dir_text, entry, manifest)
-                return None if hit is None else (hit, stored[0], stored[1])
+                self._hits += 1
+                self._new[dir_text] = (None, None, None, None)  # (the stored entry)
+                return short, stored[0], stored[1]
             # The stamps compared field by field (what stat_key would give), inode first.
             dev, ino, size, mtime, ctime, mdev, mino, msize, mmtime, mctime = stored
             try:
@@ -599,11 +723,31 @@ class ManifestIndex:
                 or not S_ISREG(mst.st_mode)
             ):
                 return None
-            hit = self._take(dir_text, entry, manifest)
-        except DAMAGE:
-            self._ignore(f"damaged entry for {dir_text}")
+        except DAMAGE as exc:
+            self._ignore(_damage(exc, dir_text))
             return None
-        return None if hit is None else (hit, dev, ino)
+        self._hits += 1
+        self._new[dir_text] = (None, None, None, None)  # (the stored entry)
+        return short, dev, ino
+
+    def restore_child(self, dir_text: str) -> CachedSkill | None:
+        """The :class:`CachedSkill` of an entry :meth:`check_child` found valid (restored once),
+        or ``None`` when the entry turns out damaged (then an ``index_ignored`` diagnostic is
+        added to :attr:`diagnostics` and the caller scans the directory)."""
+        hit = self._cached.get(dir_text)
+        if hit is not None:
+            return hit
+        if not self._old:  # (ignored since it was checked: damage already reported)
+            return None
+        try:
+            entry = self._entry(dir_text)
+            if short_entry(entry) != self._old.get(dir_text):  # (the header's, as checked)
+                raise ValueError(dir_text)
+            hit = self._cached[dir_text] = (self._source or self)._restore(entry, entry[MANIFEST])
+        except DAMAGE as exc:
+            self._ignore(_damage(exc, dir_text))
+            return None
+        return hit
 
     def lookup(self, dir_text: str, linked: bool, dir_fd: int) -> CachedSkill | None:
         """Return the stored outcome for the skill directory open as ``dir_fd`` if it is still
@@ -619,10 +763,10 @@ class ManifestIndex:
         """
         if self._reader is not None:
             self._ready()
-        entry = self._old.get(dir_text)
-        if entry is None:
+        if dir_text not in self._old:
             return None
         try:
+            entry = self._entry(dir_text)
             if entry[RACY] or entry[LINKED] is not linked:
                 return None
             manifest = entry[MANIFEST]
@@ -637,8 +781,8 @@ class ManifestIndex:
             if stat_key(dst) + stat_key(mst) != key or not stat.S_ISREG(mst.st_mode):
                 return None
             return self._take(dir_text, entry, manifest)
-        except DAMAGE:
-            self._ignore(f"damaged entry for {dir_text}")
+        except DAMAGE as exc:
+            self._ignore(_damage(exc, dir_text))
             return None
 
     def _stamp(self, record: int) -> tuple[int, ...]:
@@ -652,9 +796,7 @@ class ManifestIndex:
         an entry a remembered index did not keep (read again)."""
         hit = self._cached.get(dir_text)
         if hit is None:
-            if self._remembered:
-                return None
-            hit = self._cached[dir_text] = self._restore(entry, manifest)
+            hit = self._cached[dir_text] = (self._source or self)._restore(entry, manifest)
         self._hits += 1
         self._new[dir_text] = (entry, None, hit, None)
         return hit
@@ -688,6 +830,14 @@ class ManifestIndex:
         ) = entry
         if kind != "ok":
             raise ValueError(kind)
+        blob = self._blob
+        if blob is None:
+            bodies = self._bodies
+            if bodies is None:
+                raise ValueError("bodies")
+            data = bodies.read()  # (ValueError: damaged)
+            blob = self._blob = memoryview(data)
+            self._ascii = data.isascii()  # (one pass in C; most stores' bodies are)
         metadata = self._frontmatter(position)
         values, layout = metadata._values, metadata._layout  # (lookups without a call each)
         if skill_name is None:  # the common case: as in the frontmatter
@@ -699,7 +849,7 @@ class ManifestIndex:
             or type(description) is not str
             or type(user_invocable) is not bool
             or type(model_invocable) is not bool
-            or not 0 <= offset <= offset + length <= len(self._blob)
+            or not 0 <= offset <= offset + length <= len(blob)
         ):
             raise TypeError(skill_name)
         if allowed is True:
@@ -711,7 +861,7 @@ class ManifestIndex:
             if type(allowed) is not list or not set(map(type, allowed)) <= {str}:
                 raise TypeError(allowed)
             allowed = tuple(allowed)
-        view = self._blob[offset : offset + length]
+        view = blob[offset : offset + length]
         body: memoryview | str = view  # valid UTF-8 if ASCII: decoded when first read
         if not self._ascii and not view.tobytes().isascii():
             # Not ASCII: decoded here, so that bytes that are not UTF-8 are damage found now.
@@ -780,15 +930,36 @@ class ManifestIndex:
         if not self._dirty and self._hits == len(self._old):
             if self._file is not None and not self._remembered:
                 kept = memoryview(bytes(self._stamps))  # not a view of the whole file
-                _memo = _Memo(self._file, self._settings, self._old, kept, self._cached)
+                _memo = _Memo(
+                    self._file,
+                    self._settings,
+                    self._old,
+                    kept,
+                    self._cached,
+                    self._source or self,
+                )
             return []
+        for key, (entry, record, held, _) in list(self._new.items()):
+            # Hits checked but not restored yet: restored now (a damaged one drops the old file).
+            if record is None and entry is None:
+                try:
+                    entry = self._entry(key)
+                    self._new[key] = (entry, None, held, None)
+                    if held is None and entry[KIND] == "ok" and self.restore_child(key) is None:
+                        break
+                except DAMAGE as exc:
+                    self._ignore(_damage(exc, key))
+                    break
         records: list[bytes] = []
         nodes = Nodes()
         parts: list[bytes | memoryview] = []
         offset = 0
         entries: dict[str, list[Any]] = {}
         try:
-            for key, (entry, record, frontmatter, body) in self._new.items():
+            for key, (stored, record, frontmatter, body) in self._new.items():
+                if stored is None:  # (a hit left out after damage was found: not written)
+                    continue
+                entry = stored
                 if entry[RACY]:
                     entries[key] = entry
                     continue
@@ -796,7 +967,7 @@ class ManifestIndex:
                 if record is None:  # a hit: its record is in the old file
                     at = entry[RECORD] * STAMPS.size
                     record = bytes(self._stamps[at : at + STAMPS.size])
-                    hit = frontmatter
+                    hit = frontmatter if frontmatter is not None else self._cached.get(key)
                 entry = [*entry]
                 entry[RECORD] = len(records)
                 records.append(record)
@@ -816,22 +987,24 @@ class ManifestIndex:
             stamps = b"".join(records)
             sections = [
                 json.dumps(section, separators=(",", ":")).encode("ascii")
-                for section in nodes.sections()
+                for section in (*nodes.sections(), entries)
             ]
             header = {
                 "settings": self._settings,
                 "written_ns": time.time_ns(),
                 "sections": [len(stamps), *map(len, sections)],
-                "entries": entries,
+                "entries": {key: short_entry(entry) for key, entry in entries.items()},
             }
             head = json.dumps(header, separators=(",", ":")).encode("ascii")
         except (TypeError, ValueError, RecursionError) as exc:  # a value JSON cannot hold
             return [self._write_failed(f"cannot be encoded ({exc})")]
         rest = len(stamps) + sum(map(len, sections)) + offset
-        checksum = 0
-        for part in (head, stamps, *sections, *parts):
+        checksum = bodies_checksum = 0
+        for part in (head, stamps, *sections):
             checksum = zlib.crc32(part, checksum)
-        size_line = f"{len(head)} {rest} {offset} {checksum:08x}\n".encode()
+        for body_part in parts:
+            bodies_checksum = zlib.crc32(body_part, bodies_checksum)
+        size_line = f"{len(head)} {rest} {offset} {checksum:08x} {bodies_checksum:08x}\n".encode()
         data = b"".join([MAGIC, size_line, head, stamps, *sections, *parts])
         return self._write(data)
 

@@ -1,4 +1,4 @@
-"""The on-disk index's file format (format 6, SPEC §26): pure encoding and decoding, no I/O.
+"""The on-disk index's file format (format 8, SPEC §26): pure encoding and decoding, no I/O.
 
 What one entry holds and where (:data:`LINKED` ... :data:`PAYLOAD`), the stamps record
 (:data:`STAMPS`, :func:`stat_key`), the frontmatters as rows of values over shared key layouts
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._frozen import close_mappings, open_mappings, shared_layout
+from ._model import MANIFEST_NAME
 from ._schema import tools_key
 
 if TYPE_CHECKING:
@@ -39,16 +40,19 @@ __all__ = [
     "diag_rows",
     "diags",
     "facts",
+    "loaded_name",
+    "short_entry",
     "stat_key",
 ]
 
 #: First line of every index file; the trailing digit is the format version.
-MAGIC = b"agent-skills manifest index 7\n"
+MAGIC = b"agent-skills manifest index 8\n"
 
 # Positions in an entry's list (the JSON stays compact and cheap to load).
 LINKED, RECORD, MANIFEST, SCAN_DIAGS, RACY, KIND = range(6)
 # After KIND: "ok": the frontmatter's node (see Nodes),
-# diagnostics, catalog facts (name and description, null when the frontmatter's; allowed tools:
+# diagnostics, catalog facts (the name, always: a scan decides precedence from it before any
+# entry is restored; the description, null when the frontmatter's; allowed tools:
 # a list, null for none, true for the frontmatter's own list; user-invocable; model-invocable),
 # body offset, body length;
 # "err": code, message, fields, diagnostics.
@@ -201,10 +205,11 @@ def diags(rows: list[list[Any]]) -> tuple[Diagnostic, ...]:
 
 
 def facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
-    """The catalog facts as an entry stores them: a name or description equal to the
-    frontmatter's (the common case) as ``null``, allowed tools that are the read-only
-    frontmatter's own tuple (a list of clean names, the common case) as ``true``."""
-    name = None if frontmatter.get("name") == info.name else info.name
+    """The catalog facts as an entry stores them: the name always (precedence is decided from
+    it before the entry is restored), a description equal to the frontmatter's (the common
+    case) as ``null``, allowed tools that are the read-only frontmatter's own tuple (a list of
+    clean names, the common case) as ``true``."""
+    name = info.name
     description = None if frontmatter.get("description") == info.description else info.description
     tools = info.allowed_tools
     allowed: list[str] | bool | None = None
@@ -212,3 +217,41 @@ def facts(info: SkillInfo, frontmatter: Mapping[str, Any]) -> list[Any]:
         own = info.metadata.get(tools_key(info.metadata)) is tools
         allowed = True if own else list(tools)
     return [name, description, allowed, info.user_invocable, info.model_invocable]
+
+
+def short_entry(entry: list[Any]) -> list[Any]:
+    """What the header holds of ``entry`` (the whole entry is in a section of its own, decoded
+    when first needed): for a *plain* entry (a skill that loaded from a ``SKILL.md`` of a
+    directory that is not a link, not racy) ``[record, name]``, or ``[record, name, scan
+    diagnostics, diagnostics]`` when it has any; ``[]`` for any other."""
+    if (
+        entry[RACY]
+        or entry[LINKED] is not False
+        or entry[MANIFEST] != MANIFEST_NAME
+        or entry[KIND] != "ok"
+    ):
+        return []
+    record, name, scan_rows, rows = (
+        entry[RECORD],
+        entry[PAYLOAD + 2],
+        entry[SCAN_DIAGS],
+        entry[PAYLOAD + 1],
+    )
+    return [record, name] if scan_rows is None and rows is None else [record, name, scan_rows, rows]
+
+
+def loaded_name(short: list[Any]) -> tuple[str, tuple[Diagnostic, ...]] | None:
+    """The skill name a short entry (see :func:`short_entry`) of a plain entry holds, and the
+    diagnostics the scan and the parser reported for it, in that order; ``None`` for any other
+    entry, a damaged one included."""
+    try:
+        if len(short) < 2:
+            return None
+        name = short[1]
+        found: tuple[Diagnostic, ...] = ()
+        if len(short) > 2:
+            scan_rows, rows = short[2:4]
+            found = (diags(scan_rows) if scan_rows else ()) + (diags(rows) if rows else ())
+    except DAMAGE:
+        return None
+    return (name, found) if type(name) is str else None

@@ -9,6 +9,7 @@ as served now, with trust and one snapshot per call, is the facade's (``_core``)
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -130,6 +131,32 @@ class SkillRegistry:
     _by_name: Mapping[str, ResolvedSkill] = field(repr=False, default_factory=dict)
     _approvals: Mapping[str, Approval] = field(repr=False, default_factory=dict)
     _archived: Mapping[str, ArchivedSkill] = field(repr=False, default_factory=dict)
+    # What builds the fields above when first read (see deferred); None once built.
+    _pending: Callable[[], SkillRegistry] | None = field(repr=False, compare=False, default=None)
+
+    @classmethod
+    def deferred(cls, config: SkillConfig, build: Callable[[], SkillRegistry]) -> SkillRegistry:
+        """A registry whose fields but ``config`` are those of ``build()``'s registry, built
+        when any of them is first read (once, under a lock: every reader sees the one
+        snapshot). ``build`` makes objects from what discovery already read; it does no I/O
+        that could change the snapshot (SPEC §8, §26)."""
+        self = object.__new__(cls)
+        _set(self, "config", config)
+        _set(self, "_pending", build)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a slot not set: a field of a deferred registry not built yet.
+        if name in _DEFERRED:
+            with _building:
+                build = _get(self, "_pending")
+                if build is not None:
+                    built = build()
+                    for field_name in _DEFERRED:
+                        _set(self, field_name, _get(built, field_name))
+                    _set(self, "_pending", None)
+            return _get(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -330,6 +357,13 @@ class SkillRegistry:
             return open_in(pin, name, absolute(os.fspath(skill.info.dir)), rel)
         except SkillError as err:
             raise _with_name(err, name) from None
+
+
+# The fields a deferred registry builds when first read, and the lock its build takes.
+_DEFERRED = ("skills", "report", "_by_name", "_approvals", "_archived")
+_building = threading.RLock()
+_set = object.__setattr__
+_get = object.__getattribute__
 
 
 def _content(

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
 from ._confine import (
@@ -48,9 +48,11 @@ __all__ = [
     "NOT_A_SKILL_FILE",
     "NO_MANIFEST",
     "Candidate",
+    "IndexHit",
     "ManifestLookup",
     "dir_like",
     "find_manifest",
+    "hit_candidate",
     "list_root",
     "scan_entry",
     "scan_root",
@@ -109,6 +111,75 @@ class Candidate(NamedTuple):
     def with_skip_reason(self, skip_reason: str) -> Candidate:
         """A copy of this candidate with another ``skip_reason``."""
         return self._replace(skip_reason=skip_reason)
+
+
+class IndexHit(NamedTuple):
+    """A plain skill directory the on-disk index vouches for (SPEC §26): its stamps were checked
+    by the scan, its candidate is built when first needed (:func:`hit_candidate`).
+
+    Attributes:
+        root: The configured root.
+        entry: The root's listed entry (a directory, not a link).
+        entry_name: ``entry.name``.
+        dir_text: ``entry.path``: the index entry's key.
+        real_parent: The real path of the directory ``entry`` is listed in.
+        hops: Links followed to reach it (see :func:`~._confine.pin_of`).
+        dev: The directory's ``st_dev`` as checked.
+        ino: The directory's ``st_ino`` as checked.
+        record: The index entry, as the header holds it (see ``_index_format.short_entry``).
+    """
+
+    root: SkillRoot
+    entry: os.DirEntry[str]
+    entry_name: str
+    dir_text: str
+    real_parent: str
+    hops: int
+    dev: int
+    ino: int
+    record: list[Any]
+
+
+def hit_candidate(
+    hit: IndexHit, index: ManifestIndex, *, follow_symlinks: bool, cap: int
+) -> Candidate:
+    """The :class:`Candidate` of ``hit``, built from its index entry as a scan of the directory
+    would have built it (SPEC §26); a candidate equal to one an earlier scan of this process
+    built from the same inputs is that one (a read-only value). An entry that turns out damaged
+    is dropped from the index (``index_ignored``) and the directory is scanned now instead."""
+    cached = index.restore_child(hit.dir_text)
+    root = hit.root
+    if cached is None:
+        return scan_entry(root, hit.entry, False, follow_symlinks, index, cap=cap)
+    inputs = (root, hit.dir_text, hit.real_parent, hit.hops, hit.dev, hit.ino)
+    last = cached.candidate
+    if last is not None and last[0] == inputs:
+        cand: Candidate = last[1]
+        return cand
+    name = cached.manifest_name
+    path = child_path(root.path, hit.entry_name)
+    # Every field in order, made as the tuple it is (no keyword to match, no Python call).
+    cand = _new_candidate(
+        Candidate,
+        (
+            root,
+            hit.entry_name,
+            path,
+            child_path(path, name),
+            f"{hit.dir_text}/{name}",  # os.path.join's result: a listed path never ends with "/"
+            None,
+            None,
+            None,
+            cached.scan_diagnostics,
+            cached,
+            None,
+            "",
+            pin_of(hit.real_parent, hit.dev, hit.ino, hit.hops, hit.entry_name),
+            "",
+        ),
+    )
+    cached.candidate = (inputs, cand)
+    return cand
 
 
 def list_root(root: SkillRoot) -> tuple[RootNote, list[os.DirEntry[str]]]:
@@ -427,23 +498,25 @@ def scan_root(
     follow_symlinks: bool,
     index: ManifestIndex | None = None,
     max_manifest_bytes: int = DEFAULT_MAX_MANIFEST_BYTES,
-) -> tuple[RootNote, list[Candidate]]:
+) -> tuple[RootNote, list[Candidate | IndexHit]]:
     """Scan one root for skill candidates (SPEC §4).
 
     Args:
         root: The root to list; a root path that is a symlink is followed.
         follow_symlinks: Whether symlinked child directories and manifests are used.
-        index: The on-disk index (SPEC §26): a directory it holds a valid entry for is neither
-            listed nor read (its candidate carries ``cached``); the others carry a ``stamp``.
+        index: The on-disk index (SPEC §26): a plain directory it holds a valid entry for is
+            neither opened, listed nor read, and becomes an :class:`IndexHit`; the others
+            carry a ``stamp``.
 
     Returns:
-        ``(note, candidates)``: the root's :class:`RootNote` and one :class:`Candidate` per child
-        directory or symlink, in ``(casefold, name)`` order, and, in a root that accepts
-        single-file skills, one per ``*.md`` file (:func:`scan_single_file`). Other regular files
-        and other entries are ignored. Nothing is raised.
+        ``(note, candidates)``: the root's :class:`RootNote` and one :class:`Candidate` (or,
+        with an index, :class:`IndexHit`) per child directory or symlink, in ``(casefold,
+        name)`` order, and, in a root that accepts single-file skills, one per ``*.md`` file
+        (:func:`scan_single_file`). Other regular files and other entries are ignored. Nothing
+        is raised.
     """
     note, entries = list_root(root)
-    out: list[Candidate] = []
+    out: list[Candidate | IndexHit] = []
     # The root's real directory is walked to from / once; each child that is a directory is then
     # opened below it with O_NOFOLLOW, instead of walking from / again for each (SPEC §20.1, §26).
     parent = _open_parent(os.fspath(root.path)) if entries else None
@@ -466,6 +539,24 @@ def scan_root(
                 continue
             if not (is_link or is_dir):
                 continue
+            if index is not None and is_dir and parent is not None:
+                checked = index.check_child(entry.path, parent[1], entry.name)
+                if checked is not None:
+                    record, dev, ino = checked
+                    out.append(
+                        IndexHit(
+                            root,
+                            entry,
+                            entry.name,
+                            entry.path,
+                            parent[0],
+                            parent[2],
+                            dev,
+                            ino,
+                            record,
+                        )
+                    )
+                    continue
             out.append(
                 scan_entry(
                     root,
@@ -512,10 +603,6 @@ def scan_entry(
     descriptor and links followed of the directory listing ``entry`` (a non-link entry is then
     opened below it)."""
     if parent_dir is not None and not is_link:
-        if index is not None:
-            cached = _cached_child(root, entry, index, parent, category, parent_dir)
-            if cached is not None:
-                return cached
         plain = _plain_child(root, entry, parent, category, parent_dir, cap, index is not None)
         if plain is not None:
             return plain
@@ -585,59 +672,6 @@ def scan_entry(
         os.close(fd)
 
 
-def _cached_child(
-    root: SkillRoot,
-    entry: os.DirEntry[str],
-    index: ManifestIndex,
-    parent: Path | None,
-    category: str,
-    parent_dir: tuple[str, int, int],
-) -> Candidate | None:
-    """The candidate of a plain directory the on-disk index answers for (SPEC §26), or ``None``.
-
-    Nothing is opened, listed or read: the index validates the directory and its manifest by
-    their stamps with one ``lstat`` each relative to the parent's descriptor, and the
-    directory's ``lstat`` (a directory, not a link) gives the identity pinned (SPEC §20.1), as
-    opening it with ``O_NOFOLLOW`` and ``fstat`` would. A candidate equal to the one an earlier
-    scan of this process built from the same entry is that one (a read-only value).
-    """
-    real_parent, parent_fd, hops = parent_dir
-    found = index.lookup_child(entry.path, parent_fd, entry.name)
-    if found is None:
-        return None
-    hit, dev, ino = found
-    # Everything the candidate is built from (``parent`` is the directory ``entry.path`` is in).
-    inputs = (root, parent, entry.path, category, real_parent, hops, dev, ino)
-    last = hit.candidate
-    if last is not None and last[0] == inputs:
-        cand: Candidate = last[1]
-        return cand
-    name = hit.manifest_name
-    path = child_path(root.path if parent is None else parent, entry.name)
-    # Every field in order, made as the tuple it is (no keyword to match, no Python call).
-    cand = _new_candidate(
-        Candidate,
-        (
-            root,
-            entry.name,
-            path,
-            child_path(path, name),
-            f"{entry.path}/{name}",  # os.path.join's result: a listed path never ends with "/"
-            None,
-            None,
-            None,
-            hit.scan_diagnostics,
-            hit,
-            None,
-            category,
-            pin_of(real_parent, dev, ino, hops, entry.name),
-            "",
-        ),
-    )
-    hit.candidate = (inputs, cand)
-    return cand
-
-
 _new_candidate = tuple.__new__
 
 
@@ -704,7 +738,7 @@ def _plain_child(
             return _read_found(root, name, False, path, category, fd, pin, cap, lookup, stat_then)
     finally:
         os.close(fd)
-    return _new_candidate(  # every field in order (see _cached_child)
+    return _new_candidate(  # every field in order (see hit_candidate)
         Candidate,
         (
             root,

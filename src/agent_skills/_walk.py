@@ -21,6 +21,7 @@ from ._model import MANIFEST_NAME, SKIPPED_DIRS, accepts_single_files, is_hidden
 from ._scan import (
     NO_MANIFEST,
     Candidate,
+    IndexHit,
     dir_like,
     list_root,
     scan_entry,
@@ -31,7 +32,7 @@ from ._scan import (
 if TYPE_CHECKING:
     from ._index import ManifestIndex
 
-__all__ = ["HELD_DEPTH", "MAX_SCAN_DIRS", "RootScan", "walk_root"]
+__all__ = ["HELD_DEPTH", "MAX_SCAN_DIRS", "RootScan", "plain_candidates", "walk_root"]
 
 #: Directories looked at per root by a nested walk (SPEC §21.4).
 MAX_SCAN_DIRS = 2000
@@ -52,12 +53,13 @@ class RootScan(NamedTuple):
     Attributes:
         note: The root's :class:`RootNote`.
         candidates: One :class:`Candidate` per directory-or-symlink entry considered, in scan
-            order (depth first, each directory's entries in ``(casefold, name)`` order).
+            order (depth first, each directory's entries in ``(casefold, name)`` order); with an
+            index, an :class:`IndexHit` for a directory of the root it vouches for.
         diagnostics: Root-level diagnostics (``scan_truncated``).
     """
 
     note: RootNote
-    candidates: list[Candidate]
+    candidates: list[Candidate | IndexHit]
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
@@ -123,6 +125,11 @@ def walk_root(
     return RootScan(note, walk.out, diags)
 
 
+def plain_candidates(scan: RootScan) -> list[Candidate]:
+    """The candidates of a walk made without an index (which holds no :class:`IndexHit`)."""
+    return [cand for cand in scan.candidates if isinstance(cand, Candidate)]
+
+
 class _Ignore:
     """One ``.gitignore``: its directory relative to the root (``""`` or ``"a/b/"``), its spec."""
 
@@ -177,7 +184,7 @@ class _Walk:
         self.cap = DEFAULT_MAX_MANIFEST_BYTES
         self.follow_symlinks = follow_symlinks
         self.max_depth = max_depth
-        self.out: list[Candidate] = []
+        self.out: list[Candidate | IndexHit] = []
         self.ignores: list[_Ignore | None] = []
         self.looked_at = 0
         self.truncated = False

@@ -15,7 +15,7 @@ import click
 
 from .._config import SkillRoot
 from .._model import is_hidden, is_manifest_name
-from .._walk import HELD_DEPTH, walk_root
+from .._walk import HELD_DEPTH, plain_candidates, walk_root
 from ..validate import (
     PROFILES,
     Problem,
@@ -50,7 +50,8 @@ def _skills_held(path: Path) -> list[Path]:
     found: list[Path] = []
     for base, depth in bases:
         scan = walk_root(SkillRoot(base), follow_symlinks=True, max_depth=depth)
-        found.extend(c.dir for c in scan.candidates if c.manifest and not is_hidden(c.dir.name))
+        held = plain_candidates(scan)
+        found.extend(c.dir for c in held if c.manifest and not is_hidden(c.dir.name))
     return found
 
 

@@ -47,7 +47,7 @@ from .._model import is_skipped
 from .._resources import MAX_DIRECTORY_DEPTH, list_resources
 from .._scan import find_manifest as find_manifest_in
 from .._schema import name_problem, skill_version
-from .._walk import HELD_DEPTH, walk_root
+from .._walk import HELD_DEPTH, plain_candidates, walk_root
 from ..validate import find_manifest
 
 __all__ = [
@@ -567,7 +567,7 @@ def _find_skill_dirs(tree: Path) -> list[Path]:
     found = walk_root(SkillRoot(tree), follow_symlinks=False, max_depth=HELD_DEPTH)
     return [
         cand.dir
-        for cand in found.candidates
+        for cand in plain_candidates(found)
         if cand.manifest is not None and not is_skipped(cand.entry_name)
     ]
 
