@@ -189,16 +189,14 @@ def _resealed(data: bytes, mutations: list[tuple[float, str, bytes]]) -> bytes:
     right again, so that what decodes the payload is reached."""
     magic = index_mod.MAGIC
     line_end = data.index(b"\n", len(magic)) + 1
-    head, rest, bodies, _ = (int(x, 16 if i == 3 else 10) for i, x in enumerate(
-        data[len(magic) : line_end - 1].split(b" ")
-    ))  # fmt: skip
+    head, rest, bodies = (int(x) for x in data[len(magic) : line_end - 1].split(b" ")[:3])
     payload = data[line_end:]
     front, tail = payload[: head + rest - bodies], payload[head + rest - bodies :]
     front = _mutate(front, mutations)
     head = min(head, len(front))
-    crc = zlib.crc32(tail, zlib.crc32(front))
-    sizes = f"{head} {len(front) - head + len(tail)} {len(tail)} {crc:x}\n".encode()
-    return magic + sizes + front + tail
+    crc, tail_crc = zlib.crc32(front), zlib.crc32(tail)
+    sizes = f"{head} {len(front) - head + len(tail)} {len(tail)} {crc:x} {tail_crc:x}\n"
+    return magic + sizes.encode() + front + tail
 
 
 @pytest.mark.slow
