@@ -125,10 +125,11 @@ DISCOVERY_NEVER_LOADS = (
     "agent_skills._yaml12",
 )
 
-# What `agent-skills list --json` must never load: the same but for the CLI's own click and
-# json and the client layouts of --preset, which it needs (SPEC §16, §21.1, §26).
+# What `agent-skills list --json` must never load: the same but for the CLI's json and the
+# client layouts of --preset, which it needs (SPEC §16, §21.1, §26). With only --preset and
+# --root it runs without click too (cli._fast).
 LIST_JSON_NEVER_LOADS = tuple(
-    m for m in DISCOVERY_NEVER_LOADS if m not in ("click", "json", "agent_skills._presets")
+    m for m in DISCOVERY_NEVER_LOADS if m not in ("json", "agent_skills._presets")
 )
 
 
@@ -166,6 +167,19 @@ def test_list_json_loads_only_what_it_needs(tmp_path: Path) -> None:
         "assert rc == 0, rc\n"
     )
     assert _loaded_of(code, LIST_JSON_NEVER_LOADS, str(tmp_path)) == []
+
+
+def test_list_json_with_another_option_is_click_s(tmp_path: Path) -> None:
+    _skill(tmp_path, "alpha")
+    code = (
+        "import sys\nfrom agent_skills.cli import main\n"
+        "rc = main(['list', '--json', '--strict', '--preset', 'none', '--root', sys.argv[1]])\n"
+        "assert rc == 0, rc\n"
+    )
+    assert _loaded_of(code, ("click", "agent_skills.cli.discover"), str(tmp_path)) == [
+        "agent_skills.cli.discover",
+        "click",
+    ]
 
 
 def test_modules_left_out_of_discovery_still_load_on_first_use(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_skills._terminal import json_text, safe_text
+from agent_skills._terminal import json_safe, json_text, safe_text
 from conftest import make_skill
 
 ESC_DESCRIPTION = "Title\x1b]0;pwned\x07 and \x1b[2J\x1b[31mred\x9b"
@@ -265,3 +265,45 @@ def test_json_text_escapes_del_and_c1_controls_keeping_the_value() -> None:
     )
     assert not any(0x7F <= ord(c) <= 0x9F for c in text)
     assert json.loads(text) == value
+
+
+_ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=[]), max_size=12)
+_TOOLS = st.none() | st.lists(_ANY_TEXT, max_size=3)
+_SHADOWED = st.lists(
+    st.fixed_dictionaries({"scope": _ANY_TEXT, "source": _ANY_TEXT, "root": _ANY_TEXT}),
+    max_size=2,
+)
+_METADATA = st.recursive(
+    _JSON_SCALARS | _ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ANY_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "name": _ANY_TEXT,
+                "description": _ANY_TEXT,
+                "allowed_tools": _TOOLS,
+                "user_invocable": st.booleans(),
+                "shadowed": _SHADOWED,
+                "version": st.none() | _ANY_TEXT,
+            },
+            optional={"metadata": st.dictionaries(_ANY_TEXT, _METADATA, max_size=3)},
+        ),
+        max_size=4,
+    ),
+    st.sampled_from([None, 0, 2]),
+)
+def test_json_text_of_skill_records_is_json_dumps_made_safe(
+    value: list[dict[str, object]], indent: int | None
+) -> None:
+    """The shape ``list --json`` and ``show --json`` write (SPEC §16): any text, quotes,
+    backslashes, control characters and undecodable bytes included, nested metadata, gives the
+    text of ``json.dumps`` with the safety of ``json_safe`` and nothing else."""
+    expected = json_safe(json.dumps(value, ensure_ascii=False, indent=indent, default=str))
+    assert json_text(value, indent=indent) == expected

@@ -101,7 +101,98 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
         writes it; a lone surrogate from an undecodable file name is written as ``\\xNN``
         inside its string.
     """
-    return json_safe(json.dumps(value, ensure_ascii=False, indent=indent, default=str))
+    if indent is None or _make_encoder is None:
+        text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    else:
+        text = _indented_json(value, indent)
+    return json_safe(text)
+
+
+# The C encoder of the standard library (``None`` where ``_json`` is missing): ``json.dumps``
+# runs its pure-Python encoder whenever ``indent`` is given, so indented text is built here from
+# the C encoder's output of each part that holds no non-empty container (SPEC §26).
+_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
+_encode_string = json.encoder.encode_basestring
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class _NotPlain(Exception):
+    """A value :func:`_indented_json` leaves to ``json.dumps`` (see there)."""
+
+
+@functools.cache
+def _flat_encoder(separator: str) -> Any:
+    """The C encoder of a container without non-empty containers inside, its items joined by
+    ``separator`` (``","``, a newline and the indentation of its items)."""
+    return _make_encoder(None, None, _encode_string, None, ": ", separator, False, False, True)
+
+
+def _is_flat(items: Any) -> bool:
+    """Whether ``items`` (the values of a container) hold no non-empty container; raises
+    ``_NotPlain`` on a value that is not a plain JSON value."""
+    for item in items:
+        kind = type(item)
+        if kind not in _SCALARS:
+            if kind is not dict and kind is not list and kind is not tuple:
+                raise _NotPlain
+            if item:
+                return False
+    return True
+
+
+def _encode_into(out: list[str], value: Any, newline: str, step: str) -> None:
+    """Append the indented JSON text of ``value`` to ``out``; ``newline`` is a newline and the
+    indentation of the line ``value`` starts on, ``step`` one level of indentation."""
+    kind = type(value)
+    inner = newline + step
+    if kind is dict:
+        for key in value:
+            if type(key) is not str:
+                raise _NotPlain
+        items: Any = value.values()
+        opening, closing = "{", "}"
+    elif kind is list or kind is tuple:
+        items = value
+        opening, closing = "[", "]"
+    elif kind in _SCALARS:
+        out.extend(_flat_encoder(inner)(value, 0))
+        return
+    else:
+        raise _NotPlain
+    if not value:
+        out.append(opening + closing)
+        return
+    encoder = _flat_encoder("," + inner)
+    if _is_flat(items):
+        # The C encoder writes ``{"a": 1,<inner>"b": 2}``: only the brackets' lines are added.
+        out.append(opening + inner + "".join(encoder(value, 0))[1:-1] + newline + closing)
+        return
+    separator = opening + inner
+    pairs = value.items() if kind is dict else ((None, item) for item in value)
+    for key, item in pairs:
+        out.append(separator if key is None else separator + _encode_string(key) + ": ")
+        if type(item) in _SCALARS or (type(item) in (dict, list, tuple) and not item):
+            out.extend(encoder(item, 0))
+        else:
+            _encode_into(out, item, inner, step)
+        separator = "," + inner
+    out.append(newline + closing)
+
+
+def _indented_json(value: Any, indent: int | str) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=indent, default=str)``, the same text.
+
+    Dicts with string keys, lists, tuples, strings, ints, floats, booleans and ``None`` are
+    encoded here; any other value anywhere in ``value`` (a path, a subclass, a non-string key)
+    or a nesting too deep leaves the whole value to ``json.dumps``.
+    """
+    step = indent if isinstance(indent, str) else " " * indent
+    out: list[str] = []
+    try:
+        _encode_into(out, value, "\n", step)
+    except (_NotPlain, RecursionError):
+        return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    return "".join(out)
 
 
 def json_safe(text: str) -> str:

@@ -5,7 +5,7 @@ Commands: ``list``, ``show NAME``, ``resources NAME``, ``path NAME REL``, ``read
 (:mod:`.validate`), ``serve`` (:mod:`.serve`), ``trust`` (:mod:`.trust`), ``grants`` and
 ``sandbox`` (:mod:`.grants`), ``pack``, ``lock``, ``verify``, ``add``, ``update`` and
 ``remove`` (:mod:`.packages`). Options come after the command. Each command's module is
-imported only when it runs (:class:`~._app.SkillsGroup`).
+imported only when it runs (:class:`~._group.SkillsGroup`).
 
 Roots (every command but ``validate``): ``--preset CLIENT`` (one of ``client_skill_roots``'s
 clients, SPEC §21.1; default ``auto``: every client's folders, user then project; ``none``: no
@@ -30,73 +30,27 @@ word boundaries; into a pipe each stays one line. A ``shadowed`` copy is not a s
 a person (``list`` and ``report`` show it); under ``--json`` it is among the warnings. Tables
 keep every column at 60 terminal columns and more (SPEC §21.12, see :func:`._table.columns`).
 
-This package is the only one that imports ``click`` and ``rich``.
+This package is the only one that imports ``click`` and ``rich``. A command line that
+:mod:`._fast` reads exactly as click would (``list --json`` with only ``--preset`` and ``--root``)
+runs without importing click; every other one, help and errors included, is click's.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-
-import click
+from typing import TYPE_CHECKING, Any
 
 from .._collector import freeze_for_exit, pause_for_program
-from ._app import CONTEXT, PROG, CliErrorCode, SkillsGroup, echo_error, silence_stdout
+from ._app import COMMANDS, PROG, CliErrorCode, echo_error, silence_stdout
 
-__all__ = ["CliErrorCode", "cli", "main"]
+if TYPE_CHECKING:
+    from ._group import cli
+
+__all__ = ["COMMANDS", "CliErrorCode", "cli", "main"]
 
 #: The exit code of a command interrupted by Ctrl-C (SIGINT): 128 + the signal's number.
 INTERRUPTED = 130
-
-#: Every command, by the import path of its click command.
-COMMANDS = {
-    "list": "agent_skills.cli.discover.list_command",
-    "show": "agent_skills.cli.discover.show_command",
-    "resources": "agent_skills.cli.discover.resources_command",
-    "path": "agent_skills.cli.discover.path_command",
-    "read": "agent_skills.cli.discover.read_command",
-    "catalog": "agent_skills.cli.discover.catalog_command",
-    "report": "agent_skills.cli.discover.report_command",
-    "where": "agent_skills.cli.where.where_command",
-    "validate": "agent_skills.cli.validate.validate_command",
-    "serve": "agent_skills.cli.serve.serve_command",
-    "trust": "agent_skills.cli.trust.trust_command",
-    "grants": "agent_skills.cli.grants.grants_command",
-    "sandbox": "agent_skills.cli.grants.sandbox_command",
-    "pack": "agent_skills.cli.packages.pack_command",
-    "lock": "agent_skills.cli.packages.lock_command",
-    "verify": "agent_skills.cli.packages.verify_command",
-    "add": "agent_skills.cli.packages.add_command",
-    "update": "agent_skills.cli.packages.update_command",
-    "remove": "agent_skills.cli.packages.remove_command",
-}
-
-
-@click.group(cls=SkillsGroup, context_settings=CONTEXT, lazy_subcommands=COMMANDS)
-@click.version_option(package_name="clarvis-agent-skills", prog_name=PROG)
-def cli() -> None:
-    """Discover, inspect, validate and serve Agent Skills (SKILL.md folders).
-
-    Options come after the command. Every command but `validate` reads the skill folders of a
-    preset (default: auto, every client's: Claude Code, Codex, Gemini CLI, Copilot, Cursor,
-    opencode, goose, Antigravity, Windsurf and .agents) plus any --root.
-
-    \b
-    Examples:
-      agent-skills list
-      agent-skills list --preset none --root ./skills --json
-      agent-skills show pdf-processing
-      agent-skills report
-      agent-skills where
-      agent-skills validate skills/
-      agent-skills serve --http --port 8000
-
-    Exit codes: 0 ok; 1 a skill error or validation errors; 2 usage or configuration errors;
-    130 interrupted (Ctrl-C).
-    Warnings print `warning: CODE: message` on stderr. Under --json, stderr is at most one JSON
-    object: {"error": {code, message, fields}, "warnings": [{code, message}]} on a failure, else
-    {"warnings": [...]} when there were warnings.
-    """
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,17 +77,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(list(argv))
 
 
+def __getattr__(name: str) -> Any:
+    """``cli``, the click group, is built on first use (see :mod:`._group`)."""
+    if name == "cli":
+        from ._group import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _run(args: list[str]) -> int:
     """Run the command line ``args`` (without the program name); return the exit code."""
+    from ._fast import run_without_click
+
+    try:
+        rv = run_without_click(args)
+    except KeyboardInterrupt:
+        import click
+
+        click.echo(file=sys.stderr)  # as click ends a command Ctrl-C stopped
+        return _aborted(interrupted=True)
+    if rv is not None:
+        return rv
+    return _run_click(args)
+
+
+def _aborted(*, interrupted: bool) -> int:
+    """Say the command was aborted; the exit code: 130 after Ctrl-C (SIGINT), else 1."""
+    echo_error(CliErrorCode.ABORTED, "interrupted")
+    # Ctrl-C (SIGINT) ends with 128 + 2, as a shell reports a process the signal ended.
+    return INTERRUPTED if interrupted else 1
+
+
+def _run_click(args: list[str]) -> int:
+    """Run the command line ``args`` through click."""
+    import click
+
+    from ._group import cli
+
     try:
         rv = cli.main(args=args, prog_name=PROG, standalone_mode=False)
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except click.Abort as exc:
-        echo_error(CliErrorCode.ABORTED, "interrupted")
-        # Ctrl-C (SIGINT) ends with 128 + 2, as a shell reports a process the signal ended.
-        return INTERRUPTED if isinstance(exc.__cause__, KeyboardInterrupt) else 1
+        return _aborted(interrupted=isinstance(exc.__cause__, KeyboardInterrupt))
     except BrokenPipeError:
         silence_stdout()
         return 1

@@ -1,41 +1,41 @@
 """The command line's protocol: failures as ``code: message`` (or one JSON object), warnings,
-JSON output, and the group that loads each command on first use (SPEC §16, §21.11, §26).
+and JSON output (SPEC §16, §21.11, §26); click's group is :mod:`._group`.
 
 Owns how the ``agent-skills`` command talks: the exit codes, the one format of errors and
 warnings, when stderr holds one JSON object. It owns no command: those are the modules of this
-package, loaded by import path when run (click's documented lazy subcommand loading).
+package, loaded by import path when run (click's documented lazy subcommand loading). It
+imports no click: a command line run without click (:mod:`._fast`) speaks the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import importlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, NoReturn
-
-import click
 
 from .._errors import SkillError, StartupError
 from .._terminal import json_safe, json_text, safe_text
 
 __all__ = [
+    "COMMANDS",
     "CONTEXT",
     "PROG",
     "CliErrorCode",
     "Fail",
-    "SkillsGroup",
+    "command_line",
     "echo_error",
     "echo_stderr",
     "emit_json",
     "emit_json_text",
     "fail",
+    "failure_exit_code",
+    "flush_warnings",
     "is_terminal",
-    "json_option",
     "note",
     "safe",
     "silence_stdout",
@@ -45,6 +45,29 @@ __all__ = [
 PROG = "agent-skills"
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+#: Every command, by the import path of its click command.
+COMMANDS = {
+    "list": "agent_skills.cli.discover.list_command",
+    "show": "agent_skills.cli.discover.show_command",
+    "resources": "agent_skills.cli.discover.resources_command",
+    "path": "agent_skills.cli.discover.path_command",
+    "read": "agent_skills.cli.discover.read_command",
+    "catalog": "agent_skills.cli.discover.catalog_command",
+    "report": "agent_skills.cli.discover.report_command",
+    "where": "agent_skills.cli.where.where_command",
+    "validate": "agent_skills.cli.validate.validate_command",
+    "serve": "agent_skills.cli.serve.serve_command",
+    "trust": "agent_skills.cli.trust.trust_command",
+    "grants": "agent_skills.cli.grants.grants_command",
+    "sandbox": "agent_skills.cli.grants.sandbox_command",
+    "pack": "agent_skills.cli.packages.pack_command",
+    "lock": "agent_skills.cli.packages.lock_command",
+    "verify": "agent_skills.cli.packages.verify_command",
+    "add": "agent_skills.cli.packages.add_command",
+    "update": "agent_skills.cli.packages.update_command",
+    "remove": "agent_skills.cli.packages.remove_command",
+}
 
 
 class Fail(Exception):
@@ -157,6 +180,8 @@ def echo_stderr(line: str) -> None:
                 break_long_words=False,
                 break_on_hyphens=False,
             )
+    import click  # loaded already by every command line but ``_fast``'s, which prints no line
+
     click.echo(line, err=True)
 
 
@@ -170,117 +195,50 @@ def wants_json(args: Sequence[str]) -> bool:
     return False
 
 
-class SkillsGroup(click.Group):
-    """A group that loads each command on first use and turns every failure of a command into
-    ``code: message`` (or, under ``--json``, one JSON object on stderr) and an exit code (SPEC
-    §16, §21.11).
+@contextlib.contextmanager
+def command_line(argv: Sequence[str]) -> Iterator[None]:
+    """One run of the command line ``argv`` (without the program name): its streams write what
+    their encoding cannot hold as escapes, each warning shows once, and with ``--json`` among
+    the options failures and warnings are the one JSON object on stderr (SPEC §16, §21.11)."""
+    restore = _safe_streams()
+    with _SHOWN_LOCK:
+        _SHOWN.clear()  # a new run of the command line (one per process for the program)
+    token = _JSON_ERRORS.set(wants_json(argv))
+    warnings_token = _JSON_WARNINGS.set([] if _JSON_ERRORS.get() else None)
+    try:
+        yield
+    finally:
+        _JSON_WARNINGS.reset(warnings_token)
+        _JSON_ERRORS.reset(token)
+        restore()
 
-    Its commands are named by import path (``"agent_skills.cli.discover.list_command"``), as
-    click documents lazily loaded subcommands: a command line imports only the module of the
-    command it runs, not every other command and its dependencies (SPEC §26). A loaded command
-    is kept in :attr:`commands`.
 
-    Args:
-        lazy_subcommands: ``{name: "module.path.attribute"}`` of the commands.
-    """
+def flush_warnings() -> None:
+    """Under ``--json``, print the warnings no failure printed: ``{"warnings": [...]}`` on
+    stderr, nothing when there were none."""
+    collected = _JSON_WARNINGS.get()
+    if collected:
+        _write_json({"warnings": collected}, err=True)
 
-    def __init__(
-        self, *args: Any, lazy_subcommands: Mapping[str, str] | None = None, **kwargs: Any
-    ) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy_subcommands: dict[str, str] = dict(lazy_subcommands or {})
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        # The program run with no arguments shows its help as --help does: on stdout, exit 0
-        # (click's own no_args_is_help writes it to stderr with the usage-error status 2).
-        if not args and self.no_args_is_help and not ctx.resilient_parsing:
-            click.echo(ctx.get_help(), color=ctx.color)
-            ctx.exit(0)
-        return super().parse_args(ctx, args)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*self.commands, *self.lazy_subcommands})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        path = self.lazy_subcommands.pop(cmd_name, None)
-        if path is not None:
-            module, _, attribute = path.rpartition(".")
-            command = getattr(importlib.import_module(module), attribute)
-            if not isinstance(command, click.Command):
-                raise TypeError(f"{path} is not a click command")
-            self.add_command(command, cmd_name)
-        return super().get_command(ctx, cmd_name)
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and args[0] not in self.commands and args[0] not in self.lazy_subcommands:
-            for name in list(self.lazy_subcommands):  # "did you mean" looks among every command
-                self.get_command(ctx, name)
-        return super().resolve_command(ctx, args)
-
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        argv = list(sys.argv[1:] if args is None else args)
-        restore = _safe_streams()
-        with _SHOWN_LOCK:
-            _SHOWN.clear()  # a new run of the command line (one per process for the program)
-        token = _JSON_ERRORS.set(wants_json(argv))
-        warnings_token = _JSON_WARNINGS.set([] if _JSON_ERRORS.get() else None)
-        try:
-            try:
-                rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
-            except click.ClickException as exc:
-                if _JSON_ERRORS.get():
-                    code = CliErrorCode.USAGE_ERROR if exc.exit_code == 2 else "error"
-                    echo_error(code, exc.format_message())
-                elif standalone_mode:
-                    exc.show()
-                else:
-                    raise
-                rv = exc.exit_code
-            except click.Abort:
-                if not standalone_mode:
-                    raise
-                echo_error(CliErrorCode.ABORTED, "interrupted")
-                rv = 1
-            collected = _JSON_WARNINGS.get()
-            if collected:  # no failure printed them: they are the one object on stderr
-                _write_json({"warnings": collected}, err=True)
-        finally:
-            _JSON_WARNINGS.reset(warnings_token)
-            _JSON_ERRORS.reset(token)
-            restore()
-        if standalone_mode:
-            sys.exit(rv if isinstance(rv, int) else 0)
-        return rv
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
-            raise
-        except Fail as exc:
-            echo_error(exc.code, exc.message)
-            ctx.exit(exc.exit_code)
-        except SkillError as exc:
-            echo_error(exc.code.value, exc.message, exc.fields)
-            ctx.exit(1)
-        except StartupError as exc:
-            echo_error(CliErrorCode.STARTUP_ERROR, str(exc))
-            ctx.exit(2)
-        except BrokenPipeError:
-            silence_stdout()
-            ctx.exit(1)
-        except Exception as exc:
-            echo_error(CliErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
-            ctx.exit(1)
+def failure_exit_code(exc: Exception) -> int:
+    """Print the failure ``exc`` of a command (see :func:`echo_error`) and return its exit code:
+    a :class:`Fail` its own, a ``SkillError`` 1, a ``StartupError`` 2, a closed stdout 1 (stdout
+    silenced), anything else 1 as ``internal_error`` (SPEC §16, §21.11)."""
+    if isinstance(exc, Fail):
+        echo_error(exc.code, exc.message)
+        return exc.exit_code
+    if isinstance(exc, SkillError):
+        echo_error(exc.code.value, exc.message, exc.fields)
+        return 1
+    if isinstance(exc, StartupError):
+        echo_error(CliErrorCode.STARTUP_ERROR, str(exc))
+        return 2
+    if isinstance(exc, BrokenPipeError):
+        silence_stdout()
+        return 1
+    echo_error(CliErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+    return 1
 
 
 def echo_error(code: str, message: str, fields: Mapping[str, Any] | None = None) -> None:
@@ -360,9 +318,6 @@ def emit_json(value: Any) -> None:
 def emit_json_text(text: str) -> None:
     """Write a JSON text built elsewhere (a catalog) on stdout as ``emit_json`` writes JSON."""
     _write_utf8(json_safe(text))
-
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 
 
 def safe(text: str) -> str:

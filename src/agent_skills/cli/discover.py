@@ -20,7 +20,9 @@ from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
 from .._terminal import json_safe, safe_text
-from ._app import PROG, echo_stderr, emit_json, emit_json_text, json_option, safe, warn
+from ._app import PROG, echo_stderr, emit_json, emit_json_text, safe
+from ._group import json_option
+from ._listing import emit_list_json, listed_skills
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -51,10 +53,9 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
       agent-skills list --preset agents --workspace ~/project
       agent-skills list --preset none --root ./skills --root ./more-skills --json
     """
-    infos = skills.list_skills()
-    _say_held_back(skills, {info.name for info in infos})
+    infos = listed_skills(skills)
     if as_json:
-        emit_json([info.to_dict() for info in infos])
+        emit_list_json(infos)
         return
     if not infos:
         count = len(skills.config.roots)
@@ -84,29 +85,6 @@ def list_command(skills: AgentSkills, as_json: bool) -> None:
     headers = ["NAME", *(["VERSION"] if versioned else []), "SCOPE", "SOURCE", "INVOCATION"]
     headers += ["SHADOWS", "DESCRIPTION"]
     print_out(*columns(headers, rows, width=terminal_width(), movable=4 if versioned else 3))
-
-
-def _say_held_back(skills: AgentSkills, served: set[str]) -> None:
-    """Say on stderr how many skills a trust store, ``--disable`` or ``--only`` kept out of the
-    list (skills found but not served under any copy), so a shorter list is never a mystery."""
-    held: dict[EntryStatus, set[str]] = {EntryStatus.UNTRUSTED: set(), EntryStatus.DISABLED: set()}
-    for entry in skills.report().entries:
-        if entry.status in held and entry.name is not None and entry.name not in served:
-            held[entry.status].add(entry.name)
-    untrusted, disabled = (
-        held[EntryStatus.UNTRUSTED],
-        held[EntryStatus.DISABLED] - held[EntryStatus.UNTRUSTED],
-    )
-    if not untrusted and not disabled:
-        return
-    parts = []
-    if untrusted:
-        parts.append(f"{len(untrusted)} not approved in the trust store (see `{PROG} trust`)")
-    if disabled:
-        parts.append(f"{len(disabled)} disabled (--disable, --only)")
-    total = len(untrusted) + len(disabled)
-    skill_word = "skill" if total == 1 else "skills"
-    warn("held_back", f"{total} {skill_word} not listed: {'; '.join(parts)}; see `{PROG} report`")
 
 
 @click.command("show")

@@ -34,7 +34,8 @@ from ..packages import (
     verify_lock,
     write_lock,
 )
-from ._app import PROG, CliErrorCode, echo_stderr, emit_json, fail, json_option, safe, warn
+from ._app import PROG, CliErrorCode, echo_stderr, emit_json, fail, safe, warn
+from ._group import json_option
 from ._roots import FILE_PATH, PATH, warnings_to_stderr, with_package_skills
 
 __all__ = [

@@ -18,7 +18,8 @@ from .._core import AgentSkills
 from .._diagnostics import EntryStatus
 from .._errors import SkillError
 from .._trust import TrustStore, digest_skill_dir
-from ._app import CliErrorCode, emit_json, fail, json_option, safe
+from ._app import CliErrorCode, emit_json, fail, safe
+from ._group import json_option
 from ._roots import FILE_PATH, PATH, trust_store, with_skills
 
 __all__ = ["trust_command"]

@@ -25,7 +25,8 @@ from ..validate import (
     find_manifest,
     validate_skill,
 )
-from ._app import emit_json, json_option, safe
+from ._app import emit_json, safe
+from ._group import json_option
 from ._roots import PATH
 
 __all__ = ["validate_command"]

@@ -25,7 +25,8 @@ from .._core import create_agent_skills
 from .._errors import StartupError
 from .._model import sort_key
 from .._presets import AUTO, CLIENT_LAYOUTS, client_skill_roots, preset_workspace
-from ._app import CONTEXT, emit_json, json_option, safe, warn
+from ._app import CONTEXT, emit_json, safe, warn
+from ._group import json_option
 from ._roots import DIR_PATH, expand_user, warnings_to_stderr
 from ._table import columns, fold, print_out, terminal_width
 
