@@ -1,8 +1,12 @@
-"""Pieces shared by the MCP tests: raw requests for the Skills extension, and common skills."""
+"""Pieces shared by the MCP tests: raw requests for the Skills extension, common skills, and a
+uvicorn server on a thread."""
 
 from __future__ import annotations
 
 import hashlib
+import socket
+import threading
+import time
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, Literal
@@ -68,3 +72,41 @@ async def error_of(call: Awaitable[Any]) -> tuple[int, str]:
 def digest(data: bytes) -> str:
     """The manifest digest of ``data`` (MCP Skills extension: ``sha256:<hex>``)."""
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+#: The headers of a raw streamable HTTP request.
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def free_port() -> int:
+    """A loopback TCP port that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Uvicorn:
+    """A uvicorn server of ``app`` on a thread, on a free loopback port; entering it returns
+    the port once the server has started (within ``wait`` seconds)."""
+
+    def __init__(self, app: Any, *, wait: float = 30.0, log_level: str = "critical") -> None:
+        import uvicorn
+
+        self.port = free_port()
+        self.wait = wait
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level=log_level)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> int:
+        self.thread.start()
+        deadline = time.monotonic() + self.wait
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise AssertionError("uvicorn did not start")
+            time.sleep(0.02)
+        return self.port
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(self.wait)

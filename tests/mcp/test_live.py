@@ -3,9 +3,9 @@ mode, ``--host`` and ``/healthz``. Every wait is bounded; changes are real file 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -22,7 +22,6 @@ pytest.importorskip("watchfiles")
 import anyio
 import httpx2 as httpx  # the HTTP client the mcp SDK itself uses
 import mcp_types as types
-import uvicorn
 from mcp import Client, StdioServerParameters
 from pydantic import ConfigDict
 
@@ -30,7 +29,7 @@ import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
 from conftest import make_skill
-from mcp_support import ListSkills, digest
+from mcp_support import HEADERS, ListSkills, Uvicorn, digest, free_port
 
 # Real servers over stdio and HTTP, each in its own process.
 pytestmark = [pytest.mark.slow, pytest.mark.live]
@@ -213,33 +212,11 @@ def test_serve_watch_over_stdio_notifies_the_official_client(tmp_path: Path) -> 
 # -- HTTP (SPEC §24.4) ----------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class _Uvicorn:
-    """A uvicorn server on a thread, on a free loopback port."""
-
-    def __init__(self, app: Any) -> None:
-        self.port = _free_port()
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> str:
-        self.thread.start()
-        deadline = time.monotonic() + WAIT
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise AssertionError("uvicorn did not start")
-            time.sleep(0.02)
-        return f"http://127.0.0.1:{self.port}"
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(WAIT)
+@contextlib.contextmanager
+def _uvicorn(app: Any) -> Iterator[str]:
+    """A uvicorn server of ``app`` on a thread; yields its base URL."""
+    with Uvicorn(app, wait=WAIT, log_level="warning") as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 _INIT = {
@@ -252,17 +229,16 @@ _INIT = {
         "clientInfo": {"name": "raw", "version": "1"},
     },
 }
-_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 def _open_session(http: httpx.Client, base: str) -> str:
-    response = http.post(f"{base}/mcp", json=_INIT, headers=_HEADERS)
+    response = http.post(f"{base}/mcp", json=_INIT, headers=HEADERS)
     assert response.status_code == 200, response.text
     session = response.headers["mcp-session-id"]
     http.post(
         f"{base}/mcp",
         json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-        headers={**_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
+        headers={**HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
     )
     return session
 
@@ -271,7 +247,7 @@ def _ping(http: httpx.Client, base: str, session: str) -> int:
     response = http.post(
         f"{base}/mcp",
         json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
-        headers={**_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
+        headers={**HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
     )
     return response.status_code
 
@@ -282,7 +258,7 @@ def skills(tmp_path: Path) -> Any:
 
 
 def test_healthz(skills: Any) -> None:
-    with _Uvicorn(SkillServer(skills).http_app()) as base:
+    with _uvicorn(SkillServer(skills).http_app()) as base:
         response = httpx.get(f"{base}/healthz")
         assert (response.status_code, response.json()) == (200, {"status": "ok", "skills": 1})
         assert httpx.post(f"{base}/healthz").status_code == 405
@@ -290,7 +266,7 @@ def test_healthz(skills: Any) -> None:
 
 def test_full_session_table_closes_the_oldest_idle_session(skills: Any) -> None:
     app = SkillServer(skills).http_app(max_sessions=2)
-    with _Uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
+    with _uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
         first = _open_session(http, base)
         second = _open_session(http, base)
         assert _ping(http, base, first) == 200  # now `second` is the one idle longest
@@ -301,7 +277,7 @@ def test_full_session_table_closes_the_oldest_idle_session(skills: Any) -> None:
 
 def test_idle_sessions_expire(skills: Any) -> None:
     app = SkillServer(skills).http_app(session_idle_timeout=0.3)
-    with _Uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
+    with _uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
         session = _open_session(http, base)
         deadline = time.monotonic() + WAIT
         while _ping(http, base, session) == 200:
@@ -322,8 +298,8 @@ def test_stateless_needs_no_session_and_sees_changes_on_the_next_request(
     root = _root(tmp_path)
     served = SkillServer(create_agent_skills([root]), list_changed=True)
     app = served.http_app(stateless=True, watch=True, debounce_ms=50)
-    with _Uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
-        response = http.post(f"{base}/mcp", json=_INIT, headers=_HEADERS)
+    with _uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
+        response = http.post(f"{base}/mcp", json=_INIT, headers=HEADERS)
         assert response.status_code == 200
         assert "mcp-session-id" not in response.headers
 
@@ -344,7 +320,7 @@ def test_stateless_needs_no_session_and_sees_changes_on_the_next_request(
 @pytest.fixture
 def served_http(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     root = _root(tmp_path)
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "agent_skills", "serve", "--http", "--host", "127.0.0.1"),
@@ -380,7 +356,7 @@ def test_cli_serves_http_with_host_and_healthz(
 
     _run(f"{base}/mcp", "auto", body)
     # Loopback binding keeps DNS rebinding protection: a foreign Host header is refused.
-    refused = httpx.post(f"{base}/mcp", json=_INIT, headers={**_HEADERS, "Host": "evil.example"})
+    refused = httpx.post(f"{base}/mcp", json=_INIT, headers={**HEADERS, "Host": "evil.example"})
     assert (refused.status_code, refused.text) == (421, "Invalid Host header")
 
 
@@ -397,8 +373,8 @@ def test_watch_without_watchfiles_fails_before_serving(
     monkeypatch.setitem(sys.modules, "watchfiles._rust_notify", None)
     hint = f"install it with: {sys.executable} -m pip install 'watchfiles>=0.21'"
     with pytest.raises(StartupError, match=re.escape(hint)):
-        run_http(create_agent_skills([root]), port=_free_port(), watch=True)
-    for args in (["--http", "--port", str(_free_port())], []):
+        run_http(create_agent_skills([root]), port=free_port(), watch=True)
+    for args in (["--http", "--port", str(free_port())], []):
         result = CliRunner().invoke(
             cli, ["serve", "--watch", *args, "--preset", "none", "--root", str(root)]
         )
@@ -422,7 +398,7 @@ def test_concurrent_openings_at_the_cap_close_idle_sessions_and_never_get_503(
     statuses: list[int] = []
     opened: list[str] = []
     lock = threading.Lock()
-    with _Uvicorn(app) as base:
+    with _uvicorn(app) as base:
         with httpx.Client(timeout=WAIT) as http:
             for _ in range(cap):  # the table full of idle sessions
                 opened.append(_open_session(http, base))
@@ -430,7 +406,7 @@ def test_concurrent_openings_at_the_cap_close_idle_sessions_and_never_get_503(
         def open_many(count: int) -> None:
             with httpx.Client(timeout=WAIT) as http:
                 for _ in range(count):
-                    response = http.post(f"{base}/mcp", json=_INIT, headers=_HEADERS)
+                    response = http.post(f"{base}/mcp", json=_INIT, headers=HEADERS)
                     with lock:
                         statuses.append(response.status_code)
                         if "mcp-session-id" in response.headers:

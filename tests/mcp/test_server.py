@@ -36,6 +36,7 @@ from mcp_support import (
     GetSkill,
     ListSkills,
     add_invocation_skills,
+    free_port,
 )
 
 # The server on the wire: subprocesses, the CLI, the MCP Inspector.
@@ -264,14 +265,8 @@ def test_cli_serve_over_stdio(tree: Path) -> None:
     _run(cli, "legacy", body)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_streamable_http(tree: Path) -> None:
-    port = _free_port()
+    port = free_port()
     params = _params(tree)
     proc = subprocess.Popen(
         [params.command, *params.args, "--http", "--port", str(port)],
