@@ -1,21 +1,30 @@
-"""Shared fixtures: one small builder for skill trees, and the location of the shared corpus."""
+"""Shared fixtures: one small builder for skill trees, the location of the shared corpus, the
+command line run in a folder with its own home, and git."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import shutil
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
 
 import agent_skills
 
+if TYPE_CHECKING:
+    from click.testing import Result
+
 #: The repository's top folder.
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
 
 
 def make_skill(
@@ -69,6 +78,37 @@ def symlink(link: Path, target: str | os.PathLike[str]) -> Path:
     link.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     return link
+
+
+def invoke_cli(
+    args: Sequence[str], *, cwd: Path, home: Path, env: Mapping[str, str] | None = None
+) -> Result:
+    """Run the CLI through click's runner in ``cwd``, with ``HOME`` set to ``home`` and ``env``
+    added; exceptions propagate. The working directory is restored afterwards."""
+    from click.testing import CliRunner
+
+    from agent_skills.cli import cli
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(
+            cli, list(args), env={"HOME": str(home), **(env or {})}, catch_exceptions=False
+        )
+    finally:
+        os.chdir(old)
+
+
+def git(*args: str, cwd: Path) -> str:
+    """Run git in ``cwd`` with a fixed author; return its stripped standard output."""
+    done = subprocess.run(
+        [GIT or "git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
 
 
 @pytest.fixture
