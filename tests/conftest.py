@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ CORPUS = SHARED / "corpus"
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 
 
 def make_skill(
@@ -78,6 +80,34 @@ def symlink(link: Path, target: str | os.PathLike[str]) -> Path:
     link.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     return link
+
+
+def ends_within(
+    fn: Callable[[], Any],
+    seconds: float,
+    *,
+    returned: type[BaseException] | tuple[type[BaseException], ...] = (),
+) -> Any:
+    """Run ``fn`` on a thread; return its value, or the exception of a ``returned`` type it
+    raised. Any other exception is raised again; a ``fn`` still running after ``seconds``
+    fails the test instead of hanging the suite."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = fn()
+        except returned as err:
+            out["value"] = err
+        except BaseException as exc:  # handed back to the test
+            out["error"] = exc
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still running after {seconds} s"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 def invoke_cli(
