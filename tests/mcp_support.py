@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import mcp_types as types
 from mcp import MCPError
+from pydantic import BaseModel, ConfigDict
 
 from conftest import make_skill
 
@@ -33,6 +34,25 @@ class GetSkill(types.Request[GetParams, Literal["skills/get"]]):
     """A raw ``skills/get`` request."""
 
     method: Literal["skills/get"] = "skills/get"
+
+
+class Raw(BaseModel):
+    """Any result, every field kept as sent (``model_dump()`` gives the JSON object back)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+async def list_all_skills(client: Any) -> list[dict[str, Any]]:
+    """Every ``skills/list`` entry ``client`` (an ``mcp.Client``) is given, all pages followed."""
+    entries: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
+        page = (await client.session.send_request(request, Raw)).model_dump()
+        entries.extend(page["skills"])
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return entries
 
 
 def add_invocation_skills(root: Path) -> None:

@@ -23,7 +23,6 @@ pytest.importorskip("mcp")
 import anyio
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
-from pydantic import BaseModel, ConfigDict
 
 import agent_skills
 from agent_skills import create_agent_skills
@@ -32,7 +31,7 @@ from agent_skills.mcp._publish import INDEX_SCHEMA, INDEX_URI
 from conftest import make_skill
 from mcp_support import GetParams as _GetParams
 from mcp_support import GetSkill as _GetSkill
-from mcp_support import ListSkills, add_invocation_skills, digest
+from mcp_support import Raw, add_invocation_skills, digest, list_all_skills
 
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
@@ -46,10 +45,6 @@ CHANGED = {
 
 # In-process, and over stdio: a real process (SDK client and server).
 TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
-
-
-class _Raw(BaseModel):
-    model_config = ConfigDict(extra="allow")
 
 
 def _serve(root: Path, transport: str, *extra: str) -> Any:
@@ -70,19 +65,6 @@ async def _index(client: Client) -> dict[str, Any]:
     value = json.loads(content.text)
     assert isinstance(value, dict)
     return value
-
-
-async def _listed(client: Client) -> list[dict[str, Any]]:
-    """Every ``skills/list`` entry, all pages followed."""
-    entries: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while True:
-        request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
-        page = (await client.session.send_request(request, _Raw)).model_dump()
-        entries.extend(page["skills"])
-        cursor = page.get("nextCursor")
-        if cursor is None:
-            return entries
 
 
 def index_names(index: dict[str, Any]) -> list[str]:
@@ -134,7 +116,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_index_names_what_skills_list_names(tree: Path, transport: str, mode: str) -> None:
     async def body(client: Client) -> None:
         index = await _index(client)
-        entries = await _listed(client)
+        entries = await list_all_skills(client)
         assert index == _expected_index(entries)
         names = ["alpha", "beta", "gamma"]
         assert index_names(index) == names
@@ -146,7 +128,7 @@ def test_the_index_names_what_skills_list_names(tree: Path, transport: str, mode
         listed = (await client.list_resources()).resources
         assert [str(r.uri) for r in listed] == [*(e["url"] for e in index["skills"]), INDEX_URI]
         with pytest.raises(MCPError) as caught:
-            await client.session.send_request(_GetSkill(params=_GetParams(uri=INDEX_URI)), _Raw)
+            await client.session.send_request(_GetSkill(params=_GetParams(uri=INDEX_URI)), Raw)
         assert caught.value.code == -32602
 
     _run(_serve(tree, transport), mode, body)
@@ -160,7 +142,7 @@ def test_the_index_is_one_document_over_many_pages(tmp_path: Path) -> None:
 
     async def body(client: Client) -> None:
         index = await _index(client)
-        entries = await _listed(client)
+        entries = await list_all_skills(client)
         assert len(entries) == PAGE_SIZE + 3
         assert index == _expected_index(entries)
         assert index_names(index) == names
@@ -281,7 +263,7 @@ def test_serve_watch_keeps_the_index_and_skills_list_in_step(tmp_path: Path) -> 
 
     async def same(client: Client) -> list[str]:
         index = await _index(client)
-        entries = await _listed(client)
+        entries = await list_all_skills(client)
         assert index == _expected_index(entries)
         return index_names(index)
 

@@ -28,7 +28,6 @@ pytest.importorskip("mcp")
 import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
-from pydantic import BaseModel, ConfigDict
 
 import agent_skills
 from agent_skills import AgentSkills, SkillError, create_agent_skills, resolve_config
@@ -50,6 +49,7 @@ from mcp_support import (
     GetParams,
     GetSkill,
     ListSkills,
+    Raw,
     add_invocation_skills,
     digest,
     error_of,
@@ -120,12 +120,6 @@ ALPHA_URIS = {
 }
 
 
-class _Raw(BaseModel):
-    """Any result, every field kept as sent (``model_dump()`` gives the JSON object back)."""
-
-    model_config = ConfigDict(extra="allow")
-
-
 def _build_tree(base: Path) -> Path:
     """alpha (published, with hidden, escaping and dangling entries), beta, gamma, Bad_Name."""
     root = base / "skills"
@@ -169,11 +163,11 @@ def _serve(root: Path, transport: str = "inprocess") -> Any:
 
 async def _list_page(client: Client, cursor: str | None = None) -> dict[str, Any]:
     request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
-    return (await client.session.send_request(request, _Raw)).model_dump()
+    return (await client.session.send_request(request, Raw)).model_dump()
 
 
 async def _get(client: Client, uri: str | None) -> dict[str, Any]:
-    result = await client.session.send_request(GetSkill(params=GetParams(uri=uri)), _Raw)
+    result = await client.session.send_request(GetSkill(params=GetParams(uri=uri)), Raw)
     return result.model_dump()
 
 

@@ -13,7 +13,6 @@ the same bytes (by their digests). A scripted agent, with no model behind it, go
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,15 +28,13 @@ pytest.importorskip(
 
 import agent_framework as maf
 import anyio
-import mcp_types as types
 from mcp import Client, StdioServerParameters
-from pydantic import BaseModel, ConfigDict
 
 import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer, build_server
 from conftest import make_skill
-from mcp_support import ListSkills
+from mcp_support import digest, list_all_skills
 
 # Constructing MCPSkillsSource warns that the feature is experimental.
 pytestmark = [pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]"), pytest.mark.slow]
@@ -52,10 +49,6 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 # In-process, and over stdio: a real process (SDK client and server).
 TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
-
-
-class _Raw(BaseModel):
-    model_config = ConfigDict(extra="allow")
 
 
 def _server(roots: Sequence[Path], transport: str) -> Any:
@@ -75,22 +68,6 @@ def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> N
     anyio.run(go)
 
 
-def _digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-async def _listed(client: Client) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while True:
-        request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
-        page = (await client.session.send_request(request, _Raw)).model_dump()
-        entries.extend(page["skills"])
-        cursor = page.get("nextCursor")
-        if cursor is None:
-            return entries
-
-
 async def _maf_skills(client: Client) -> list[Any]:
     source = maf.MCPSkillsSource(client=client)
     context = maf.SkillsSourceContext(agent=cast(Any, None))
@@ -107,7 +84,7 @@ async def _bytes_of(resource: Any) -> bytes:
 
 async def _check_every_file(client: Client) -> tuple[int, int]:
     """MAF's skills against ``skills/list``; returns (skills, files) checked."""
-    entries = await _listed(client)
+    entries = await list_all_skills(client)
     skills = await _maf_skills(client)
     assert [s.frontmatter.name for s in skills] == [e["frontmatter"]["name"] for e in entries]
     assert [s.frontmatter.description for s in skills] == [
@@ -117,7 +94,7 @@ async def _check_every_file(client: Client) -> tuple[int, int]:
     for skill, entry in zip(skills, entries, strict=True):
         manifest = {r["uri"]: r["digest"] for r in entry["resources"]}
         content = await skill.get_content()
-        assert _digest(content.encode("utf-8")) == manifest[entry["uri"]], entry["uri"]
+        assert digest(content.encode("utf-8")) == manifest[entry["uri"]], entry["uri"]
         base = entry["uri"].removesuffix("SKILL.md")
         for uri, expected in manifest.items():
             if uri == entry["uri"]:
@@ -125,7 +102,7 @@ async def _check_every_file(client: Client) -> tuple[int, int]:
             # MAF sends the name it is given as it is: the URI's own (encoded) spelling.
             resource = await skill.get_resource(uri.removeprefix(base))
             assert resource is not None, uri
-            assert _digest(await _bytes_of(resource)) == expected, uri
+            assert digest(await _bytes_of(resource)) == expected, uri
             files += 1
     return len(skills), files
 
