@@ -55,6 +55,20 @@ async def list_all_skills(client: Any) -> list[dict[str, Any]]:
             return entries
 
 
+def initialize_params() -> dict[str, Any]:
+    """The parameters of a raw ``initialize`` request (protocol revision 2025-06-18)."""
+    return {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    }
+
+
+def initialize_request(rid: int) -> dict[str, Any]:
+    """A raw JSON-RPC ``initialize`` request with the id ``rid``."""
+    return {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": initialize_params()}
+
+
 def add_invocation_skills(root: Path) -> None:
     """Add ``beta`` (users only), ``gamma`` (models only) and ``Bad_Name`` (not publishable)."""
     make_skill(

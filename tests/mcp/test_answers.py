@@ -26,7 +26,7 @@ import httpx2 as httpx  # the HTTP client the mcp SDK itself uses
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
 from conftest import make_skill
-from mcp_support import HEADERS, Uvicorn
+from mcp_support import HEADERS, Uvicorn, initialize_params
 
 pytestmark = [
     pytest.mark.slow,
@@ -209,11 +209,7 @@ class _Stdio:
             _request(
                 1,
                 "initialize",
-                {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "1"},
-                },
+                initialize_params(),
             )
         )
         assert "result" in self.receive()
@@ -267,11 +263,7 @@ def http_server(roots: list[Path]) -> Iterator[tuple[httpx.Client, str, dict[str
     server = SkillServer(create_agent_skills(roots))
     with Uvicorn(server.http_app(), wait=WAIT) as port, httpx.Client(timeout=WAIT) as http:
         url = f"http://127.0.0.1:{port}/mcp"
-        init = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        }
+        init = initialize_params()
         response = http.post(url, content=_request(1, "initialize", init), headers=HEADERS)
         assert response.status_code == 200
         headers = {

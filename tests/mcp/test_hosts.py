@@ -4,6 +4,7 @@ allowed names are the loopback names, the bind address and every ``--allow-host`
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from agent_skills import StartupError, create_agent_skills
 from agent_skills.mcp import SkillServer
 from agent_skills.mcp._http import allowed_hosts, refusal
 from conftest import make_skill
-from mcp_support import HEADERS, Uvicorn, free_port
+from mcp_support import HEADERS, Uvicorn, free_port, initialize_request
 
 WAIT = 30.0
 LOOPBACK = ["127.0.0.1", "localhost", "[::1]"]
@@ -95,10 +96,7 @@ def test_the_check_of_one_request(host: str | None, origin: str | None, answer: 
     assert (refused[0] if refused else None) == answer
 
 
-_INIT = (
-    b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": '
-    b'"2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}'
-)
+_INIT = json.dumps(initialize_request(1)).encode()
 
 
 @pytest.fixture(scope="module")

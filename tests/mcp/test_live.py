@@ -29,7 +29,7 @@ import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
 from conftest import make_skill
-from mcp_support import HEADERS, ListSkills, Uvicorn, digest, free_port
+from mcp_support import HEADERS, ListSkills, Uvicorn, digest, free_port, initialize_request
 
 # Real servers over stdio and HTTP, each in its own process.
 pytestmark = [pytest.mark.slow, pytest.mark.live]
@@ -219,16 +219,7 @@ def _uvicorn(app: Any) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
 
 
-_INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+_INIT = initialize_request(1)
 
 
 def _open_session(http: httpx.Client, base: str) -> str:

@@ -37,6 +37,7 @@ from mcp_support import (
     ListSkills,
     add_invocation_skills,
     free_port,
+    initialize_request,
 )
 
 # The server on the wire: subprocesses, the CLI, the MCP Inspector.
@@ -165,16 +166,7 @@ ALPHA_URIS = {
 
 
 def test_legacy_initialize_result_carries_extension_on_the_wire(tree: Path) -> None:
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
+    request = initialize_request(1)
     params = _params(tree)
     proc = subprocess.run(
         [params.command, *params.args],
@@ -192,16 +184,7 @@ def test_legacy_initialize_result_carries_extension_on_the_wire(tree: Path) -> N
 
 def test_every_request_written_before_stdin_closes_is_answered(tree: Path) -> None:
     """A client that writes its requests and closes stdin at once still gets every reply."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
+    initialize = initialize_request(0)
     requests = [
         initialize,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
