@@ -7,12 +7,13 @@ import hashlib
 import socket
 import threading
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
-from mcp import MCPError
+from mcp import Client, MCPError
 from pydantic import BaseModel, ConfigDict
 
 from conftest import make_skill
@@ -40,6 +41,17 @@ class Raw(BaseModel):
     """Any result, every field kept as sent (``model_dump()`` gives the JSON object back)."""
 
     model_config = ConfigDict(extra="allow")
+
+
+def run_client(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
+    """Connect an ``mcp.Client`` (``mode`` ``"legacy"`` or ``"auto"``, no cache) to ``server``
+    (a server object or stdio parameters) and run ``body`` with it."""
+
+    async def go() -> None:
+        async with Client(server, mode=mode, cache=None) as client:
+            await body(client)
+
+    anyio.run(go)
 
 
 async def list_all_skills(client: Any) -> list[dict[str, Any]]:

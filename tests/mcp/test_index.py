@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from agent_skills.mcp._publish import INDEX_SCHEMA, INDEX_URI
 from conftest import make_skill
 from mcp_support import GetParams as _GetParams
 from mcp_support import GetSkill as _GetSkill
-from mcp_support import Raw, add_invocation_skills, digest, list_all_skills
+from mcp_support import Raw, add_invocation_skills, digest, list_all_skills, run_client
 
 SRC = Path(agent_skills.__file__).resolve().parents[1]
 ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
@@ -88,14 +88,6 @@ def _expected_index(entries: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
-    async def go() -> None:
-        async with Client(server, mode=mode, cache=None) as client:
-            await body(client)
-
-    anyio.run(go)
-
-
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mcp-index") / "skills"
@@ -131,7 +123,7 @@ def test_the_index_names_what_skills_list_names(tree: Path, transport: str, mode
             await client.session.send_request(_GetSkill(params=_GetParams(uri=INDEX_URI)), Raw)
         assert caught.value.code == -32602
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 def test_the_index_is_one_document_over_many_pages(tmp_path: Path) -> None:
@@ -147,7 +139,7 @@ def test_the_index_is_one_document_over_many_pages(tmp_path: Path) -> None:
         assert index == _expected_index(entries)
         assert index_names(index) == names
 
-    _run(_serve(root, "inprocess"), "auto", body)
+    run_client(_serve(root, "inprocess"), "auto", body)
 
 
 def test_the_index_text_is_exact(tmp_path: Path) -> None:
@@ -169,7 +161,7 @@ def test_the_index_text_is_exact(tmp_path: Path) -> None:
         again = await client.read_resource("skill://index%2Ejson")
         assert again.contents == result.contents
 
-    _run(served.server, "legacy", body)
+    run_client(served.server, "legacy", body)
 
 
 # -- -32602 from resources/read carries the URI asked for ----------------------------------------
@@ -207,7 +199,7 @@ def test_every_invalid_params_of_resources_read_names_the_uri(tree: Path, transp
             await client.get_prompt("nope")
         assert (caught.value.code, caught.value.data) == (-32602, None)
 
-    _run(_serve(tree, transport), "legacy", body)
+    run_client(_serve(tree, transport), "legacy", body)
 
 
 def test_a_file_gone_since_it_was_hashed_is_not_found_with_its_uri(tmp_path: Path) -> None:
@@ -226,7 +218,7 @@ def test_a_file_gone_since_it_was_hashed_is_not_found_with_its_uri(tmp_path: Pat
             await client.read_resource("skill://gone/b.md")
         assert (caught.value.code, caught.value.data) == (-32603, None)
 
-    _run(served.server, "legacy", body)
+    run_client(served.server, "legacy", body)
 
 
 # -- kept current under --watch ------------------------------------------------------------------

@@ -16,7 +16,6 @@ import logging
 import os
 import shutil
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ import yaml
 
 pytest.importorskip("mcp")
 
-import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
@@ -53,6 +51,7 @@ from mcp_support import (
     add_invocation_skills,
     digest,
     error_of,
+    run_client,
 )
 
 # "auto" probes server/discover and settles on the 2026-07-28 revision; a pinned version would
@@ -142,14 +141,6 @@ def alpha_bytes(tree: Path) -> dict[str, bytes]:
     return {rel: (tree / "alpha" / rel).read_bytes() for rel in ALPHA_RELS}
 
 
-def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
-    async def go() -> None:
-        async with Client(server, mode=mode, cache=None) as client:
-            await body(client)
-
-    anyio.run(go)
-
-
 def _serve(root: Path, transport: str = "inprocess") -> Any:
     """The server of ``root``: a ``Server`` object in-process, or a stdio subprocess."""
     if transport == "inprocess":
@@ -211,7 +202,7 @@ def test_capabilities_on_both_eras(transport: str, tree: Path, mode: str) -> Non
             assert client.instructions is not None
             assert client.instructions.startswith("Agent Skills are served here")
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 # -- skills/list and skills/get -----------------------------------------------------------------
@@ -255,7 +246,7 @@ def test_skills_list_entry_and_manifest(
             "disable-model-invocation": True,
         }
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -286,7 +277,7 @@ def test_skills_get(transport: str, tree: Path, mode: str) -> None:
         code, _ = await error_of(_get(client, None))
         assert code == -32602
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -349,7 +340,7 @@ def test_skills_list_pagination_and_bad_cursors(transport: str, tmp_path: Path) 
         )
         assert [p.name for p in prompts.prompts + more.prompts + end.prompts] == names
 
-    _run(_serve(root, transport), MODERN, body)
+    run_client(_serve(root, transport), MODERN, body)
 
 
 # -- resources ----------------------------------------------------------------------------------
@@ -389,7 +380,7 @@ def test_resources_list(transport: str, tree: Path, alpha_bytes: dict[str, bytes
         assert listed.resources[-1].title == "Agent Skills discovery index"
         assert len(alpha_bytes["SKILL.md"]) == 144
 
-    _run(_serve(tree, transport), LEGACY, body)
+    run_client(_serve(tree, transport), LEGACY, body)
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -427,7 +418,7 @@ def test_resources_read_text_and_blob(
         same = await client.read_resource("skill://alpha/caf%c3%a9.md")
         assert same.contents[0].uri == "skill://alpha/caf%C3%A9.md"
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -467,7 +458,7 @@ def test_resources_read_refuses_unknown_and_malformed_uris(transport: str, tree:
         for uri, message in malformed.items():
             assert await error_of(client.read_resource(uri)) == (-32602, message.format(uri=uri))
 
-    _run(_serve(tree, transport), MODERN, body)
+    run_client(_serve(tree, transport), MODERN, body)
 
 
 def test_changed_files_are_refused(tmp_path: Path) -> None:
@@ -499,7 +490,7 @@ def test_changed_files_are_refused(tmp_path: Path) -> None:
             ["skill://changing/dir.md cannot be read", "not_a_file"],
         )
 
-    _run(server, LEGACY, body)
+    run_client(server, LEGACY, body)
 
 
 # -- publication rules --------------------------------------------------------------------------
@@ -618,7 +609,7 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
 
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="agent_skills"):
-        _run(build_server(skills), MODERN, body)
+        run_client(build_server(skills), MODERN, body)
 
 
 def test_truncated_listing_is_not_published(
@@ -761,7 +752,7 @@ def test_tools_list(transport: str, tree: Path) -> None:
         }
         assert tools[1].input_schema["required"] == ["name", "path"]
 
-    _run(_serve(tree, transport), LEGACY, body)
+    run_client(_serve(tree, transport), LEGACY, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -790,8 +781,8 @@ def test_tools_list_without_model_invocable_or_any_skills(transport: str, tmp_pa
         assert (await _list_page(client))["skills"] == []
         assert (await client.list_prompts()).prompts == []
 
-    _run(_serve(users, transport), MODERN, users_body)
-    _run(_serve(empty, transport), LEGACY, empty_body)
+    run_client(_serve(users, transport), MODERN, users_body)
+    run_client(_serve(empty, transport), LEGACY, empty_body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -820,7 +811,7 @@ def test_activate_skill(transport: str, tree: Path) -> None:
             failed = await client.call_tool("activate_skill", arguments)
             assert (failed.is_error, _text(failed)[: len(code)]) == (True, code)
 
-    _run(_serve(tree, transport), MODERN, body)
+    run_client(_serve(tree, transport), MODERN, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -882,7 +873,7 @@ def test_read_skill_resource(transport: str, tree: Path, tmp_path: Path) -> None
         typed = await read("alpha", 7)
         assert _text(typed) == "invalid_input: argument 'path' must be a str, got int"
 
-    _run(_serve(big_root, transport), LEGACY, body)
+    run_client(_serve(big_root, transport), LEGACY, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -893,7 +884,7 @@ def test_unknown_tool_is_invalid_params(transport: str, tree: Path) -> None:
             "unknown tool 'run_script'",
         )
 
-    _run(_serve(tree, transport), LEGACY, body)
+    run_client(_serve(tree, transport), LEGACY, body)
 
 
 # -- prompts ------------------------------------------------------------------------------------
@@ -918,7 +909,7 @@ def test_prompts(transport: str, tree: Path, mode: str) -> None:
         for name in ["gamma", "nope"]:
             assert await error_of(client.get_prompt(name)) == (-32602, f"unknown prompt {name!r}")
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -953,7 +944,7 @@ def test_resource_templates_list(transport: str, tree: Path, mode: str) -> None:
             "invalid cursor 'x'",
         )
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -982,7 +973,7 @@ def test_read_skill_resource_returns_images_as_image_content(
         text = await read("notes.txt")
         assert text == types.TextContent(text="hello\n")
 
-    _run(_serve(root, transport), MODERN, body)
+    run_client(_serve(root, transport), MODERN, body)
 
 
 class _BrokenServed(ServedSkill):
@@ -1028,7 +1019,7 @@ def test_a_failing_request_never_stops_the_server(tmp_path: Path, mode: str) -> 
             "read_skill_resource",
         ]
 
-    _run(server.server, mode, body)
+    run_client(server.server, mode, body)
 
 
 # -- the YAML subset of the official TypeScript skills client (SPEC §24.2) ----------------------
@@ -1103,7 +1094,7 @@ def test_frontmatter_outside_the_yaml_subset_is_not_published(
             "no skill is served at 'skill://anchors/SKILL.md'",
         )
 
-    _run(build_server(skills), MODERN, body)
+    run_client(build_server(skills), MODERN, body)
 
 
 def test_the_shared_tree_leaves_out_bad_name(tree: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,7 +34,7 @@ import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer, build_server
 from conftest import make_skill
-from mcp_support import digest, list_all_skills
+from mcp_support import digest, list_all_skills, run_client
 
 # Constructing MCPSkillsSource warns that the feature is experimental.
 pytestmark = [pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]"), pytest.mark.slow]
@@ -58,14 +58,6 @@ def _server(roots: Sequence[Path], transport: str) -> Any:
     for root in roots:
         args += ["--root", str(root)]
     return StdioServerParameters(command=sys.executable, args=args, env=ENV)
-
-
-def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
-    async def go() -> None:
-        async with Client(server, mode=mode, cache=None) as client:
-            await body(client)
-
-    anyio.run(go)
 
 
 async def _maf_skills(client: Client) -> list[Any]:
@@ -118,7 +110,7 @@ def test_maf_loads_every_example_skill_and_file(transport: str, mode: str) -> No
     async def body(client: Client) -> None:
         counted.append(await _check_every_file(client))
 
-    _run(_server([EXAMPLES], transport), mode, body)
+    run_client(_server([EXAMPLES], transport), mode, body)
     skills, files = counted[0]
     assert skills == len(expected) == 5
     assert files > skills
@@ -136,7 +128,7 @@ def test_maf_loads_every_corpus_skill_and_file() -> None:
     async def body(client: Client) -> None:
         counted.append(await _check_every_file(client))
 
-    _run(_server(roots, "stdio"), "auto", body)
+    run_client(_server(roots, "stdio"), "auto", body)
     skills, files = counted[0]
     assert skills == len(published) > 100
     assert files > skills
@@ -185,7 +177,7 @@ def test_maf_reads_by_name_and_misses_are_none(alpha: Path, transport: str, mode
         assert await read(".env") is None  # hidden: never served
         assert await read("../beta/SKILL.md") is None  # refused by MAF before asking
 
-    _run(_server([alpha], transport), mode, body)
+    run_client(_server([alpha], transport), mode, body)
 
 
 class _ScriptedModel(maf.FunctionInvocationLayer[Any], maf.BaseChatClient[Any]):  # type: ignore[misc]
