@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
+#: The folder the imported ``agent_skills`` package stands in.
+SRC = Path(agent_skills.__file__).resolve().parents[1]
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
@@ -80,6 +82,11 @@ def symlink(link: Path, target: str | os.PathLike[str]) -> Path:
     link.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     return link
+
+
+def src_on_path() -> dict[str, str]:
+    """``PYTHONPATH`` for a child process: ``SRC`` first, then the current ``PYTHONPATH``."""
+    return {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
 
 
 def ends_within(

@@ -24,17 +24,15 @@ import anyio
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 
-import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import PAGE_SIZE, SkillServer, build_server
 from agent_skills.mcp._publish import INDEX_SCHEMA, INDEX_URI
-from conftest import make_skill
+from conftest import make_skill, src_on_path
 from mcp_support import GetParams as _GetParams
 from mcp_support import GetSkill as _GetSkill
 from mcp_support import Raw, add_invocation_skills, digest, list_all_skills, run_client
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
-ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+ENV = src_on_path()
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
 CHANGED = {
     "notifications/resources/list_changed",

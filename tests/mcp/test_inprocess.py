@@ -27,7 +27,6 @@ pytest.importorskip("mcp")
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-import agent_skills
 from agent_skills import AgentSkills, SkillError, create_agent_skills, resolve_config
 from agent_skills._core import ServedSkill
 from agent_skills.mcp import (
@@ -42,7 +41,7 @@ from agent_skills.mcp import (
 from agent_skills.mcp._publish import INDEX_SCHEMA, _refuse
 from agent_skills.mcp._publish import Unpublishable as _Unpublishable
 from agent_skills.validate import check_manifest
-from conftest import make_skill, symlink
+from conftest import make_skill, src_on_path, symlink
 from mcp_support import (
     GetParams,
     GetSkill,
@@ -62,7 +61,6 @@ ERAS = [LEGACY, MODERN]
 # (``python -m agent_skills.mcp``), so what one asserts holds for the other.
 # The stdio transport starts the server as a process for each test.
 TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 CACHE_FIELDS = {"ttlMs": 0, "cacheScope": "private"}
 
 SECRET = b"never served\n"
@@ -148,7 +146,7 @@ def _serve(root: Path, transport: str = "inprocess") -> Any:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "agent_skills.mcp", "--preset", "none", "--root", str(root)],
-        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
+        env=src_on_path(),
     )
 
 

@@ -25,16 +25,14 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from pydantic import ConfigDict
 
-import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
-from conftest import make_skill
+from conftest import SRC, make_skill, src_on_path
 from mcp_support import HEADERS, ListSkills, Uvicorn, digest, free_port, initialize_request
 
 # Real servers over stdio and HTTP, each in its own process.
 pytestmark = [pytest.mark.slow, pytest.mark.live]
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
 CHANGED = {
     "notifications/resources/list_changed",
@@ -184,7 +182,7 @@ def test_serve_watch_over_stdio_notifies_the_official_client(tmp_path: Path) -> 
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "agent_skills", "serve", "--watch", "--preset", "none", "--root", str(root)],
-        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
+        env=src_on_path(),
     )
 
     async def body(client: Client, notes: _Notes) -> None:

@@ -13,7 +13,6 @@ the same bytes (by their digests). A scripted agent, with no model behind it, go
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,20 +29,18 @@ import agent_framework as maf
 import anyio
 from mcp import Client, StdioServerParameters
 
-import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer, build_server
-from conftest import make_skill
+from conftest import SRC, make_skill, src_on_path
 from mcp_support import digest, list_all_skills, run_client
 
 # Constructing MCPSkillsSource warns that the feature is experimental.
 pytestmark = [pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]"), pytest.mark.slow]
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 REPO = SRC.parent
 EXAMPLES = REPO / "examples" / "skills"
 CORPUS = REPO.parent / "shared" / "corpus"
-ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+ENV = src_on_path()
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 

@@ -27,10 +27,9 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from pydantic import TypeAdapter
 
-import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import EXTENSION_ID, PAGE_SIZE, build_server
-from conftest import CORPUS, REPO, make_skill, symlink
+from conftest import CORPUS, REPO, SRC, make_skill, src_on_path, symlink
 from mcp_support import (
     GetParams,
     GetSkill,
@@ -43,7 +42,6 @@ from mcp_support import (
 # The server on the wire: subprocesses, the CLI, the MCP Inspector.
 pytestmark = [pytest.mark.slow, pytest.mark.live]
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "skills"
 INSPECTOR_VERSION = "2.12.0"
 INSPECTOR_JS = (
@@ -127,7 +125,7 @@ def _params(*roots: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=args,
-        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
+        env=src_on_path(),
     )
 
 
