@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 import agent_skills
+from agent_skills import SkillError
 
 if TYPE_CHECKING:
     from click.testing import Result
@@ -82,6 +83,19 @@ def symlink(link: Path, target: str | os.PathLike[str]) -> Path:
     link.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     return link
+
+
+def skill_error(fn: Callable[..., object], *args: Any) -> SkillError:
+    """The SkillError ``fn(*args)`` must raise."""
+    with pytest.raises(SkillError) as info:
+        fn(*args)
+    return info.value
+
+
+def code_and_fields(call: Callable[[], object]) -> tuple[str, dict[str, Any]]:
+    """The ``(code, fields)`` of the SkillError ``call()`` must raise."""
+    error = skill_error(call)
+    return error.code.value, error.fields
 
 
 def src_on_path() -> dict[str, str]:
