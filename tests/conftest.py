@@ -98,6 +98,11 @@ def code_and_fields(call: Callable[[], object]) -> tuple[str, dict[str, Any]]:
     return error.code.value, error.fields
 
 
+def caught_code_and_fields(info: pytest.ExceptionInfo[SkillError]) -> tuple[str, dict[str, Any]]:
+    """The ``(code, fields)`` of a SkillError caught by ``pytest.raises``."""
+    return info.value.code.value, info.value.fields
+
+
 def src_on_path() -> dict[str, str]:
     """``PYTHONPATH`` for a child process: ``SRC`` first, then the current ``PYTHONPATH``."""
     return {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
