@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import socket
+import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 import mcp_types as types
-from mcp import Client, MCPError
+from mcp import Client, MCPError, StdioServerParameters
 from pydantic import BaseModel, ConfigDict
 
-from conftest import make_skill
+from conftest import make_skill, src_on_path
 
 
 class ListSkills(types.Request[types.PaginatedRequestParams, Literal["skills/list"]]):
@@ -41,6 +42,25 @@ class Raw(BaseModel):
     """Any result, every field kept as sent (``model_dump()`` gives the JSON object back)."""
 
     model_config = ConfigDict(extra="allow")
+
+
+def stdio_params(*roots: Path, extra: Sequence[str] = ()) -> StdioServerParameters:
+    """``python -m agent_skills.mcp`` with ``extra`` options, no preset, and ``roots``."""
+    args = ["-m", "agent_skills.mcp", *extra, "--preset", "none"]
+    for root in roots:
+        args += ["--root", str(root)]
+    return StdioServerParameters(command=sys.executable, args=args, env=src_on_path())
+
+
+def server_of(roots: Sequence[Path], transport: str, *extra: str) -> Any:
+    """The server of ``roots``: a ``Server`` object for ``"inprocess"``, else the stdio
+    parameters of a subprocess (given the ``extra`` options)."""
+    if transport == "inprocess":
+        from agent_skills import create_agent_skills
+        from agent_skills.mcp import build_server
+
+        return build_server(create_agent_skills(list(roots)))
+    return stdio_params(*roots, extra=extra)
 
 
 def run_client(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:

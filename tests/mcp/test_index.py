@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,17 +21,16 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError
 
 from agent_skills import create_agent_skills
-from agent_skills.mcp import PAGE_SIZE, SkillServer, build_server
+from agent_skills.mcp import PAGE_SIZE, SkillServer
 from agent_skills.mcp._publish import INDEX_SCHEMA, INDEX_URI
-from conftest import make_skill, src_on_path
+from conftest import make_skill
 from mcp_support import GetParams as _GetParams
 from mcp_support import GetSkill as _GetSkill
-from mcp_support import Raw, add_invocation_skills, digest, list_all_skills, run_client
+from mcp_support import Raw, add_invocation_skills, digest, list_all_skills, run_client, server_of
 
-ENV = src_on_path()
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
 CHANGED = {
     "notifications/resources/list_changed",
@@ -46,13 +44,7 @@ TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest
 
 
 def _serve(root: Path, transport: str, *extra: str) -> Any:
-    if transport == "inprocess":
-        return build_server(create_agent_skills([root]))
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "agent_skills.mcp", *extra, "--preset", "none", "--root", str(root)],
-        env=ENV,
-    )
+    return server_of([root], transport, *extra)
 
 
 async def _index(client: Client) -> dict[str, Any]:

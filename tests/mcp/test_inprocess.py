@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ import yaml
 pytest.importorskip("mcp")
 
 import mcp_types as types
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from agent_skills import AgentSkills, SkillError, create_agent_skills, resolve_config
 from agent_skills._core import ServedSkill
@@ -41,7 +40,7 @@ from agent_skills.mcp import (
 from agent_skills.mcp._publish import INDEX_SCHEMA, _refuse
 from agent_skills.mcp._publish import Unpublishable as _Unpublishable
 from agent_skills.validate import check_manifest
-from conftest import make_skill, src_on_path, symlink
+from conftest import make_skill, symlink
 from mcp_support import (
     GetParams,
     GetSkill,
@@ -51,6 +50,7 @@ from mcp_support import (
     digest,
     error_of,
     run_client,
+    server_of,
 )
 
 # "auto" probes server/discover and settles on the 2026-07-28 revision; a pinned version would
@@ -141,13 +141,7 @@ def alpha_bytes(tree: Path) -> dict[str, bytes]:
 
 def _serve(root: Path, transport: str = "inprocess") -> Any:
     """The server of ``root``: a ``Server`` object in-process, or a stdio subprocess."""
-    if transport == "inprocess":
-        return build_server(create_agent_skills([root]))
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "agent_skills.mcp", "--preset", "none", "--root", str(root)],
-        env=src_on_path(),
-    )
+    return server_of([root], transport)
 
 
 async def _list_page(client: Client, cursor: str | None = None) -> dict[str, Any]:

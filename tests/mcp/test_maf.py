@@ -13,8 +13,6 @@ the same bytes (by their digests). A scripted agent, with no model behind it, go
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -27,12 +25,13 @@ pytest.importorskip(
 
 import agent_framework as maf
 import anyio
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from agent_skills import create_agent_skills
-from agent_skills.mcp import SkillServer, build_server
-from conftest import SRC, make_skill, src_on_path
+from agent_skills.mcp import SkillServer
+from conftest import SRC, make_skill
 from mcp_support import digest, list_all_skills, run_client
+from mcp_support import server_of as _server
 
 # Constructing MCPSkillsSource warns that the feature is experimental.
 pytestmark = [pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]"), pytest.mark.slow]
@@ -40,21 +39,11 @@ pytestmark = [pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]"), pytest.mark.
 REPO = SRC.parent
 EXAMPLES = REPO / "examples" / "skills"
 CORPUS = REPO.parent / "shared" / "corpus"
-ENV = src_on_path()
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 
 # In-process, and over stdio: a real process (SDK client and server).
 TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
-
-
-def _server(roots: Sequence[Path], transport: str) -> Any:
-    if transport == "inprocess":
-        return build_server(create_agent_skills(list(roots)))
-    args = ["-m", "agent_skills.mcp", "--preset", "none"]
-    for root in roots:
-        args += ["--root", str(root)]
-    return StdioServerParameters(command=sys.executable, args=args, env=ENV)
 
 
 async def _maf_skills(client: Client) -> list[Any]:

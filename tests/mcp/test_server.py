@@ -29,7 +29,7 @@ from pydantic import TypeAdapter
 
 from agent_skills import create_agent_skills
 from agent_skills.mcp import EXTENSION_ID, PAGE_SIZE, build_server
-from conftest import CORPUS, REPO, SRC, make_skill, src_on_path, symlink
+from conftest import CORPUS, REPO, SRC, make_skill, symlink
 from mcp_support import (
     GetParams,
     GetSkill,
@@ -37,6 +37,9 @@ from mcp_support import (
     add_invocation_skills,
     free_port,
     initialize_request,
+)
+from mcp_support import (
+    stdio_params as _params,
 )
 
 # The server on the wire: subprocesses, the CLI, the MCP Inspector.
@@ -116,17 +119,6 @@ def _build_tree(base: Path) -> Path:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _build_tree(tmp_path_factory.mktemp("mcp"))
-
-
-def _params(*roots: Path) -> StdioServerParameters:
-    args = ["-m", "agent_skills.mcp", "--preset", "none"]
-    for root in roots:
-        args += ["--root", str(root)]
-    return StdioServerParameters(
-        command=sys.executable,
-        args=args,
-        env=src_on_path(),
-    )
 
 
 def _run(
