@@ -44,6 +44,49 @@ class Raw(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+#: The notifications a server sends when its skills change (SPEC §23.2).
+CHANGED = {
+    "notifications/resources/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/tools/list_changed",
+}
+
+
+class Notes:
+    """The methods of the notifications a client receives (its ``message_handler``);
+    ``got_all`` is set once every method of ``CHANGED`` came."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+        self.got_all = anyio.Event()
+
+    def reset(self) -> None:
+        self.methods.clear()
+        self.got_all = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            return
+        method = getattr(message, "method", None)
+        if method is not None:
+            self.methods.append(method)
+        if set(self.methods) >= CHANGED:
+            self.got_all.set()
+
+
+async def write_until_notified(path: Path, notes: Notes, wait: float) -> None:
+    """Write new text to ``path`` until ``notes`` got every change notification; fail after
+    ``wait`` seconds. A watcher starts with its server, so a first write may land before it
+    watches."""
+    with anyio.fail_after(wait):
+        version = 0
+        while not notes.got_all.is_set():
+            version += 1
+            path.write_text(f"version {version}\n")
+            with anyio.move_on_after(2):
+                await notes.got_all.wait()
+
+
 def stdio_params(*roots: Path, extra: Sequence[str] = ()) -> StdioServerParameters:
     """``python -m agent_skills.mcp`` with ``extra`` options, no preset, and ``roots``."""
     args = ["-m", "agent_skills.mcp", *extra, "--preset", "none"]

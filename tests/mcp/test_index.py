@@ -29,14 +29,18 @@ from agent_skills.mcp._publish import INDEX_SCHEMA, INDEX_URI
 from conftest import make_skill
 from mcp_support import GetParams as _GetParams
 from mcp_support import GetSkill as _GetSkill
-from mcp_support import Raw, add_invocation_skills, digest, list_all_skills, run_client, server_of
+from mcp_support import (
+    Notes,
+    Raw,
+    add_invocation_skills,
+    digest,
+    list_all_skills,
+    run_client,
+    server_of,
+    write_until_notified,
+)
 
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
-CHANGED = {
-    "notifications/resources/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/tools/list_changed",
-}
 
 
 # In-process, and over stdio: a real process (SDK client and server).
@@ -214,25 +218,6 @@ def test_a_file_gone_since_it_was_hashed_is_not_found_with_its_uri(tmp_path: Pat
 # -- kept current under --watch ------------------------------------------------------------------
 
 
-class _Notes:
-    """The notifications a client receives; ``got_all`` once the three list_changed came."""
-
-    def __init__(self) -> None:
-        self.methods: list[str] = []
-        self.got_all = anyio.Event()
-
-    def reset(self) -> None:
-        self.methods.clear()
-        self.got_all = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        method = getattr(message, "method", None)
-        if method is not None:
-            self.methods.append(method)
-        if set(self.methods) >= CHANGED:
-            self.got_all.set()
-
-
 @pytest.mark.slow
 @pytest.mark.live
 def test_serve_watch_keeps_the_index_and_skills_list_in_step(tmp_path: Path) -> None:
@@ -241,7 +226,7 @@ def test_serve_watch_keeps_the_index_and_skills_list_in_step(tmp_path: Path) -> 
     make_skill(root, "alpha", files={"references/guide.md": "one\n"})
     staging = tmp_path / "staging"
     server = _serve(root, "stdio", "--watch")
-    notes = _Notes()
+    notes = Notes()
 
     async def same(client: Client) -> list[str]:
         index = await _index(client)
@@ -260,13 +245,7 @@ def test_serve_watch_keeps_the_index_and_skills_list_in_step(tmp_path: Path) -> 
             assert await same(client) == ["alpha"]
             # The watcher starts with the server: write until the first notification arrives.
             guide = root / "alpha" / "references" / "guide.md"
-            with anyio.fail_after(WAIT):
-                version = 0
-                while not notes.got_all.is_set():
-                    version += 1
-                    guide.write_text(f"version {version}\n")
-                    with anyio.move_on_after(2):
-                        await notes.got_all.wait()
+            await write_until_notified(guide, notes, WAIT)
             # Added.
             make_skill(staging, "beta")
             await changed(client, lambda: os.rename(staging / "beta", root / "beta"))

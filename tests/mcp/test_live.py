@@ -28,17 +28,21 @@ from pydantic import ConfigDict
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
 from conftest import SRC, make_skill, src_on_path
-from mcp_support import HEADERS, ListSkills, Uvicorn, digest, free_port, initialize_request
+from mcp_support import (
+    HEADERS,
+    ListSkills,
+    Notes,
+    Uvicorn,
+    digest,
+    free_port,
+    initialize_request,
+    write_until_notified,
+)
 
 # Real servers over stdio and HTTP, each in its own process.
 pytestmark = [pytest.mark.slow, pytest.mark.live]
 
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
-CHANGED = {
-    "notifications/resources/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/tools/list_changed",
-}
 
 
 def _root(tmp_path: Path) -> Path:
@@ -58,26 +62,9 @@ class _Raw(types.Result):
     model_config = ConfigDict(extra="allow")
 
 
-class _Notes:
-    """Collects the methods of the notifications a client receives."""
-
-    def __init__(self) -> None:
-        self.methods: list[str] = []
-        self.got_all = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        if isinstance(message, Exception):
-            return
-        method = getattr(message, "method", None)
-        if method is not None:
-            self.methods.append(method)
-        if set(self.methods) >= CHANGED:
-            self.got_all.set()
-
-
-def _run(server: Any, mode: str, body: Callable[[Client, _Notes], Awaitable[None]]) -> None:
+def _run(server: Any, mode: str, body: Callable[[Client, Notes], Awaitable[None]]) -> None:
     async def main() -> None:
-        notes = _Notes()
+        notes = Notes()
         async with Client(server, mode=mode, cache=None, message_handler=notes) as client:
             await body(client, notes)
 
@@ -90,13 +77,13 @@ def _run(server: Any, mode: str, body: Callable[[Client, _Notes], Awaitable[None
 def test_list_changed_declared_only_when_watching(tmp_path: Path) -> None:
     root = _root(tmp_path)
 
-    async def watched(client: Client, notes: _Notes) -> None:
+    async def watched(client: Client, notes: Notes) -> None:
         caps = client.server_capabilities
         assert caps.resources is not None and caps.resources.list_changed is True
         assert caps.prompts is not None and caps.prompts.list_changed is True
         assert caps.tools is not None and caps.tools.list_changed is True
 
-    async def plain(client: Client, notes: _Notes) -> None:
+    async def plain(client: Client, notes: Notes) -> None:
         caps = client.server_capabilities
         assert caps.resources is not None and not caps.resources.list_changed
         assert caps.tools is not None and not caps.tools.list_changed
@@ -111,7 +98,7 @@ def test_handshake_client_is_notified_and_sees_the_new_digest(tmp_path: Path) ->
     root = _root(tmp_path)
     served = SkillServer(create_agent_skills([root]), list_changed=True)
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         before = await _entries(client)
         uri = "skill://alpha/references/guide.md"
         old = {r["uri"]: r["digest"] for r in before["skill://alpha/SKILL.md"]["resources"]}
@@ -152,7 +139,7 @@ def test_modern_client_hears_changes_on_its_listen_stream(tmp_path: Path) -> Non
     root = _root(tmp_path)
     served = SkillServer(create_agent_skills([root]), list_changed=True)
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         assert client.protocol_version == "2026-07-28"
         watcher = served.watch(debounce_ms=50)
         kinds: set[str] = set()
@@ -185,7 +172,7 @@ def test_serve_watch_over_stdio_notifies_the_official_client(tmp_path: Path) -> 
         env=src_on_path(),
     )
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         assert client.server_capabilities.tools is not None
         assert client.server_capabilities.tools.list_changed is True
         uri = "skill://alpha/references/guide.md"
@@ -193,13 +180,7 @@ def test_serve_watch_over_stdio_notifies_the_official_client(tmp_path: Path) -> 
         # The watcher starts with the server; write until the first notification arrives, in
         # case the server had not finished starting when the first write landed.
         guide = root / "alpha" / "references" / "guide.md"
-        with anyio.fail_after(WAIT):
-            version = 0
-            while not notes.got_all.is_set():
-                version += 1
-                guide.write_text(f"version {version}\n")
-                with anyio.move_on_after(2):
-                    await notes.got_all.wait()
+        await write_until_notified(guide, notes, WAIT)
         entry = (await _entries(client))["skill://alpha/SKILL.md"]
         served = {r["uri"]: r["digest"] for r in entry["resources"]}
         assert served[uri] == digest(guide.read_bytes())
@@ -292,7 +273,7 @@ def test_stateless_needs_no_session_and_sees_changes_on_the_next_request(
         assert response.status_code == 200
         assert "mcp-session-id" not in response.headers
 
-        async def body(client: Client, notes: _Notes) -> None:
+        async def body(client: Client, notes: Notes) -> None:
             uri = "skill://alpha/references/guide.md"
             (root / "alpha" / "references" / "guide.md").write_text("three\n")
             with anyio.fail_after(WAIT):
@@ -340,7 +321,7 @@ def test_cli_serves_http_with_host_and_healthz(
     base, _ = served_http
     assert httpx.get(f"{base}/healthz").json() == {"status": "ok", "skills": 1}
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         assert sorted(await _entries(client)) == ["skill://alpha/SKILL.md"]
 
     _run(f"{base}/mcp", "auto", body)
