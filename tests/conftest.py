@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -101,6 +102,25 @@ def code_and_fields(call: Callable[[], object]) -> tuple[str, dict[str, Any]]:
 def caught_code_and_fields(info: pytest.ExceptionInfo[SkillError]) -> tuple[str, dict[str, Any]]:
     """The ``(code, fields)`` of a SkillError caught by ``pytest.raises``."""
     return info.value.code.value, info.value.fields
+
+
+def run_example(
+    script: Path, *args: str, cwd: Path, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """Run an example ``script`` with ``args`` in ``cwd`` (``env`` as its whole environment,
+    or this one); it must exit 0 with nothing on stderr. Returns its output lines."""
+    proc = subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    return proc.stdout.splitlines()
 
 
 def src_on_path() -> dict[str, str]:
