@@ -1,21 +1,36 @@
-"""Shared fixtures: one small builder for skill trees, and the location of the shared corpus."""
+"""Shared fixtures: one small builder for skill trees, the location of the shared corpus, the
+command line run in a folder with its own home, and git."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
 
 import agent_skills
+from agent_skills import SkillError
+
+if TYPE_CHECKING:
+    from click.testing import Result
 
 #: The repository's top folder.
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
+#: The folder the imported ``agent_skills`` package stands in.
+SRC = Path(agent_skills.__file__).resolve().parents[1]
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 
 
 def make_skill(
@@ -69,6 +84,107 @@ def symlink(link: Path, target: str | os.PathLike[str]) -> Path:
     link.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(target, link)
     return link
+
+
+def skill_error(fn: Callable[..., object], *args: Any) -> SkillError:
+    """The SkillError ``fn(*args)`` must raise."""
+    with pytest.raises(SkillError) as info:
+        fn(*args)
+    return info.value
+
+
+def code_and_fields(call: Callable[[], object]) -> tuple[str, dict[str, Any]]:
+    """The ``(code, fields)`` of the SkillError ``call()`` must raise."""
+    error = skill_error(call)
+    return error.code.value, error.fields
+
+
+def caught_code_and_fields(info: pytest.ExceptionInfo[SkillError]) -> tuple[str, dict[str, Any]]:
+    """The ``(code, fields)`` of a SkillError caught by ``pytest.raises``."""
+    return info.value.code.value, info.value.fields
+
+
+def run_example(
+    script: Path, *args: str, cwd: Path, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """Run an example ``script`` with ``args`` in ``cwd`` (``env`` as its whole environment,
+    or this one); it must exit 0 with nothing on stderr. Returns its output lines."""
+    proc = subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    return proc.stdout.splitlines()
+
+
+def src_on_path() -> dict[str, str]:
+    """``PYTHONPATH`` for a child process: ``SRC`` first, then the current ``PYTHONPATH``."""
+    return {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+
+
+def ends_within(
+    fn: Callable[[], Any],
+    seconds: float,
+    *,
+    returned: type[BaseException] | tuple[type[BaseException], ...] = (),
+) -> Any:
+    """Run ``fn`` on a thread; return its value, or the exception of a ``returned`` type it
+    raised. Any other exception is raised again; a ``fn`` still running after ``seconds``
+    fails the test instead of hanging the suite."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = fn()
+        except returned as err:
+            out["value"] = err
+        except BaseException as exc:  # handed back to the test
+            out["error"] = exc
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still running after {seconds} s"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def invoke_cli(
+    args: Sequence[str], *, cwd: Path, home: Path, env: Mapping[str, str] | None = None
+) -> Result:
+    """Run the CLI through click's runner in ``cwd``, with ``HOME`` set to ``home`` and ``env``
+    added; exceptions propagate. The working directory is restored afterwards."""
+    from click.testing import CliRunner
+
+    from agent_skills.cli import cli
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(
+            cli, list(args), env={"HOME": str(home), **(env or {})}, catch_exceptions=False
+        )
+    finally:
+        os.chdir(old)
+
+
+def git(*args: str, cwd: Path) -> str:
+    """Run git in ``cwd`` with a fixed author; return its stripped standard output."""
+    done = subprocess.run(
+        [GIT or "git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from agent_skills.agent import (
     SkillSession,
 )
 from agent_skills.catalog import render_available_skills_xml, render_skill_catalog
+from conftest import caught_code_and_fields as _err
 from conftest import make_skill, symlink
 
 INSTRUCTIONS = (
@@ -39,10 +40,6 @@ READ_DESCRIPTION = (
     "Read one file bundled with an activated skill, by the skill's name and the file's path "
     "relative to the skill directory (for example 'references/guide.md')."
 )
-
-
-def _err(exc: pytest.ExceptionInfo[SkillError]) -> tuple[str, dict[str, Any]]:
-    return exc.value.code.value, exc.value.fields
 
 
 @pytest.fixture

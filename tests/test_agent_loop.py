@@ -7,7 +7,6 @@ The script runs in a subprocess, from an unrelated working directory, on the ski
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,24 +14,14 @@ import pytest
 
 from agent_skills import create_agent_skills
 from agent_skills.agent import SkillSession
+from conftest import REPO, run_example
 
-REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "examples" / "agent_loop.py"
 SKILLS = REPO / "examples" / "skills"
 
 
 def _run(tmp_path: Path, *args: str) -> list[str]:
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-        check=False,
-    )
-    assert (proc.returncode, proc.stderr) == (0, "")
-    return proc.stdout.splitlines()
+    return run_example(SCRIPT, *args, cwd=tmp_path)
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,6 @@ import os
 import random
 import struct
 import tarfile
-import threading
 import tracemalloc
 import zipfile
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from agent_skills import _members as members
 from agent_skills import packages as pkg
 from agent_skills._archive import MAX_MEMBERS, read_index, read_member
 from agent_skills.cli import cli
+from conftest import ends_within
 
 MANIFEST = b"---\nname: hello\ndescription: Says hello.\n---\nBody.\n"
 HANG = 60.0
@@ -47,23 +47,7 @@ MEMORY = 64 * 1024 * 1024
 
 def _ends(fn: Callable[[], Any]) -> Any:
     """``fn()`` or the SkillError it raised, failing on a hang or any other exception."""
-    out: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            out["value"] = fn()
-        except SkillError as err:
-            out["value"] = err
-        except BaseException as exc:
-            out["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(HANG)
-    assert not worker.is_alive(), f"still running after {HANG} s"
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
+    return ends_within(fn, HANG, returned=SkillError)
 
 
 def _refusal(path: Path) -> tuple[str, int]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -28,11 +27,10 @@ from agent_skills._fs import read_capped, read_file_capped, read_limited, read_w
 from agent_skills._scan import ManifestLookup
 from agent_skills.cli import cli
 from agent_skills.validate import validate_skill
-from conftest import make_skill
+from conftest import ends_within, make_skill, needs_fifo
 
 HUGE = 8 * 1024**3  # 8 GiB, sparse
 MEMORY = 32 * 1024 * 1024  # what any of these reads may allocate at its peak
-needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 
 
 def _sparse(path: Path, size: int = HUGE) -> Path:
@@ -57,21 +55,7 @@ def _peak(fn: Callable[[], Any]) -> tuple[Any, int]:
 
 def _bounded(fn: Callable[[], Any], seconds: float = 10.0) -> Any:
     """Run ``fn`` on a thread; fail instead of hanging the suite (a FIFO read would block)."""
-    out: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            out["value"] = fn()
-        except BaseException as exc:
-            out["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), f"still blocked after {seconds} s"
-    if "error" in out:
-        raise out["error"]
-    return out.get("value")
+    return ends_within(fn, seconds)
 
 
 # -- the helper ------------------------------------------------------------------------------

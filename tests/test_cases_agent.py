@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import unescape
 
 import pytest
@@ -17,11 +16,8 @@ import pytest
 from agent_skills import AgentSkills, SkillError, clarvis_skill_roots, create_agent_skills
 from agent_skills.agent import SkillSession
 from agent_skills.catalog import render_available_skills_xml
+from conftest import caught_code_and_fields as _err
 from conftest import make_skill, symlink
-
-
-def _err(exc: pytest.ExceptionInfo[SkillError]) -> tuple[str, dict[str, Any]]:
-    return exc.value.code.value, exc.value.fields
 
 
 def _denied(session: SkillSession, path: str | os.PathLike[str]) -> None:

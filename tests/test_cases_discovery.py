@@ -20,6 +20,7 @@ from agent_skills import (
     create_agent_skills,
 )
 from conftest import make_skill, symlink
+from conftest import skill_error as err_of
 
 
 @pytest.fixture
@@ -37,12 +38,6 @@ def clarvis(env: dict[str, Path], **kw: Any) -> AgentSkills:
 
 def build(*roots: Path, **kw: Any) -> AgentSkills:
     return create_agent_skills(list(roots), **kw)
-
-
-def err_of(fn: Any, *args: Any) -> SkillError:
-    with pytest.raises(SkillError) as info:
-        fn(*args)
-    return info.value
 
 
 def loaded(skills: AgentSkills, name: str) -> SkillContent:

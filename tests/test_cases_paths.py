@@ -13,15 +13,10 @@ from typing import Any
 import pytest
 
 from agent_skills import AgentSkills, SkillError, _confine, _fs, create_agent_skills
+from conftest import code_and_fields as _err
 from conftest import make_skill, symlink
 
 SECRET = b"the outside secret"
-
-
-def _err(call: Callable[[], object]) -> tuple[str, dict[str, Any]]:
-    with pytest.raises(SkillError) as info:
-        call()
-    return info.value.code.value, info.value.fields
 
 
 def _opened(skills: AgentSkills, name: str, rel: str) -> bytes:

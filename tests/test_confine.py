@@ -7,7 +7,6 @@ import contextlib
 import errno
 import os
 import posixpath
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from agent_skills import (
     resolve_config,
     resolve_resource_path,
 )
+from conftest import code_and_fields as _err
 from conftest import make_skill, symlink
 
 SECRET = b"TOP-SECRET"
@@ -65,12 +65,6 @@ def tree(tmp_path: Path) -> Path:
 @pytest.fixture
 def skills(tree: Path) -> AgentSkills:
     return create_agent_skills([tree / "skills"])
-
-
-def _err(call: Callable[[], object]) -> tuple[str, dict[str, Any]]:
-    with pytest.raises(SkillError) as info:
-        call()
-    return info.value.code.value, info.value.fields
 
 
 def _all_three(skills: AgentSkills, name: Any, rel: Any) -> list[tuple[str, dict[str, Any]]]:

@@ -14,16 +14,11 @@ import pytest
 import agent_skills
 from agent_skills import AgentSkills, SkillConfig, SkillError, create_agent_skills
 from conftest import make_skill, symlink
+from conftest import skill_error as raises
 
 
 def build(*roots: Path, **kw: Any) -> AgentSkills:
     return create_agent_skills(list(roots), **kw)
-
-
-def raises(fn: Any, *args: Any) -> SkillError:
-    with pytest.raises(SkillError) as info:
-        fn(*args)
-    return info.value
 
 
 # -- §1 facade and §8 listing ----------------------------------------------------------------

@@ -23,12 +23,10 @@ from typing import Any
 
 import pytest
 
-import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.agent import SkillSession
-from conftest import make_skill
+from conftest import SRC, make_skill, src_on_path
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 PAGE = SRC.parent / "docs" / "agents.md"
 WAIT = 15.0  # seconds: the most a test waits for one event (the machine is shared)
 
@@ -144,7 +142,7 @@ def test_the_page_s_watch_loop_runs_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     script.write_text(blocks("watch"), encoding="utf-8")
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+        **src_on_path(),
         "PYTHONUNBUFFERED": "1",
     }
     proc = subprocess.Popen(

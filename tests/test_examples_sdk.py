@@ -9,33 +9,22 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import REPO, run_example
+
 # The examples run against the SDKs in subprocesses.
 pytestmark = [pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 
 
 def _run(tmp_path: Path, script: str, *args: str) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")}
-    proc = subprocess.run(
-        [sys.executable, str(EXAMPLES / script), *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-        check=False,
-    )
-    assert (proc.returncode, proc.stderr) == (0, "")
-    return proc.stdout.splitlines()
+    return run_example(EXAMPLES / script, *args, cwd=tmp_path, env=env)
 
 
 def test_anthropic_messages_example(tmp_path: Path) -> None:

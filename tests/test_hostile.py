@@ -21,16 +21,10 @@ from agent_skills import (
     create_agent_skills,
     resolve_config,
 )
+from conftest import code_and_fields as _err
 from conftest import make_skill, symlink
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="needs POSIX special files")
-
-
-def _err(call: object) -> tuple[str, dict[str, object]]:
-    assert callable(call)
-    with pytest.raises(SkillError) as info:
-        call()
-    return info.value.code.value, dict(info.value.fields)
 
 
 # -- special files (SPEC §20.4) -------------------------------------------------------------------

@@ -11,7 +11,6 @@ against a hang, through the library, the trust store, the lock and the CLI.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from agent_skills import packages as pkg
 from agent_skills._jsonfile import json_depth, read_json_file
 from agent_skills.cli import cli
 from agent_skills.validate import validate_skill
+from conftest import ends_within
 
 MIB = 1024 * 1024
 HANG = 60.0  # seconds: only a hang fails here; speed is benchmarks/linear.py's
@@ -31,23 +31,7 @@ HANG = 60.0  # seconds: only a hang fails here; speed is benchmarks/linear.py's
 
 def _ends(fn: Callable[[], Any]) -> Any:
     """``fn()`` (or the SkillError it raised), failing if it has not ended after ``HANG`` s."""
-    out: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            out["value"] = fn()
-        except SkillError as err:
-            out["value"] = err
-        except BaseException as exc:
-            out["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(HANG)
-    assert not worker.is_alive(), f"still running after {HANG} s"
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
+    return ends_within(fn, HANG, returned=SkillError)
 
 
 def _fill(unit: str, size: int) -> str:

@@ -19,9 +19,7 @@ import agent_skills
 from agent_skills import SkillError, create_agent_skills, resolve_config
 from agent_skills._placeholders import DEFAULT_MAX_RENDERED_CHARS, dialect_of, expand_skill_dir
 from agent_skills.agent import SkillSession
-from conftest import make_skill
-
-SRC = Path(agent_skills.__file__).resolve().parents[1]
+from conftest import make_skill, src_on_path
 
 BODY = (
     "Run `${SKILL_DIR}/scripts/run.sh`, or in Claude Code `${CLAUDE_SKILL_DIR}/scripts/run.sh`.\n"
@@ -184,7 +182,7 @@ def test_mcp_activate_skill_replaces_and_resources_read_does_not(roots: dict[str
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "agent_skills.mcp", "--preset", "none", "--root", str(roots["claude"])],
-        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
+        env=src_on_path(),
     )
     manifest = (roots["claude"] / "tool" / "SKILL.md").read_text()
 

@@ -19,28 +19,12 @@ from agent_skills._jsonfile import MAX_JSON_DEPTH, decode_json, json_depth, read
 from agent_skills._tools import tool_arguments
 from agent_skills.cli import cli
 from agent_skills.packages import read_lock
-from conftest import make_skill
-
-needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+from conftest import ends_within, make_skill, needs_fifo
 
 
 def _bounded(fn: Any, seconds: float = 5.0) -> Any:
     """Run ``fn`` on a thread and fail (instead of hanging the suite) if it takes longer."""
-    out: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            out["value"] = fn()
-        except BaseException as exc:  # handed back to the test
-            out["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), f"still blocked after {seconds} s"
-    if "error" in out:
-        raise out["error"]
-    return out.get("value")
+    return ends_within(fn, seconds)
 
 
 @needs_fifo

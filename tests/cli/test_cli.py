@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from agent_skills.cli import cli, main
+from agent_skills.cli import main
 from conftest import REPO, make_skill, symlink
 
 EXAMPLES = REPO / "examples" / "skills"
@@ -33,32 +33,6 @@ INFO_KEYS = [
     "category",
     "version",
 ]
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    h = tmp_path / "home"
-    h.mkdir()
-    return h
-
-
-@pytest.fixture
-def run(home: Path, tmp_path: Path) -> Any:
-    """Invoke the CLI with an isolated home directory and working directory."""
-    work = tmp_path / "work"
-    work.mkdir()
-
-    def invoke(*args: str) -> Result:
-        runner = CliRunner()
-        old = os.getcwd()
-        os.chdir(work)
-        try:
-            return runner.invoke(cli, list(args), env={"HOME": str(home)}, catch_exceptions=False)
-        finally:
-            os.chdir(old)
-
-    invoke.work = work  # type: ignore[attr-defined]
-    return invoke
 
 
 @pytest.fixture

@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_skills.cli import cli
-from conftest import REPO, make_skill
+from conftest import REPO, invoke_cli, make_skill
 from terminal_support import run_in_terminal
 
 # Where each client keeps skills (SPEC §21.1): home folders, then project folders.
@@ -60,14 +59,7 @@ def machine(tmp_path: Path) -> dict[str, Path]:
 
 
 def invoke(machine: dict[str, Path], *args: str, cwd: Path | None = None) -> Result:
-    old = os.getcwd()
-    os.chdir(cwd or machine["cwd"])
-    try:
-        return CliRunner().invoke(
-            cli, list(args), env={"HOME": str(machine["home"])}, catch_exceptions=False
-        )
-    finally:
-        os.chdir(old)
+    return invoke_cli(args, cwd=cwd or machine["cwd"], home=machine["home"])
 
 
 def expected_all() -> list[tuple[str, str, str]]:

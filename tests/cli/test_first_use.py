@@ -19,42 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from agent_skills import SkillError
-from agent_skills.cli import COMMANDS, cli
+from agent_skills.cli import COMMANDS
 from agent_skills.grants import HOST_ALIASES, HOSTS, SETTINGS_FILES, host_name
 from agent_skills.packages._sources import opened_source, parse_source
-from conftest import make_skill
+from conftest import git, make_skill, needs_git
 from terminal_support import run_in_terminal
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    h = tmp_path / "home"
-    h.mkdir()
-    return h
-
-
-@pytest.fixture
-def run(home: Path, tmp_path: Path) -> Any:
-    """Invoke the CLI with an isolated home directory and working directory."""
-    work = tmp_path / "work"
-    work.mkdir()
-
-    def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
-        old = os.getcwd()
-        os.chdir(work)
-        try:
-            return CliRunner().invoke(
-                cli, list(args), env={"HOME": str(home), **(env or {})}, catch_exceptions=False
-            )
-        finally:
-            os.chdir(old)
-
-    invoke.work = work  # type: ignore[attr-defined]
-    return invoke
-
 
 # --- a shadowed skill is ordinary precedence -------------------------------------------------
 
@@ -102,18 +73,6 @@ def test_a_shadowed_copy_is_shown_by_list_and_report(
 
 
 # --- git failures say what git said ------------------------------------------------------------
-
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
-
-
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(
-        [GIT or "git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture

@@ -21,25 +21,15 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import agent_skills
 from agent_skills.cli import main
-from conftest import make_skill
+from conftest import make_skill, src_on_path
+from mcp_support import initialize_request
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+ENV = {**os.environ, **src_on_path()}
 GONE_WITHIN = 2.0  # seconds from SIGINT to the process's exit
 START = 60.0  # seconds a server may take to start on this shared machine
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+INITIALIZE = initialize_request(0)
 
 
 @pytest.fixture

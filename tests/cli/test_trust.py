@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from agent_skills import TrustStore
-from agent_skills.cli import cli
-from conftest import make_skill
+from conftest import invoke_cli, make_skill
 
 
 @pytest.fixture
@@ -31,14 +30,7 @@ def env(tmp_path: Path) -> dict[str, Path]:
 @pytest.fixture
 def run(env: dict[str, Path]) -> Any:
     def invoke(*args: str) -> Result:
-        old = os.getcwd()
-        os.chdir(env["repo"])
-        try:
-            return CliRunner().invoke(
-                cli, list(args), env={"HOME": str(env["home"])}, catch_exceptions=False
-            )
-        finally:
-            os.chdir(old)
+        return invoke_cli(args, cwd=env["repo"], home=env["home"])
 
     return invoke
 

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from agent_skills._presets import CLIENT_LAYOUTS, client_skill_roots
-from agent_skills.cli import cli
 from agent_skills.cli import where as where_module
-from conftest import make_skill
+from conftest import invoke_cli, make_skill
 from terminal_support import run_in_terminal
 
 
@@ -39,14 +38,7 @@ def machine(tmp_path: Path) -> dict[str, Path]:
 
 
 def invoke(machine: dict[str, Path], *args: str) -> Result:
-    old = os.getcwd()
-    os.chdir(machine["ws"])
-    try:
-        return CliRunner().invoke(
-            cli, ["where", *args], env={"HOME": str(machine["home"])}, catch_exceptions=False
-        )
-    finally:
-        os.chdir(old)
+    return invoke_cli(["where", *args], cwd=machine["ws"], home=machine["home"])
 
 
 def test_where_json_on_a_temporary_home(

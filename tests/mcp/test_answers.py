@@ -13,8 +13,6 @@ import select
 import subprocess
 import sys
 import tarfile
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,11 +22,11 @@ import pytest
 pytest.importorskip("mcp")
 
 import httpx2 as httpx  # the HTTP client the mcp SDK itself uses
-import uvicorn
 
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
 from conftest import make_skill
+from mcp_support import HEADERS, Uvicorn, initialize_params
 
 pytestmark = [
     pytest.mark.slow,
@@ -211,11 +209,7 @@ class _Stdio:
             _request(
                 1,
                 "initialize",
-                {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "1"},
-                },
+                initialize_params(),
             )
         )
         assert "result" in self.receive()
@@ -253,33 +247,6 @@ def test_stdio_answers_every_request_and_then_ping(roots: list[Path]) -> None:
         server.close()
 
 
-class _Uvicorn:
-    def __init__(self, app: Any) -> None:
-        import socket
-
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = int(sock.getsockname()[1])
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="critical")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> str:
-        self.thread.start()
-        deadline = time.monotonic() + WAIT
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive()
-            time.sleep(0.02)
-        return f"http://127.0.0.1:{self.port}/mcp"
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(WAIT)
-
-
-_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
 def _answers(response: httpx.Response) -> list[dict[str, Any]]:
     """The JSON-RPC messages of one HTTP answer (a JSON body or an event stream)."""
     if response.headers.get("content-type", "").startswith("text/event-stream"):
@@ -294,16 +261,13 @@ def _answers(response: httpx.Response) -> list[dict[str, Any]]:
 @pytest.fixture
 def http_server(roots: list[Path]) -> Iterator[tuple[httpx.Client, str, dict[str, str]]]:
     server = SkillServer(create_agent_skills(roots))
-    with _Uvicorn(server.http_app()) as url, httpx.Client(timeout=WAIT) as http:
-        init = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        }
-        response = http.post(url, content=_request(1, "initialize", init), headers=_HEADERS)
+    with Uvicorn(server.http_app(), wait=WAIT) as port, httpx.Client(timeout=WAIT) as http:
+        url = f"http://127.0.0.1:{port}/mcp"
+        init = initialize_params()
+        response = http.post(url, content=_request(1, "initialize", init), headers=HEADERS)
         assert response.status_code == 200
         headers = {
-            **_HEADERS,
+            **HEADERS,
             "mcp-session-id": response.headers["mcp-session-id"],
             "mcp-protocol-version": "2025-06-18",
         }

@@ -4,12 +4,10 @@ allowed names are the loopback names, the bind address and every ``--allow-host`
 
 from __future__ import annotations
 
+import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,12 +17,12 @@ import pytest
 pytest.importorskip("mcp")
 
 import httpx2 as httpx  # the HTTP client the mcp SDK itself uses
-import uvicorn
 
 from agent_skills import StartupError, create_agent_skills
 from agent_skills.mcp import SkillServer
 from agent_skills.mcp._http import allowed_hosts, refusal
 from conftest import make_skill
+from mcp_support import HEADERS, Uvicorn, free_port, initialize_request
 
 WAIT = 30.0
 LOOPBACK = ["127.0.0.1", "localhost", "[::1]"]
@@ -98,33 +96,7 @@ def test_the_check_of_one_request(host: str | None, origin: str | None, answer: 
     assert (refused[0] if refused else None) == answer
 
 
-class _Uvicorn:
-    def __init__(self, app: Any) -> None:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = int(sock.getsockname()[1])
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="critical")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> int:
-        self.thread.start()
-        deadline = time.monotonic() + WAIT
-        while not self.server.started:
-            assert time.monotonic() < deadline and self.thread.is_alive()
-            time.sleep(0.02)
-        return self.port
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(WAIT)
-
-
-_INIT = (
-    b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": '
-    b'"2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}'
-)
-_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+_INIT = json.dumps(initialize_request(1)).encode()
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +107,7 @@ def skills(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _status(port: int, host_header: str, origin: str | None = None, path: str = "/mcp") -> int:
-    headers = {**_HEADERS, "Host": host_header}
+    headers = {**HEADERS, "Host": host_header}
     if origin is not None:
         headers["Origin"] = origin
     with httpx.Client(timeout=WAIT) as http:
@@ -152,7 +124,7 @@ def test_every_bind_address_refuses_a_foreign_host_and_origin(
     skills: Any, bind: str, path: str
 ) -> None:
     app = SkillServer(skills).http_app(host=bind)
-    with _Uvicorn(app) as port:
+    with Uvicorn(app, wait=WAIT) as port:
         ok = 200
         assert _status(port, f"127.0.0.1:{port}", path=path) == ok
         assert _status(port, f"localhost:{port}", f"http://localhost:{port}", path) == ok
@@ -169,7 +141,7 @@ def test_every_bind_address_refuses_a_foreign_host_and_origin(
 
 def test_allow_host_names_the_hosts_clients_use(skills: Any) -> None:
     app = SkillServer(skills).http_app(host="0.0.0.0", allow_hosts=["skills.internal"])
-    with _Uvicorn(app) as port:
+    with Uvicorn(app, wait=WAIT) as port:
         assert _status(port, f"skills.internal:{port}") == 200
         assert _status(port, "skills.internal", "https://skills.internal") == 200
         assert _status(port, f"skills.internal:{port}", f"http://skills.internal:{port}") == 200
@@ -184,9 +156,7 @@ def served(tmp_path: Path) -> Iterator[Any]:
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(*args: str) -> int:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
+        port = free_port()
         command = [sys.executable, "-m", "agent_skills", "serve", "--http", "--port", str(port)]
         proc = subprocess.Popen(
             [*command, *args, "--preset", "none", "--root", str(root)],
@@ -217,10 +187,10 @@ def test_the_command_line_keeps_the_checks_on_every_bind_address(served: Any) ->
     port = served("--host", "0.0.0.0", "--allow-host", "skills.internal")
     with httpx.Client(timeout=WAIT) as http:
         base = f"http://127.0.0.1:{port}"
-        assert http.post(f"{base}/mcp", content=_INIT, headers=_HEADERS).status_code == 200
-        evil = {**_HEADERS, "Host": f"evil.example:{port}"}
+        assert http.post(f"{base}/mcp", content=_INIT, headers=HEADERS).status_code == 200
+        evil = {**HEADERS, "Host": f"evil.example:{port}"}
         assert http.post(f"{base}/mcp", content=_INIT, headers=evil).status_code == 421
-        named = {**_HEADERS, "Host": f"skills.internal:{port}"}
+        named = {**HEADERS, "Host": f"skills.internal:{port}"}
         assert http.post(f"{base}/mcp", content=_INIT, headers=named).status_code == 200
 
 
@@ -265,7 +235,7 @@ def test_two_origin_headers_are_refused_over_the_wire(skills: Any) -> None:
     import http.client
 
     app = SkillServer(skills).http_app()
-    with _Uvicorn(app) as port:
+    with Uvicorn(app, wait=WAIT) as port:
         for origins, expected in (
             (["http://localhost"], 200),
             (["http://localhost", "http://evil.example"], 403),
@@ -276,7 +246,7 @@ def test_two_origin_headers_are_refused_over_the_wire(skills: Any) -> None:
             conn.putheader("Host", f"localhost:{port}")
             for origin in origins:
                 conn.putheader("Origin", origin)
-            for name, value in _HEADERS.items():
+            for name, value in HEADERS.items():
                 conn.putheader(name, value)
             conn.putheader("Content-Length", str(len(_INIT)))
             conn.endheaders(_INIT)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,44 +21,34 @@ pytest.importorskip("mcp")
 
 import anyio
 import mcp_types as types
-from mcp import Client, MCPError, StdioServerParameters
-from pydantic import BaseModel, ConfigDict
+from mcp import Client, MCPError
 
-import agent_skills
 from agent_skills import create_agent_skills
-from agent_skills.mcp import PAGE_SIZE, SkillServer, build_server
+from agent_skills.mcp import PAGE_SIZE, SkillServer
 from agent_skills.mcp._publish import INDEX_SCHEMA, INDEX_URI
 from conftest import make_skill
 from mcp_support import GetParams as _GetParams
 from mcp_support import GetSkill as _GetSkill
-from mcp_support import ListSkills, add_invocation_skills, digest
+from mcp_support import (
+    Notes,
+    Raw,
+    add_invocation_skills,
+    digest,
+    list_all_skills,
+    run_client,
+    server_of,
+    write_until_notified,
+)
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
-ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
-CHANGED = {
-    "notifications/resources/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/tools/list_changed",
-}
 
 
 # In-process, and over stdio: a real process (SDK client and server).
 TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
 
 
-class _Raw(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
 def _serve(root: Path, transport: str, *extra: str) -> Any:
-    if transport == "inprocess":
-        return build_server(create_agent_skills([root]))
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "agent_skills.mcp", *extra, "--preset", "none", "--root", str(root)],
-        env=ENV,
-    )
+    return server_of([root], transport, *extra)
 
 
 async def _index(client: Client) -> dict[str, Any]:
@@ -70,19 +59,6 @@ async def _index(client: Client) -> dict[str, Any]:
     value = json.loads(content.text)
     assert isinstance(value, dict)
     return value
-
-
-async def _listed(client: Client) -> list[dict[str, Any]]:
-    """Every ``skills/list`` entry, all pages followed."""
-    entries: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while True:
-        request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
-        page = (await client.session.send_request(request, _Raw)).model_dump()
-        entries.extend(page["skills"])
-        cursor = page.get("nextCursor")
-        if cursor is None:
-            return entries
 
 
 def index_names(index: dict[str, Any]) -> list[str]:
@@ -106,14 +82,6 @@ def _expected_index(entries: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
-    async def go() -> None:
-        async with Client(server, mode=mode, cache=None) as client:
-            await body(client)
-
-    anyio.run(go)
-
-
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mcp-index") / "skills"
@@ -134,7 +102,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_index_names_what_skills_list_names(tree: Path, transport: str, mode: str) -> None:
     async def body(client: Client) -> None:
         index = await _index(client)
-        entries = await _listed(client)
+        entries = await list_all_skills(client)
         assert index == _expected_index(entries)
         names = ["alpha", "beta", "gamma"]
         assert index_names(index) == names
@@ -146,10 +114,10 @@ def test_the_index_names_what_skills_list_names(tree: Path, transport: str, mode
         listed = (await client.list_resources()).resources
         assert [str(r.uri) for r in listed] == [*(e["url"] for e in index["skills"]), INDEX_URI]
         with pytest.raises(MCPError) as caught:
-            await client.session.send_request(_GetSkill(params=_GetParams(uri=INDEX_URI)), _Raw)
+            await client.session.send_request(_GetSkill(params=_GetParams(uri=INDEX_URI)), Raw)
         assert caught.value.code == -32602
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 def test_the_index_is_one_document_over_many_pages(tmp_path: Path) -> None:
@@ -160,12 +128,12 @@ def test_the_index_is_one_document_over_many_pages(tmp_path: Path) -> None:
 
     async def body(client: Client) -> None:
         index = await _index(client)
-        entries = await _listed(client)
+        entries = await list_all_skills(client)
         assert len(entries) == PAGE_SIZE + 3
         assert index == _expected_index(entries)
         assert index_names(index) == names
 
-    _run(_serve(root, "inprocess"), "auto", body)
+    run_client(_serve(root, "inprocess"), "auto", body)
 
 
 def test_the_index_text_is_exact(tmp_path: Path) -> None:
@@ -187,7 +155,7 @@ def test_the_index_text_is_exact(tmp_path: Path) -> None:
         again = await client.read_resource("skill://index%2Ejson")
         assert again.contents == result.contents
 
-    _run(served.server, "legacy", body)
+    run_client(served.server, "legacy", body)
 
 
 # -- -32602 from resources/read carries the URI asked for ----------------------------------------
@@ -225,7 +193,7 @@ def test_every_invalid_params_of_resources_read_names_the_uri(tree: Path, transp
             await client.get_prompt("nope")
         assert (caught.value.code, caught.value.data) == (-32602, None)
 
-    _run(_serve(tree, transport), "legacy", body)
+    run_client(_serve(tree, transport), "legacy", body)
 
 
 def test_a_file_gone_since_it_was_hashed_is_not_found_with_its_uri(tmp_path: Path) -> None:
@@ -244,29 +212,10 @@ def test_a_file_gone_since_it_was_hashed_is_not_found_with_its_uri(tmp_path: Pat
             await client.read_resource("skill://gone/b.md")
         assert (caught.value.code, caught.value.data) == (-32603, None)
 
-    _run(served.server, "legacy", body)
+    run_client(served.server, "legacy", body)
 
 
 # -- kept current under --watch ------------------------------------------------------------------
-
-
-class _Notes:
-    """The notifications a client receives; ``got_all`` once the three list_changed came."""
-
-    def __init__(self) -> None:
-        self.methods: list[str] = []
-        self.got_all = anyio.Event()
-
-    def reset(self) -> None:
-        self.methods.clear()
-        self.got_all = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        method = getattr(message, "method", None)
-        if method is not None:
-            self.methods.append(method)
-        if set(self.methods) >= CHANGED:
-            self.got_all.set()
 
 
 @pytest.mark.slow
@@ -277,11 +226,11 @@ def test_serve_watch_keeps_the_index_and_skills_list_in_step(tmp_path: Path) -> 
     make_skill(root, "alpha", files={"references/guide.md": "one\n"})
     staging = tmp_path / "staging"
     server = _serve(root, "stdio", "--watch")
-    notes = _Notes()
+    notes = Notes()
 
     async def same(client: Client) -> list[str]:
         index = await _index(client)
-        entries = await _listed(client)
+        entries = await list_all_skills(client)
         assert index == _expected_index(entries)
         return index_names(index)
 
@@ -296,13 +245,7 @@ def test_serve_watch_keeps_the_index_and_skills_list_in_step(tmp_path: Path) -> 
             assert await same(client) == ["alpha"]
             # The watcher starts with the server: write until the first notification arrives.
             guide = root / "alpha" / "references" / "guide.md"
-            with anyio.fail_after(WAIT):
-                version = 0
-                while not notes.got_all.is_set():
-                    version += 1
-                    guide.write_text(f"version {version}\n")
-                    with anyio.move_on_after(2):
-                        await notes.got_all.wait()
+            await write_until_notified(guide, notes, WAIT)
             # Added.
             make_skill(staging, "beta")
             await changed(client, lambda: os.rename(staging / "beta", root / "beta"))

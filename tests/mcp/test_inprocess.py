@@ -15,8 +15,6 @@ import json
 import logging
 import os
 import shutil
-import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +23,9 @@ import yaml
 
 pytest.importorskip("mcp")
 
-import anyio
 import mcp_types as types
-from mcp import Client, StdioServerParameters
-from pydantic import BaseModel, ConfigDict
+from mcp import Client
 
-import agent_skills
 from agent_skills import AgentSkills, SkillError, create_agent_skills, resolve_config
 from agent_skills._core import ServedSkill
 from agent_skills.mcp import (
@@ -50,9 +45,12 @@ from mcp_support import (
     GetParams,
     GetSkill,
     ListSkills,
+    Raw,
     add_invocation_skills,
     digest,
     error_of,
+    run_client,
+    server_of,
 )
 
 # "auto" probes server/discover and settles on the 2026-07-28 revision; a pinned version would
@@ -63,7 +61,6 @@ ERAS = [LEGACY, MODERN]
 # (``python -m agent_skills.mcp``), so what one asserts holds for the other.
 # The stdio transport starts the server as a process for each test.
 TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 CACHE_FIELDS = {"ttlMs": 0, "cacheScope": "private"}
 
 SECRET = b"never served\n"
@@ -120,12 +117,6 @@ ALPHA_URIS = {
 }
 
 
-class _Raw(BaseModel):
-    """Any result, every field kept as sent (``model_dump()`` gives the JSON object back)."""
-
-    model_config = ConfigDict(extra="allow")
-
-
 def _build_tree(base: Path) -> Path:
     """alpha (published, with hidden, escaping and dangling entries), beta, gamma, Bad_Name."""
     root = base / "skills"
@@ -148,32 +139,18 @@ def alpha_bytes(tree: Path) -> dict[str, bytes]:
     return {rel: (tree / "alpha" / rel).read_bytes() for rel in ALPHA_RELS}
 
 
-def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
-    async def go() -> None:
-        async with Client(server, mode=mode, cache=None) as client:
-            await body(client)
-
-    anyio.run(go)
-
-
 def _serve(root: Path, transport: str = "inprocess") -> Any:
     """The server of ``root``: a ``Server`` object in-process, or a stdio subprocess."""
-    if transport == "inprocess":
-        return build_server(create_agent_skills([root]))
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "agent_skills.mcp", "--preset", "none", "--root", str(root)],
-        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
-    )
+    return server_of([root], transport)
 
 
 async def _list_page(client: Client, cursor: str | None = None) -> dict[str, Any]:
     request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
-    return (await client.session.send_request(request, _Raw)).model_dump()
+    return (await client.session.send_request(request, Raw)).model_dump()
 
 
 async def _get(client: Client, uri: str | None) -> dict[str, Any]:
-    result = await client.session.send_request(GetSkill(params=GetParams(uri=uri)), _Raw)
+    result = await client.session.send_request(GetSkill(params=GetParams(uri=uri)), Raw)
     return result.model_dump()
 
 
@@ -217,7 +194,7 @@ def test_capabilities_on_both_eras(transport: str, tree: Path, mode: str) -> Non
             assert client.instructions is not None
             assert client.instructions.startswith("Agent Skills are served here")
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 # -- skills/list and skills/get -----------------------------------------------------------------
@@ -261,7 +238,7 @@ def test_skills_list_entry_and_manifest(
             "disable-model-invocation": True,
         }
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -292,7 +269,7 @@ def test_skills_get(transport: str, tree: Path, mode: str) -> None:
         code, _ = await error_of(_get(client, None))
         assert code == -32602
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -355,7 +332,7 @@ def test_skills_list_pagination_and_bad_cursors(transport: str, tmp_path: Path) 
         )
         assert [p.name for p in prompts.prompts + more.prompts + end.prompts] == names
 
-    _run(_serve(root, transport), MODERN, body)
+    run_client(_serve(root, transport), MODERN, body)
 
 
 # -- resources ----------------------------------------------------------------------------------
@@ -395,7 +372,7 @@ def test_resources_list(transport: str, tree: Path, alpha_bytes: dict[str, bytes
         assert listed.resources[-1].title == "Agent Skills discovery index"
         assert len(alpha_bytes["SKILL.md"]) == 144
 
-    _run(_serve(tree, transport), LEGACY, body)
+    run_client(_serve(tree, transport), LEGACY, body)
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -433,7 +410,7 @@ def test_resources_read_text_and_blob(
         same = await client.read_resource("skill://alpha/caf%c3%a9.md")
         assert same.contents[0].uri == "skill://alpha/caf%C3%A9.md"
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -473,7 +450,7 @@ def test_resources_read_refuses_unknown_and_malformed_uris(transport: str, tree:
         for uri, message in malformed.items():
             assert await error_of(client.read_resource(uri)) == (-32602, message.format(uri=uri))
 
-    _run(_serve(tree, transport), MODERN, body)
+    run_client(_serve(tree, transport), MODERN, body)
 
 
 def test_changed_files_are_refused(tmp_path: Path) -> None:
@@ -505,7 +482,7 @@ def test_changed_files_are_refused(tmp_path: Path) -> None:
             ["skill://changing/dir.md cannot be read", "not_a_file"],
         )
 
-    _run(server, LEGACY, body)
+    run_client(server, LEGACY, body)
 
 
 # -- publication rules --------------------------------------------------------------------------
@@ -624,7 +601,7 @@ def test_publication_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> 
 
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="agent_skills"):
-        _run(build_server(skills), MODERN, body)
+        run_client(build_server(skills), MODERN, body)
 
 
 def test_truncated_listing_is_not_published(
@@ -767,7 +744,7 @@ def test_tools_list(transport: str, tree: Path) -> None:
         }
         assert tools[1].input_schema["required"] == ["name", "path"]
 
-    _run(_serve(tree, transport), LEGACY, body)
+    run_client(_serve(tree, transport), LEGACY, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -796,8 +773,8 @@ def test_tools_list_without_model_invocable_or_any_skills(transport: str, tmp_pa
         assert (await _list_page(client))["skills"] == []
         assert (await client.list_prompts()).prompts == []
 
-    _run(_serve(users, transport), MODERN, users_body)
-    _run(_serve(empty, transport), LEGACY, empty_body)
+    run_client(_serve(users, transport), MODERN, users_body)
+    run_client(_serve(empty, transport), LEGACY, empty_body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -826,7 +803,7 @@ def test_activate_skill(transport: str, tree: Path) -> None:
             failed = await client.call_tool("activate_skill", arguments)
             assert (failed.is_error, _text(failed)[: len(code)]) == (True, code)
 
-    _run(_serve(tree, transport), MODERN, body)
+    run_client(_serve(tree, transport), MODERN, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -888,7 +865,7 @@ def test_read_skill_resource(transport: str, tree: Path, tmp_path: Path) -> None
         typed = await read("alpha", 7)
         assert _text(typed) == "invalid_input: argument 'path' must be a str, got int"
 
-    _run(_serve(big_root, transport), LEGACY, body)
+    run_client(_serve(big_root, transport), LEGACY, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -899,7 +876,7 @@ def test_unknown_tool_is_invalid_params(transport: str, tree: Path) -> None:
             "unknown tool 'run_script'",
         )
 
-    _run(_serve(tree, transport), LEGACY, body)
+    run_client(_serve(tree, transport), LEGACY, body)
 
 
 # -- prompts ------------------------------------------------------------------------------------
@@ -924,7 +901,7 @@ def test_prompts(transport: str, tree: Path, mode: str) -> None:
         for name in ["gamma", "nope"]:
             assert await error_of(client.get_prompt(name)) == (-32602, f"unknown prompt {name!r}")
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 # -- main ---------------------------------------------------------------------------------------
@@ -959,7 +936,7 @@ def test_resource_templates_list(transport: str, tree: Path, mode: str) -> None:
             "invalid cursor 'x'",
         )
 
-    _run(_serve(tree, transport), mode, body)
+    run_client(_serve(tree, transport), mode, body)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -988,7 +965,7 @@ def test_read_skill_resource_returns_images_as_image_content(
         text = await read("notes.txt")
         assert text == types.TextContent(text="hello\n")
 
-    _run(_serve(root, transport), MODERN, body)
+    run_client(_serve(root, transport), MODERN, body)
 
 
 class _BrokenServed(ServedSkill):
@@ -1034,7 +1011,7 @@ def test_a_failing_request_never_stops_the_server(tmp_path: Path, mode: str) -> 
             "read_skill_resource",
         ]
 
-    _run(server.server, mode, body)
+    run_client(server.server, mode, body)
 
 
 # -- the YAML subset of the official TypeScript skills client (SPEC §24.2) ----------------------
@@ -1109,7 +1086,7 @@ def test_frontmatter_outside_the_yaml_subset_is_not_published(
             "no skill is served at 'skill://anchors/SKILL.md'",
         )
 
-    _run(build_server(skills), MODERN, body)
+    run_client(build_server(skills), MODERN, body)
 
 
 def test_the_shared_tree_leaves_out_bad_name(tree: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -3,9 +3,9 @@ mode, ``--host`` and ``/healthz``. Every wait is bounded; changes are real file 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -22,26 +22,27 @@ pytest.importorskip("watchfiles")
 import anyio
 import httpx2 as httpx  # the HTTP client the mcp SDK itself uses
 import mcp_types as types
-import uvicorn
 from mcp import Client, StdioServerParameters
 from pydantic import ConfigDict
 
-import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import SkillServer
-from conftest import make_skill
-from mcp_support import ListSkills, digest
+from conftest import SRC, make_skill, src_on_path
+from mcp_support import (
+    HEADERS,
+    ListSkills,
+    Notes,
+    Uvicorn,
+    digest,
+    free_port,
+    initialize_request,
+    write_until_notified,
+)
 
 # Real servers over stdio and HTTP, each in its own process.
 pytestmark = [pytest.mark.slow, pytest.mark.live]
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 WAIT = 20.0  # seconds: the most a test waits for one event on this shared machine
-CHANGED = {
-    "notifications/resources/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/tools/list_changed",
-}
 
 
 def _root(tmp_path: Path) -> Path:
@@ -61,26 +62,9 @@ class _Raw(types.Result):
     model_config = ConfigDict(extra="allow")
 
 
-class _Notes:
-    """Collects the methods of the notifications a client receives."""
-
-    def __init__(self) -> None:
-        self.methods: list[str] = []
-        self.got_all = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        if isinstance(message, Exception):
-            return
-        method = getattr(message, "method", None)
-        if method is not None:
-            self.methods.append(method)
-        if set(self.methods) >= CHANGED:
-            self.got_all.set()
-
-
-def _run(server: Any, mode: str, body: Callable[[Client, _Notes], Awaitable[None]]) -> None:
+def _run(server: Any, mode: str, body: Callable[[Client, Notes], Awaitable[None]]) -> None:
     async def main() -> None:
-        notes = _Notes()
+        notes = Notes()
         async with Client(server, mode=mode, cache=None, message_handler=notes) as client:
             await body(client, notes)
 
@@ -93,13 +77,13 @@ def _run(server: Any, mode: str, body: Callable[[Client, _Notes], Awaitable[None
 def test_list_changed_declared_only_when_watching(tmp_path: Path) -> None:
     root = _root(tmp_path)
 
-    async def watched(client: Client, notes: _Notes) -> None:
+    async def watched(client: Client, notes: Notes) -> None:
         caps = client.server_capabilities
         assert caps.resources is not None and caps.resources.list_changed is True
         assert caps.prompts is not None and caps.prompts.list_changed is True
         assert caps.tools is not None and caps.tools.list_changed is True
 
-    async def plain(client: Client, notes: _Notes) -> None:
+    async def plain(client: Client, notes: Notes) -> None:
         caps = client.server_capabilities
         assert caps.resources is not None and not caps.resources.list_changed
         assert caps.tools is not None and not caps.tools.list_changed
@@ -114,7 +98,7 @@ def test_handshake_client_is_notified_and_sees_the_new_digest(tmp_path: Path) ->
     root = _root(tmp_path)
     served = SkillServer(create_agent_skills([root]), list_changed=True)
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         before = await _entries(client)
         uri = "skill://alpha/references/guide.md"
         old = {r["uri"]: r["digest"] for r in before["skill://alpha/SKILL.md"]["resources"]}
@@ -155,7 +139,7 @@ def test_modern_client_hears_changes_on_its_listen_stream(tmp_path: Path) -> Non
     root = _root(tmp_path)
     served = SkillServer(create_agent_skills([root]), list_changed=True)
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         assert client.protocol_version == "2026-07-28"
         watcher = served.watch(debounce_ms=50)
         kinds: set[str] = set()
@@ -185,10 +169,10 @@ def test_serve_watch_over_stdio_notifies_the_official_client(tmp_path: Path) -> 
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "agent_skills", "serve", "--watch", "--preset", "none", "--root", str(root)],
-        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
+        env=src_on_path(),
     )
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         assert client.server_capabilities.tools is not None
         assert client.server_capabilities.tools.list_changed is True
         uri = "skill://alpha/references/guide.md"
@@ -196,13 +180,7 @@ def test_serve_watch_over_stdio_notifies_the_official_client(tmp_path: Path) -> 
         # The watcher starts with the server; write until the first notification arrives, in
         # case the server had not finished starting when the first write landed.
         guide = root / "alpha" / "references" / "guide.md"
-        with anyio.fail_after(WAIT):
-            version = 0
-            while not notes.got_all.is_set():
-                version += 1
-                guide.write_text(f"version {version}\n")
-                with anyio.move_on_after(2):
-                    await notes.got_all.wait()
+        await write_until_notified(guide, notes, WAIT)
         entry = (await _entries(client))["skill://alpha/SKILL.md"]
         served = {r["uri"]: r["digest"] for r in entry["resources"]}
         assert served[uri] == digest(guide.read_bytes())
@@ -213,56 +191,24 @@ def test_serve_watch_over_stdio_notifies_the_official_client(tmp_path: Path) -> 
 # -- HTTP (SPEC §24.4) ----------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+@contextlib.contextmanager
+def _uvicorn(app: Any) -> Iterator[str]:
+    """A uvicorn server of ``app`` on a thread; yields its base URL."""
+    with Uvicorn(app, wait=WAIT, log_level="warning") as port:
+        yield f"http://127.0.0.1:{port}"
 
 
-class _Uvicorn:
-    """A uvicorn server on a thread, on a free loopback port."""
-
-    def __init__(self, app: Any) -> None:
-        self.port = _free_port()
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> str:
-        self.thread.start()
-        deadline = time.monotonic() + WAIT
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise AssertionError("uvicorn did not start")
-            time.sleep(0.02)
-        return f"http://127.0.0.1:{self.port}"
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(WAIT)
-
-
-_INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+_INIT = initialize_request(1)
 
 
 def _open_session(http: httpx.Client, base: str) -> str:
-    response = http.post(f"{base}/mcp", json=_INIT, headers=_HEADERS)
+    response = http.post(f"{base}/mcp", json=_INIT, headers=HEADERS)
     assert response.status_code == 200, response.text
     session = response.headers["mcp-session-id"]
     http.post(
         f"{base}/mcp",
         json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-        headers={**_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
+        headers={**HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
     )
     return session
 
@@ -271,7 +217,7 @@ def _ping(http: httpx.Client, base: str, session: str) -> int:
     response = http.post(
         f"{base}/mcp",
         json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
-        headers={**_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
+        headers={**HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
     )
     return response.status_code
 
@@ -282,7 +228,7 @@ def skills(tmp_path: Path) -> Any:
 
 
 def test_healthz(skills: Any) -> None:
-    with _Uvicorn(SkillServer(skills).http_app()) as base:
+    with _uvicorn(SkillServer(skills).http_app()) as base:
         response = httpx.get(f"{base}/healthz")
         assert (response.status_code, response.json()) == (200, {"status": "ok", "skills": 1})
         assert httpx.post(f"{base}/healthz").status_code == 405
@@ -290,7 +236,7 @@ def test_healthz(skills: Any) -> None:
 
 def test_full_session_table_closes_the_oldest_idle_session(skills: Any) -> None:
     app = SkillServer(skills).http_app(max_sessions=2)
-    with _Uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
+    with _uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
         first = _open_session(http, base)
         second = _open_session(http, base)
         assert _ping(http, base, first) == 200  # now `second` is the one idle longest
@@ -301,7 +247,7 @@ def test_full_session_table_closes_the_oldest_idle_session(skills: Any) -> None:
 
 def test_idle_sessions_expire(skills: Any) -> None:
     app = SkillServer(skills).http_app(session_idle_timeout=0.3)
-    with _Uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
+    with _uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
         session = _open_session(http, base)
         deadline = time.monotonic() + WAIT
         while _ping(http, base, session) == 200:
@@ -322,12 +268,12 @@ def test_stateless_needs_no_session_and_sees_changes_on_the_next_request(
     root = _root(tmp_path)
     served = SkillServer(create_agent_skills([root]), list_changed=True)
     app = served.http_app(stateless=True, watch=True, debounce_ms=50)
-    with _Uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
-        response = http.post(f"{base}/mcp", json=_INIT, headers=_HEADERS)
+    with _uvicorn(app) as base, httpx.Client(timeout=WAIT) as http:
+        response = http.post(f"{base}/mcp", json=_INIT, headers=HEADERS)
         assert response.status_code == 200
         assert "mcp-session-id" not in response.headers
 
-        async def body(client: Client, notes: _Notes) -> None:
+        async def body(client: Client, notes: Notes) -> None:
             uri = "skill://alpha/references/guide.md"
             (root / "alpha" / "references" / "guide.md").write_text("three\n")
             with anyio.fail_after(WAIT):
@@ -344,7 +290,7 @@ def test_stateless_needs_no_session_and_sees_changes_on_the_next_request(
 @pytest.fixture
 def served_http(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     root = _root(tmp_path)
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "agent_skills", "serve", "--http", "--host", "127.0.0.1"),
@@ -375,12 +321,12 @@ def test_cli_serves_http_with_host_and_healthz(
     base, _ = served_http
     assert httpx.get(f"{base}/healthz").json() == {"status": "ok", "skills": 1}
 
-    async def body(client: Client, notes: _Notes) -> None:
+    async def body(client: Client, notes: Notes) -> None:
         assert sorted(await _entries(client)) == ["skill://alpha/SKILL.md"]
 
     _run(f"{base}/mcp", "auto", body)
     # Loopback binding keeps DNS rebinding protection: a foreign Host header is refused.
-    refused = httpx.post(f"{base}/mcp", json=_INIT, headers={**_HEADERS, "Host": "evil.example"})
+    refused = httpx.post(f"{base}/mcp", json=_INIT, headers={**HEADERS, "Host": "evil.example"})
     assert (refused.status_code, refused.text) == (421, "Invalid Host header")
 
 
@@ -397,8 +343,8 @@ def test_watch_without_watchfiles_fails_before_serving(
     monkeypatch.setitem(sys.modules, "watchfiles._rust_notify", None)
     hint = f"install it with: {sys.executable} -m pip install 'watchfiles>=0.21'"
     with pytest.raises(StartupError, match=re.escape(hint)):
-        run_http(create_agent_skills([root]), port=_free_port(), watch=True)
-    for args in (["--http", "--port", str(_free_port())], []):
+        run_http(create_agent_skills([root]), port=free_port(), watch=True)
+    for args in (["--http", "--port", str(free_port())], []):
         result = CliRunner().invoke(
             cli, ["serve", "--watch", *args, "--preset", "none", "--root", str(root)]
         )
@@ -422,7 +368,7 @@ def test_concurrent_openings_at_the_cap_close_idle_sessions_and_never_get_503(
     statuses: list[int] = []
     opened: list[str] = []
     lock = threading.Lock()
-    with _Uvicorn(app) as base:
+    with _uvicorn(app) as base:
         with httpx.Client(timeout=WAIT) as http:
             for _ in range(cap):  # the table full of idle sessions
                 opened.append(_open_session(http, base))
@@ -430,7 +376,7 @@ def test_concurrent_openings_at_the_cap_close_idle_sessions_and_never_get_503(
         def open_many(count: int) -> None:
             with httpx.Client(timeout=WAIT) as http:
                 for _ in range(count):
-                    response = http.post(f"{base}/mcp", json=_INIT, headers=_HEADERS)
+                    response = http.post(f"{base}/mcp", json=_INIT, headers=HEADERS)
                     with lock:
                         statuses.append(response.status_code)
                         if "mcp-session-id" in response.headers:

@@ -13,10 +13,6 @@ the same bytes (by their digests). A scripted agent, with no model behind it, go
 
 from __future__ import annotations
 
-import hashlib
-import os
-import sys
-from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -29,66 +25,25 @@ pytest.importorskip(
 
 import agent_framework as maf
 import anyio
-import mcp_types as types
-from mcp import Client, StdioServerParameters
-from pydantic import BaseModel, ConfigDict
+from mcp import Client
 
-import agent_skills
 from agent_skills import create_agent_skills
-from agent_skills.mcp import SkillServer, build_server
-from conftest import make_skill
-from mcp_support import ListSkills
+from agent_skills.mcp import SkillServer
+from conftest import SRC, make_skill
+from mcp_support import digest, list_all_skills, run_client
+from mcp_support import server_of as _server
 
 # Constructing MCPSkillsSource warns that the feature is experimental.
 pytestmark = [pytest.mark.filterwarnings(r"ignore:\[MCP_SKILLS\]"), pytest.mark.slow]
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 REPO = SRC.parent
 EXAMPLES = REPO / "examples" / "skills"
 CORPUS = REPO.parent / "shared" / "corpus"
-ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 
 # In-process, and over stdio: a real process (SDK client and server).
 TRANSPORTS = ["inprocess", pytest.param("stdio", marks=[pytest.mark.slow, pytest.mark.live])]
-
-
-class _Raw(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-def _server(roots: Sequence[Path], transport: str) -> Any:
-    if transport == "inprocess":
-        return build_server(create_agent_skills(list(roots)))
-    args = ["-m", "agent_skills.mcp", "--preset", "none"]
-    for root in roots:
-        args += ["--root", str(root)]
-    return StdioServerParameters(command=sys.executable, args=args, env=ENV)
-
-
-def _run(server: Any, mode: str, body: Callable[[Client], Awaitable[None]]) -> None:
-    async def go() -> None:
-        async with Client(server, mode=mode, cache=None) as client:
-            await body(client)
-
-    anyio.run(go)
-
-
-def _digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-async def _listed(client: Client) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    cursor: str | None = None
-    while True:
-        request = ListSkills(params=types.PaginatedRequestParams(cursor=cursor))
-        page = (await client.session.send_request(request, _Raw)).model_dump()
-        entries.extend(page["skills"])
-        cursor = page.get("nextCursor")
-        if cursor is None:
-            return entries
 
 
 async def _maf_skills(client: Client) -> list[Any]:
@@ -107,7 +62,7 @@ async def _bytes_of(resource: Any) -> bytes:
 
 async def _check_every_file(client: Client) -> tuple[int, int]:
     """MAF's skills against ``skills/list``; returns (skills, files) checked."""
-    entries = await _listed(client)
+    entries = await list_all_skills(client)
     skills = await _maf_skills(client)
     assert [s.frontmatter.name for s in skills] == [e["frontmatter"]["name"] for e in entries]
     assert [s.frontmatter.description for s in skills] == [
@@ -117,7 +72,7 @@ async def _check_every_file(client: Client) -> tuple[int, int]:
     for skill, entry in zip(skills, entries, strict=True):
         manifest = {r["uri"]: r["digest"] for r in entry["resources"]}
         content = await skill.get_content()
-        assert _digest(content.encode("utf-8")) == manifest[entry["uri"]], entry["uri"]
+        assert digest(content.encode("utf-8")) == manifest[entry["uri"]], entry["uri"]
         base = entry["uri"].removesuffix("SKILL.md")
         for uri, expected in manifest.items():
             if uri == entry["uri"]:
@@ -125,7 +80,7 @@ async def _check_every_file(client: Client) -> tuple[int, int]:
             # MAF sends the name it is given as it is: the URI's own (encoded) spelling.
             resource = await skill.get_resource(uri.removeprefix(base))
             assert resource is not None, uri
-            assert _digest(await _bytes_of(resource)) == expected, uri
+            assert digest(await _bytes_of(resource)) == expected, uri
             files += 1
     return len(skills), files
 
@@ -141,7 +96,7 @@ def test_maf_loads_every_example_skill_and_file(transport: str, mode: str) -> No
     async def body(client: Client) -> None:
         counted.append(await _check_every_file(client))
 
-    _run(_server([EXAMPLES], transport), mode, body)
+    run_client(_server([EXAMPLES], transport), mode, body)
     skills, files = counted[0]
     assert skills == len(expected) == 5
     assert files > skills
@@ -159,7 +114,7 @@ def test_maf_loads_every_corpus_skill_and_file() -> None:
     async def body(client: Client) -> None:
         counted.append(await _check_every_file(client))
 
-    _run(_server(roots, "stdio"), "auto", body)
+    run_client(_server(roots, "stdio"), "auto", body)
     skills, files = counted[0]
     assert skills == len(published) > 100
     assert files > skills
@@ -208,7 +163,7 @@ def test_maf_reads_by_name_and_misses_are_none(alpha: Path, transport: str, mode
         assert await read(".env") is None  # hidden: never served
         assert await read("../beta/SKILL.md") is None  # refused by MAF before asking
 
-    _run(_server([alpha], transport), mode, body)
+    run_client(_server([alpha], transport), mode, body)
 
 
 class _ScriptedModel(maf.FunctionInvocationLayer[Any], maf.BaseChatClient[Any]):  # type: ignore[misc]

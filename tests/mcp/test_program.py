@@ -18,12 +18,10 @@ from pathlib import Path
 
 import pytest
 
-import agent_skills
-from conftest import make_skill
+from conftest import SRC, make_skill
 
 pytestmark = pytest.mark.slow  # every test starts an interpreter
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 HINT = (
     f"install it with: {sys.executable} -m pip install 'mcp>=2.3,<3' "
     "(or, from a checkout: pip install '.[mcp]')"

@@ -27,21 +27,24 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from pydantic import TypeAdapter
 
-import agent_skills
 from agent_skills import create_agent_skills
 from agent_skills.mcp import EXTENSION_ID, PAGE_SIZE, build_server
-from conftest import CORPUS, REPO, make_skill, symlink
+from conftest import CORPUS, REPO, SRC, make_skill, symlink
 from mcp_support import (
     GetParams,
     GetSkill,
     ListSkills,
     add_invocation_skills,
+    free_port,
+    initialize_request,
+)
+from mcp_support import (
+    stdio_params as _params,
 )
 
 # The server on the wire: subprocesses, the CLI, the MCP Inspector.
 pytestmark = [pytest.mark.slow, pytest.mark.live]
 
-SRC = Path(agent_skills.__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "skills"
 INSPECTOR_VERSION = "2.12.0"
 INSPECTOR_JS = (
@@ -118,17 +121,6 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _build_tree(tmp_path_factory.mktemp("mcp"))
 
 
-def _params(*roots: Path) -> StdioServerParameters:
-    args = ["-m", "agent_skills.mcp", "--preset", "none"]
-    for root in roots:
-        args += ["--root", str(root)]
-    return StdioServerParameters(
-        command=sys.executable,
-        args=args,
-        env={"PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])},
-    )
-
-
 def _run(
     server: StdioServerParameters | Any, mode: str, body: Callable[[Client], Awaitable[None]]
 ) -> None:
@@ -164,16 +156,7 @@ ALPHA_URIS = {
 
 
 def test_legacy_initialize_result_carries_extension_on_the_wire(tree: Path) -> None:
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
+    request = initialize_request(1)
     params = _params(tree)
     proc = subprocess.run(
         [params.command, *params.args],
@@ -191,16 +174,7 @@ def test_legacy_initialize_result_carries_extension_on_the_wire(tree: Path) -> N
 
 def test_every_request_written_before_stdin_closes_is_answered(tree: Path) -> None:
     """A client that writes its requests and closes stdin at once still gets every reply."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
+    initialize = initialize_request(0)
     requests = [
         initialize,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -264,14 +238,8 @@ def test_cli_serve_over_stdio(tree: Path) -> None:
     _run(cli, "legacy", body)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_streamable_http(tree: Path) -> None:
-    port = _free_port()
+    port = free_port()
     params = _params(tree)
     proc = subprocess.Popen(
         [params.command, *params.args, "--http", "--port", str(port)],

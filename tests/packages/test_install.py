@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_skills import SkillError
 from agent_skills import packages as pkg
 from agent_skills._config import SkillRoot
-from agent_skills.cli import cli
 from conftest import make_skill
 
 pytestmark = [pytest.mark.slow]
@@ -44,27 +43,9 @@ def hello(
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, Path]:
-    home = tmp_path / "home"
-    ws = tmp_path / "ws"
-    home.mkdir()
-    (ws / ".git").mkdir(parents=True)
-    return {"home": home, "ws": ws, "tmp": tmp_path, "src": tmp_path / "vendor"}
-
-
-@pytest.fixture
-def run(env: dict[str, Path]) -> Callable[..., Result]:
-    def invoke(*args: str) -> Result:
-        old = os.getcwd()
-        os.chdir(env["ws"])
-        try:
-            return CliRunner().invoke(
-                cli, list(args), env={"HOME": str(env["home"])}, catch_exceptions=False
-            )
-        finally:
-            os.chdir(old)
-
-    return invoke
+def env(env: dict[str, Path]) -> dict[str, Path]:
+    """The package tests' home and workspace, and ``src``: where sources are made."""
+    return {**env, "src": env["tmp"] / "vendor"}
 
 
 def tree(root: Path) -> dict[str, Any]:

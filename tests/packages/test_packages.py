@@ -17,18 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from agent_skills import SkillError, create_agent_skills
 from agent_skills import packages as pkg
 from agent_skills._archive import read_index
-from agent_skills.cli import cli
 from agent_skills.packages import _install as pkg_install
 from agent_skills.packages import _sources as pkg_sources
-from conftest import make_skill, symlink
-
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
+from conftest import git, make_skill, needs_git, symlink
 
 
 def sha(data: bytes) -> str:
@@ -49,41 +45,6 @@ def hello(root: Path, name: str = "hello", script: bytes = SCRIPT) -> Path:
     skill = make_skill(root, name, raw=manifest, files={"scripts/hi.sh": script})
     (skill / "scripts" / "hi.sh").chmod(0o755)
     return skill
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, Path]:
-    home = tmp_path / "home"
-    ws = tmp_path / "ws"
-    home.mkdir()
-    (ws / ".git").mkdir(parents=True)  # the workspace is the nearest .git (SPEC §21.2)
-    return {"home": home, "ws": ws, "tmp": tmp_path}
-
-
-@pytest.fixture
-def run(env: dict[str, Path]) -> Callable[..., Result]:
-    def invoke(*args: str, cwd: Path | None = None) -> Result:
-        old = os.getcwd()
-        os.chdir(cwd or env["ws"])
-        try:
-            return CliRunner().invoke(
-                cli, list(args), env={"HOME": str(env["home"])}, catch_exceptions=False
-            )
-        finally:
-            os.chdir(old)
-
-    return invoke
-
-
-def git(*args: str, cwd: Path) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
 
 
 def lock_of(path: Path) -> dict[str, Any]:

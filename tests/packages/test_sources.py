@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 import threading
 import time
@@ -17,18 +16,14 @@ from typing import Any
 
 import hypothesis
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 from hypothesis import settings
 from hypothesis import strategies as st
 
 from agent_skills import SkillError
 from agent_skills import packages as pkg
-from agent_skills.cli import cli
 from agent_skills.packages import _sources
-from conftest import make_skill
-
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
+from conftest import GIT, git, make_skill, needs_git
 
 SECRET = "tok3nS3cret"
 
@@ -39,44 +34,6 @@ def hello(
     extra = f"version: '{version}'\n" if version is not None else ""
     manifest = f"---\nname: {name}\ndescription: Says hello.\n{extra}---\n{body}\n"
     return make_skill(root, name, raw=manifest.encode(), files={"scripts/hi.sh": b"echo hi\n"})
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, Path]:
-    home = tmp_path / "home"
-    ws = tmp_path / "ws"
-    home.mkdir()
-    (ws / ".git").mkdir(parents=True)
-    return {"home": home, "ws": ws, "tmp": tmp_path}
-
-
-@pytest.fixture
-def run(env: dict[str, Path]) -> Callable[..., Result]:
-    def invoke(*args: str, extra_env: dict[str, str] | None = None) -> Result:
-        old = os.getcwd()
-        os.chdir(env["ws"])
-        try:
-            return CliRunner().invoke(
-                cli,
-                list(args),
-                env={"HOME": str(env["home"]), **(extra_env or {})},
-                catch_exceptions=False,
-            )
-        finally:
-            os.chdir(old)
-
-    return invoke
-
-
-def git(*args: str, cwd: Path) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
 
 
 # ---------------------------------------------------------------------------------------------
