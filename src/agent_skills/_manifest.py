@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, invalid_input
-from ._schema import check_frontmatter_values, plain_scalar_tag, yaml_kind
+from ._schema import CORE_SCALARS, check_frontmatter_values, plain_scalar_tag, yaml_kind
 
 if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
@@ -292,6 +292,8 @@ _BLOCK_HEADERS = frozenset((">", ">-", "|", "|-"))
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _NULL_TAG = "tag:yaml.org,2002:null"
 _NOT_SIMPLE: Any = object()
+#: The first characters of the plain scalars the core schema types as other than a string.
+_TYPED_FIRSTS = frozenset(first for _, _, firsts in CORE_SCALARS for first in firsts)
 
 
 def _simple_scalar(text: str) -> Any:
@@ -306,6 +308,8 @@ def _simple_scalar(text: str) -> Any:
         return _NOT_SIMPLE
     if first in _NOT_PLAIN_FIRST or ": " in text or " #" in text or text[-1] == ":":
         return _NOT_SIMPLE
+    if first not in _TYPED_FIRSTS:
+        return text
     tag = plain_scalar_tag(text)
     if tag == _STR_TAG:
         return text
@@ -548,31 +552,36 @@ def _block_mapping(lines: list[str], i: int, indent: int, depth: int) -> tuple[d
     deeper = pad + " "
     out: dict[str, Any] = {}
     count = len(lines)
-    while True:
-        i = _skip_blank(lines, i)
-        if i >= count:
-            break
+    match = _SIMPLE_KEY_RE.match
+    while i < count:
         line = lines[i]
-        if not line.startswith(pad):
-            break
-        if line.startswith(deeper):
-            raise _NotSimple
-        m = _SIMPLE_KEY_RE.match(line, indent)
-        if m is None:
+        m = match(line, indent)
+        if m is None or (indent and not line.startswith(pad)):
+            # Not a key at this column: a blank or comment line, the end of the mapping, or
+            # a shape the loader reads.
+            if not line or line.lstrip(" ")[:1] == "#":
+                i += 1
+                continue
+            if not line.startswith(pad):
+                break
             raise _NotSimple
         key, blanks, rest = m.groups()
-        if key in out or plain_scalar_tag(key) != _STR_TAG:
+        if key in out or (key[0] in _TYPED_FIRSTS and plain_scalar_tag(key) != _STR_TAG):
             raise _NotSimple
-        rest = rest.rstrip(" ")
         i += 1
+        if rest:
+            if not blanks:
+                raise _NotSimple
+            rest = rest.rstrip(" ")
         if not rest:
             value, i = _nested_value(lines, i, indent, depth)
-        elif not blanks:
-            raise _NotSimple
-        elif rest in _BLOCK_HEADERS:
-            value, i = _block_scalar(rest, lines, i, indent)
         else:
-            value, i = _inline_value(rest, lines, i, indent, depth)
+            value = _simple_scalar(rest)
+            if value is _NOT_SIMPLE or (i < count and lines[i].startswith(deeper)):
+                if rest in _BLOCK_HEADERS:
+                    value, i = _block_scalar(rest, lines, i, indent)
+                else:
+                    value, i = _inline_value(rest, lines, i, indent, depth)
         out[intern(key)] = value
     return out, i
 
