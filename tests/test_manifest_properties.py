@@ -500,3 +500,34 @@ def test_aliases_that_expand_within_the_budget_load_as_written(size: int, repeat
         "items": [{"<<": {"k1": word[:50]}, "n": 1}],
         "more": {"k1": word[:50]},
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "taken"),
+    [
+        ("".join(f"k{i}: v\n" for i in range(49_999)), True),  # 99 999 nodes
+        ("".join(f"k{i}: v\n" for i in range(50_000)), False),  # 100 001 nodes
+        ("a:\n" + "  - x\n" * 99_997, True),  # 100 000 nodes
+        ("a:\n" + "  - x\n" * 99_998, False),  # 100 001 nodes
+    ],
+)
+def test_simple_frontmatter_over_the_node_budget_is_the_loaders(text: str, taken: bool) -> None:
+    """A frontmatter of the simple shape holding more YAML nodes than the budget (SPEC §20.6)
+    is left to the loader, which refuses it (``yaml_nodes``); one within it is read directly to
+    the loader's value."""
+    from agent_skills._manifest import MAX_YAML_NODES, _simple_mapping, load_frontmatter_yaml
+    from agent_skills._yaml12 import Core12Loader
+
+    assert MAX_YAML_NODES == 100_000
+    simple = _simple_mapping(text)
+    assert (simple is not None) is taken
+    if taken:
+        loader = Core12Loader(text)
+        try:
+            assert simple == loader.load_single()
+        finally:
+            loader.dispose()
+    else:
+        with pytest.raises(SkillError) as caught:
+            load_frontmatter_yaml(text)
+        assert caught.value.fields == {"reason": "yaml_nodes"}

@@ -602,12 +602,7 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any] | None:
     loader, which gives every error its position. A property test holds the two readings equal
     on what this one takes.
     """
-    if (
-        "\t" in yaml_text
-        or yaml_text[-1:] != "\n"
-        or len(yaml_text) > MAX_YAML_NODES
-        or not yaml_text.replace("\n", "").isprintable()
-    ):
+    if "\t" in yaml_text or yaml_text[-1:] != "\n" or not yaml_text.replace("\n", "").isprintable():
         return None
     lines = yaml_text.split("\n")
     lines.pop()  # (the text ends with a newline: the last piece is empty)
@@ -615,7 +610,27 @@ def _simple_mapping(yaml_text: str) -> dict[str, Any] | None:
         out, end = _block_mapping(lines, 0, 0, 0)
     except _NotSimple:
         return None
-    return out if out and end == len(lines) else None  # (no key at all: the loader's)
+    if not out or end != len(lines):
+        return None  # (no key at all: the loader's)
+    if len(yaml_text) > MAX_YAML_NODES and _node_count(out) > MAX_YAML_NODES:
+        return None  # (the loader refuses it, SPEC §20.6; a shorter text cannot hold as many)
+    return out
+
+
+def _node_count(value: object) -> int:
+    """The YAML nodes of a value the simple reading made (keys included), as the loader counts
+    them (SPEC §20.6)."""
+    count = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if type(node) is dict:
+            count += len(node)
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return count
 
 
 def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
