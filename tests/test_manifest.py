@@ -638,9 +638,8 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_as_the_host_left_it(
         return real(self)
 
     monkeypatch.setattr(_yaml12.Core12Loader, "load_single", spy)
-    small = (
-        "# a comment: the YAML loader reads it, not the simple reading\nname: s\ndescription: d\n"
-    )
+    small = "# a comment line\nname: s  # a trailing comment: the YAML loader reads it\n"
+    small += "description: d\n"
     large = small + "".join(f"key{i}: value number {i}\n" for i in range(1500))
     assert _manifest.load_frontmatter_yaml(small) == {"name": "s", "description": "d"}
     loaded = _manifest.load_frontmatter_yaml(large)
@@ -693,6 +692,27 @@ def test_a_large_frontmatter_is_loaded_with_the_collector_as_the_host_left_it(
                 "allowed-tools": ["Read", "Bash(git:*)"],
             },
         ),
+        ("key:\n", {"key": None}),
+        ("metadata:\n  a: b\n\n  c: d\n", {"metadata": {"a": "b", "c": "d"}}),
+        (
+            "description: one\n  two\n   three\n# a comment\nother:\n  four\n  five\n",
+            {"description": "one two three", "other": "four five"},
+        ),
+        (
+            "metadata: {openclaw: {emoji: \"p\", x: []}}\nbundle: [a b, 'c', true, {}]\n",
+            {"metadata": {"openclaw": {"emoji": "p", "x": []}}, "bundle": ["a b", "c", True, {}]},
+        ),
+        (
+            "hooks:\n  Stop:\n    - matcher: m\n      hooks:\n        - type: t\n"
+            '          command: "c d"\n    - n\nlist:\n- a\n- b: c\n  d: e\nx: y\n',
+            {
+                "hooks": {
+                    "Stop": [{"matcher": "m", "hooks": [{"type": "t", "command": "c d"}]}, "n"]
+                },
+                "list": ["a", {"b": "c", "d": "e"}],
+                "x": "y",
+            },
+        ),
     ],
 )
 def test_simple_frontmatter_shapes_are_read_without_the_loader(
@@ -716,13 +736,18 @@ def test_simple_frontmatter_shapes_are_read_without_the_loader(
         "description: >\n  one\n    more indented\n",
         'description: "line\\nbreak"\n',
         "description: 'it''s'\n",
-        "metadata:\n  a: b\n\n  c: d\n",
-        "metadata: {a: b}\n",
+        "metadata: {a: b, c: [d e, 'f']} # comment\n",
+        "metadata: {a: b,}\n",
+        "metadata:\n  a: b\n   c: d\n",
+        "metadata:\n  - a\n  b: c\n",
+        "description:\n\n  folded after a blank line\n",
+        "description: one\n  two: three\n",
+        "description: one\n\n  two\n",
+        "name: x\n# a comment with a control character \x1f\n",
         "name: demo\nname: again\n",
         "true: yes\n",
         "name:\tdemo\n",
         "name: x\u2028y\n",
-        "key:\n",
         "",
     ],
 )

@@ -307,6 +307,61 @@ def test_simple_frontmatter_reads_as_the_loader_does(lines: list[str]) -> None:
     assert repr(simple) == repr(loaded)  # types and key order too
 
 
+_NESTED_VALUES = st.one_of(
+    _SIMPLE_VALUES,
+    st.sampled_from(
+        [
+            "v w",
+            "true",
+            "[a, b c]",
+            "[]",
+            "{}",
+            "{k: v}",
+            "{k: {x: 'y'}, z: [\"q\"]}",
+            "[a, {k: v}]",
+            "[a,]",
+            "[a b",
+            "{k:v}",
+            "[a: b]",
+            "'q'",
+            '"q r"',
+            ">",
+            "|-",
+            "x # c",
+            "1",
+        ]
+    ),
+)
+_NESTED_LINES = st.builds(
+    lambda pad, lead, value: pad + lead + value,
+    st.sampled_from(["", " ", "  ", "   ", "    ", "      "]),
+    st.sampled_from(["", "- ", "-  ", "k: ", "b-c:", "a: ", "- k: ", "- a:", "# ", "-"]),
+    _NESTED_VALUES,
+)
+
+
+@settings(max_examples=4000, deadline=None)
+@given(lines=st.lists(st.one_of(_NESTED_LINES, _SIMPLE_LINES), max_size=10))
+def test_simple_frontmatter_of_nested_lines_reads_as_the_loader_does(lines: list[str]) -> None:
+    """Block mappings and sequences nested at any indentation, sequence entries holding
+    mappings, flow collections, plain scalars folded over lines, comment and blank lines, and
+    their near misses: what the simple reading takes (SPEC §26) the YAML 1.2 loader reads to
+    the same value, types and key order (and does not refuse)."""
+    from agent_skills._manifest import _simple_mapping
+    from agent_skills._yaml12 import Core12Loader
+
+    text = "\n".join(lines) + "\n"
+    simple = _simple_mapping(text)
+    if simple is None:
+        return
+    loader = Core12Loader(text)
+    try:
+        loaded = loader.load_single()
+    finally:
+        loader.dispose()
+    assert repr(simple) == repr(loaded)  # types and key order too
+
+
 def _real_frontmatters() -> list[str]:
     """The corpus's frontmatter texts (empty when the shared corpus is absent)."""
     import os
@@ -445,3 +500,34 @@ def test_aliases_that_expand_within_the_budget_load_as_written(size: int, repeat
         "items": [{"<<": {"k1": word[:50]}, "n": 1}],
         "more": {"k1": word[:50]},
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "taken"),
+    [
+        ("".join(f"k{i}: v\n" for i in range(49_999)), True),  # 99 999 nodes
+        ("".join(f"k{i}: v\n" for i in range(50_000)), False),  # 100 001 nodes
+        ("a:\n" + "  - x\n" * 99_997, True),  # 100 000 nodes
+        ("a:\n" + "  - x\n" * 99_998, False),  # 100 001 nodes
+    ],
+)
+def test_simple_frontmatter_over_the_node_budget_is_the_loaders(text: str, taken: bool) -> None:
+    """A frontmatter of the simple shape holding more YAML nodes than the budget (SPEC §20.6)
+    is left to the loader, which refuses it (``yaml_nodes``); one within it is read directly to
+    the loader's value."""
+    from agent_skills._manifest import MAX_YAML_NODES, _simple_mapping, load_frontmatter_yaml
+    from agent_skills._yaml12 import Core12Loader
+
+    assert MAX_YAML_NODES == 100_000
+    simple = _simple_mapping(text)
+    assert (simple is not None) is taken
+    if taken:
+        loader = Core12Loader(text)
+        try:
+            assert simple == loader.load_single()
+        finally:
+            loader.dispose()
+    else:
+        with pytest.raises(SkillError) as caught:
+            load_frontmatter_yaml(text)
+        assert caught.value.fields == {"reason": "yaml_nodes"}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import ErrorCode, SkillError, invalid_input
-from ._schema import check_frontmatter_values, plain_scalar_tag, yaml_kind
+from ._schema import CORE_SCALARS, check_frontmatter_values, plain_scalar_tag, yaml_kind
 
 if TYPE_CHECKING:
     from ._frontmatter import SkillFrontmatter
@@ -292,6 +292,8 @@ _BLOCK_HEADERS = frozenset((">", ">-", "|", "|-"))
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _NULL_TAG = "tag:yaml.org,2002:null"
 _NOT_SIMPLE: Any = object()
+#: The first characters of the plain scalars the core schema types as other than a string.
+_TYPED_FIRSTS = frozenset(first for _, _, firsts in CORE_SCALARS for first in firsts)
 
 
 def _simple_scalar(text: str) -> Any:
@@ -306,6 +308,8 @@ def _simple_scalar(text: str) -> Any:
         return _NOT_SIMPLE
     if first in _NOT_PLAIN_FIRST or ": " in text or " #" in text or text[-1] == ":":
         return _NOT_SIMPLE
+    if first not in _TYPED_FIRSTS:
+        return text
     tag = plain_scalar_tag(text)
     if tag == _STR_TAG:
         return text
@@ -314,116 +318,319 @@ def _simple_scalar(text: str) -> Any:
     return None if tag == _NULL_TAG else _NOT_SIMPLE
 
 
-def _indented(lines: list[str], start: int) -> int:
-    """The index of the first line at or after ``start`` that does not begin with a blank."""
-    end, count = start, len(lines)
-    while end < count and lines[end][:1] == " ":
+class _NotSimple(Exception):
+    """The frontmatter leaves the simple shape: the loader reads it."""
+
+
+#: Deepest nesting of block or flow collections the simple reading follows; deeper goes to the
+#: loader, which bounds depth itself (SPEC §20.6).
+_SIMPLE_DEPTH = 16
+
+
+def _skip_blank(lines: list[str], i: int) -> int:
+    """The index of the first line at or after ``i`` that is neither empty nor a comment line."""
+    count = len(lines)
+    while i < count:
+        line = lines[i]
+        if line and line.lstrip(" ")[:1] != "#":
+            break
+        i += 1
+    return i
+
+
+def _plain_line(line: str) -> str:
+    """The text of a continuation line of a plain scalar (blanks around it dropped), when it
+    can only continue the scalar: no indicator first, no ``: ``, `` #`` or final colon."""
+    text = line.strip(" ")
+    if not text or text[0] in _NOT_PLAIN_FIRST or ": " in text or " #" in text or text[-1] == ":":
+        raise _NotSimple
+    return text
+
+
+def _plain_lines(first: str | None, lines: list[str], i: int, indent: int) -> tuple[str, int]:
+    """A plain scalar folded over the lines from ``i`` more indented than ``indent`` (``first``:
+    its text on the line before, if any), with the index after them. Each line break folds to
+    one space; the loader's typing of the whole must be a string."""
+    deeper = " " * (indent + 1)
+    parts = [] if first is None else [first]
+    count = len(lines)
+    while i < count and lines[i].startswith(deeper):
+        parts.append(_plain_line(lines[i]))
+        i += 1
+    value = " ".join(parts)
+    if plain_scalar_tag(value) != _STR_TAG:
+        raise _NotSimple
+    return value, i
+
+
+def _flow_value(text: str, pos: int, depth: int) -> tuple[Any, int]:
+    """A flow collection's item at ``pos`` of ``text``: a nested collection, a quoted scalar
+    without escapes or inner quotes, or a plain scalar without flow indicators, comments or
+    colons; with the position after it."""
+    first = text[pos : pos + 1]
+    if first == "[" or first == "{":
+        return _flow_collection(text, pos, depth + 1)
+    if first == '"' or first == "'":
+        end = text.find(first, pos + 1)
+        if end < 0:
+            raise _NotSimple
+        inner = text[pos + 1 : end]
+        if "\\" in inner or text[end + 1 : end + 2] == first:
+            raise _NotSimple
+        return inner, end + 1
+    end = pos
+    n = len(text)
+    while end < n and text[end] not in ",[]{}:#\"'?":
         end += 1
-    return end
+    item = text[pos:end].rstrip(" ")
+    if not item:
+        raise _NotSimple
+    value = _simple_scalar(item)
+    if value is _NOT_SIMPLE:
+        raise _NotSimple
+    return value, end
 
 
-def _block_scalar(header: str, chunk: list[str]) -> Any:
-    """A block scalar's value (``header`` one of :data:`_BLOCK_HEADERS`) over ``chunk``: its
-    lines, every one at the first line's indentation, none blank, none more indented, none
-    ending with a blank; :data:`_NOT_SIMPLE` for any other shape."""
-    first = chunk[0]
-    indent = len(first) - len(first.lstrip(" "))
-    pad = first[:indent]
-    parts = []
-    for line in chunk:
-        if not line.startswith(pad) or line[indent : indent + 1] in ("", " "):
-            return _NOT_SIMPLE
-        if line[-1] == " " or not line.isprintable():
-            return _NOT_SIMPLE
-        parts.append(line[indent:])
-    value = (" " if header[0] == ">" else "\n").join(parts)
-    return value if header[-1] == "-" else value + "\n"
-
-
-def _simple_collection(chunk: list[str]) -> Any:
-    """The block mapping or sequence of one-line scalars nested under a key (``chunk``: its
-    lines, all at the first line's indentation); :data:`_NOT_SIMPLE` for any other shape."""
-    first = chunk[0]
-    indent = len(first) - len(first.lstrip(" "))
-    pad = first[:indent]
-    if first[indent : indent + 2] == "- ":
-        items = []
-        for line in chunk:
-            if not line.startswith(pad) or line[indent : indent + 2] != "- ":
-                return _NOT_SIMPLE
-            text = line[indent + 2 :].rstrip(" ")
-            if not text or not text.isprintable():
-                return _NOT_SIMPLE
-            value = _simple_scalar(text)
-            if value is _NOT_SIMPLE:
-                return _NOT_SIMPLE
-            items.append(value)
-        return items
+def _flow_collection(text: str, pos: int, depth: int) -> tuple[Any, int]:
+    """The flow sequence or mapping opening at ``pos`` of a one-line ``text`` (plain keys as in
+    a block mapping, one blank after the colon at least, no trailing comma), with the position
+    after its closing bracket."""
+    if depth > _SIMPLE_DEPTH:
+        raise _NotSimple
+    is_map = text[pos] == "{"
+    close = "}" if is_map else "]"
+    items: list[Any] = []
     mapping: dict[str, Any] = {}
-    for line in chunk:
-        if not line.startswith(pad) or not line.isprintable():
-            return _NOT_SIMPLE
-        m = _SIMPLE_KEY_RE.match(line, indent)
-        if m is None:
-            return _NOT_SIMPLE
+    n = len(text)
+    pos += 1
+    while True:
+        while pos < n and text[pos] == " ":
+            pos += 1
+        if pos >= n:
+            raise _NotSimple
+        if text[pos] == close and not items and not mapping:
+            return (mapping if is_map else items), pos + 1
+        if is_map:
+            m = _SIMPLE_KEY_RE.match(text, pos)
+            if m is None:
+                raise _NotSimple
+            key = m.group(1)
+            pos += len(key)
+            if text[pos + 1 : pos + 2] != " " or key in mapping:
+                raise _NotSimple
+            if plain_scalar_tag(key) != _STR_TAG:
+                raise _NotSimple
+            pos += 2
+            while pos < n and text[pos] == " ":
+                pos += 1
+            value, pos = _flow_value(text, pos, depth)
+            mapping[intern(key)] = value
+        else:
+            value, pos = _flow_value(text, pos, depth)
+            items.append(value)
+        while pos < n and text[pos] == " ":
+            pos += 1
+        if pos >= n:
+            raise _NotSimple
+        if text[pos] == close:
+            return (mapping if is_map else items), pos + 1
+        if text[pos] != ",":
+            raise _NotSimple
+        pos += 1
+        while pos < n and text[pos] == " ":
+            pos += 1
+        if text[pos : pos + 1] == close:
+            raise _NotSimple  # (a trailing comma: the loader's)
+
+
+def _inline_value(text: str, lines: list[str], i: int, indent: int, depth: int) -> tuple[Any, int]:
+    """The value whose text begins on a line (``text``: the rest of that line, not blank, no
+    trailing blank), in a collection at column ``indent``; with the index of the line after it."""
+    first = text[0]
+    if first == "[" or first == "{":
+        value, end = _flow_collection(text, 0, depth + 1)
+        if end != len(text):
+            raise _NotSimple
+        return value, i
+    value = _simple_scalar(text)
+    if value is _NOT_SIMPLE:
+        raise _NotSimple
+    if i < len(lines) and lines[i].startswith(" " * (indent + 1)):
+        if first == '"' or first == "'":
+            raise _NotSimple
+        return _plain_lines(text, lines, i, indent)
+    return value, i
+
+
+def _block_scalar(header: str, lines: list[str], i: int, indent: int) -> tuple[str, int]:
+    """A block scalar's value (``header`` one of :data:`_BLOCK_HEADERS`) over the lines from
+    ``i`` more indented than ``indent``: every one at the first line's indentation, none blank,
+    none more indented, none ending with a blank; with the index after them."""
+    deeper = " " * (indent + 1)
+    count = len(lines)
+    if i >= count or not lines[i].startswith(deeper):
+        raise _NotSimple
+    first = lines[i]
+    at = len(first) - len(first.lstrip(" "))
+    pad = first[:at]
+    parts = []
+    while i < count and lines[i].startswith(deeper):
+        line = lines[i]
+        if not line.startswith(pad) or line[at : at + 1] == " ":
+            raise _NotSimple
+        if line[-1] == " ":
+            raise _NotSimple
+        parts.append(line[at:])
+        i += 1
+    value = (" " if header[0] == ">" else "\n").join(parts)
+    return (value if header[-1] == "-" else value + "\n"), i
+
+
+def _nested_value(lines: list[str], i: int, indent: int, depth: int) -> tuple[Any, int]:
+    """The value of a key at column ``indent`` with nothing after its colon: a block collection
+    or plain scalar on the lines after it, or null; with the index after it."""
+    j = _skip_blank(lines, i)
+    if j >= len(lines):
+        return None, i
+    line = lines[j]
+    content = line.lstrip(" ")
+    at = len(line) - len(content)
+    if at < indent or (at == indent and content[:2] != "- "):
+        return None, i
+    if depth >= _SIMPLE_DEPTH:
+        raise _NotSimple
+    if content[:2] == "- ":
+        return _block_sequence(lines, j, at, depth + 1)
+    m = _SIMPLE_KEY_RE.match(content)
+    if m is not None and (m.group(2) or not m.group(3)):
+        return _block_mapping(lines, j, at, depth + 1)
+    if j != i:
+        raise _NotSimple  # (blank lines before a plain scalar fold to line breaks)
+    return _plain_lines(None, lines, i, indent)
+
+
+def _block_sequence(lines: list[str], i: int, indent: int, depth: int) -> tuple[list[Any], int]:
+    """The block sequence whose entries (``- `` lines) are at column ``indent`` from line ``i``,
+    with the index after it. An entry holds a one-line or plain scalar, a flow collection, or a
+    block mapping beginning on the entry's line."""
+    pad = " " * indent
+    items: list[Any] = []
+    count = len(lines)
+    while True:
+        i = _skip_blank(lines, i)
+        if i >= count:
+            break
+        line = lines[i]
+        if not line.startswith(pad):
+            break
+        if line[indent : indent + 2] != "- ":
+            if line[indent : indent + 1] == " " or line[indent:] == "-":
+                raise _NotSimple
+            break
+        content = line[indent + 2 :]
+        text = content.lstrip(" ")
+        at = indent + 2 + len(content) - len(text)
+        text = text.rstrip(" ")
+        if not text or text[:1] == "-":
+            raise _NotSimple
+        m = _SIMPLE_KEY_RE.match(text)
+        if m is not None:
+            if depth >= _SIMPLE_DEPTH:
+                raise _NotSimple
+            lines[i] = " " * at + text  # (the entry's mapping begins at its key's column)
+            value, i = _block_mapping(lines, i, at, depth + 1)
+        else:
+            value, i = _inline_value(text, lines, i + 1, indent, depth)
+        items.append(value)
+    return items, i
+
+
+def _block_mapping(lines: list[str], i: int, indent: int, depth: int) -> tuple[dict[str, Any], int]:
+    """The block mapping whose keys are at column ``indent`` from line ``i``, with the index
+    after it (see :func:`_simple_mapping` for the shape)."""
+    pad = " " * indent
+    deeper = pad + " "
+    out: dict[str, Any] = {}
+    count = len(lines)
+    match = _SIMPLE_KEY_RE.match
+    while i < count:
+        line = lines[i]
+        m = match(line, indent)
+        if m is None or (indent and not line.startswith(pad)):
+            # Not a key at this column: a blank or comment line, the end of the mapping, or
+            # a shape the loader reads.
+            if not line or line.lstrip(" ")[:1] == "#":
+                i += 1
+                continue
+            if not line.startswith(pad):
+                break
+            raise _NotSimple
         key, blanks, rest = m.groups()
-        rest = rest.rstrip(" ")
-        if not rest or not blanks or key in mapping or plain_scalar_tag(key) != _STR_TAG:
-            return _NOT_SIMPLE
-        value = _simple_scalar(rest)
-        if value is _NOT_SIMPLE:
-            return _NOT_SIMPLE
-        mapping[intern(key)] = value
-    return mapping
+        if key in out or (key[0] in _TYPED_FIRSTS and plain_scalar_tag(key) != _STR_TAG):
+            raise _NotSimple
+        i += 1
+        if rest:
+            if not blanks:
+                raise _NotSimple
+            rest = rest.rstrip(" ")
+        if not rest:
+            value, i = _nested_value(lines, i, indent, depth)
+        else:
+            value = _simple_scalar(rest)
+            if value is _NOT_SIMPLE or (i < count and lines[i].startswith(deeper)):
+                if rest in _BLOCK_HEADERS:
+                    value, i = _block_scalar(rest, lines, i, indent)
+                else:
+                    value, i = _inline_value(rest, lines, i, indent, depth)
+        out[intern(key)] = value
+    return out, i
 
 
 def _simple_mapping(yaml_text: str) -> dict[str, Any] | None:
     """The frontmatter as the loader reads it, when it has the simple shape most manifests have;
     ``None`` otherwise (the loader then reads it, SPEC §26).
 
-    The simple shape: each line a top-level ``key: value`` (a plain key, see
-    :data:`_SIMPLE_KEY_RE`, never twice), blank lines between them, no tab and only printable
-    characters. A value is a one-line scalar (see :func:`_simple_scalar`), a folded or literal
-    block scalar (``>``, ``>-``, ``|``, ``|-``) whose lines share one indentation, or, after a
-    bare ``key:``, an indented block mapping or sequence of one-line scalars. Anything else
-    (flow collections, anchors, tags, escapes, comments, multi-line plain or quoted scalars,
-    more-indented or blank lines inside a block, numbers) is left to the loader, which gives
-    every error its position. A property test holds the two readings equal on what this one
-    takes.
+    The simple shape: a block mapping of plain keys (see :data:`_SIMPLE_KEY_RE`, never twice in
+    one mapping) at column 0, with blank and comment lines between entries, no tab and only
+    printable characters. A value is a one-line scalar (see :func:`_simple_scalar`) or a plain
+    scalar folded over more indented lines, a folded or literal block scalar (``>``, ``>-``,
+    ``|``, ``|-``) whose lines share one indentation, a one-line flow collection of such
+    scalars, null, or, after a bare ``key:``, a more indented block mapping or sequence (or a
+    sequence at the key's column) of the same values, nested at most :data:`_SIMPLE_DEPTH`
+    deep. Anything else (anchors, tags, escapes, trailing comments, multi-line quoted scalars,
+    more-indented or blank lines inside a scalar, numbers, keys of other kinds) is left to the
+    loader, which gives every error its position. A property test holds the two readings equal
+    on what this one takes.
     """
-    if "\t" in yaml_text or yaml_text[-1:] != "\n":
+    if "\t" in yaml_text or yaml_text[-1:] != "\n" or not yaml_text.replace("\n", "").isprintable():
         return None
     lines = yaml_text.split("\n")
     lines.pop()  # (the text ends with a newline: the last piece is empty)
-    out: dict[str, Any] = {}
-    i, count = 0, len(lines)
-    while i < count:
-        line = lines[i]
-        i += 1
-        if not line:
-            continue
-        m = _SIMPLE_KEY_RE.match(line)
-        if m is None or not line.isprintable():
-            return None
-        key, blanks, rest = m.groups()
-        if key in out or plain_scalar_tag(key) != _STR_TAG:
-            return None
-        rest = rest.rstrip(" ")
-        if rest and not blanks:
-            return None
-        if rest and rest not in _BLOCK_HEADERS:
-            value = _simple_scalar(rest)
-        else:
-            end = _indented(lines, i)
-            if end == i:
-                return None  # a null value, or a collection not indented: the loader's
-            chunk = lines[i:end]
-            i = end
-            value = _block_scalar(rest, chunk) if rest else _simple_collection(chunk)
-        if value is _NOT_SIMPLE:
-            return None
-        out[intern(key)] = value
-    return out or None  # (no key at all: a null document, the loader's)
+    try:
+        out, end = _block_mapping(lines, 0, 0, 0)
+    except _NotSimple:
+        return None
+    if not out or end != len(lines):
+        return None  # (no key at all: the loader's)
+    if len(yaml_text) > MAX_YAML_NODES and _node_count(out) > MAX_YAML_NODES:
+        return None  # (the loader refuses it, SPEC §20.6; a shorter text cannot hold as many)
+    return out
+
+
+def _node_count(value: object) -> int:
+    """The YAML nodes of a value the simple reading made (keys included), as the loader counts
+    them (SPEC §20.6)."""
+    count = 0
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if type(node) is dict:
+            count += len(node)
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return count
 
 
 def load_frontmatter_yaml(yaml_text: str, *, first_line: int = 1) -> Any:
