@@ -211,6 +211,21 @@ def _occupied(target: str) -> bool:
         return False
 
 
+def _usable_manifest(entry: list[Any], linked: bool) -> str | None:
+    """The manifest name of a stored entry that may answer for a directory whose root entry is
+    ``linked`` or not; ``None`` for a racy entry or one of the other kind.
+
+    Raises:
+        ValueError: The stored name is not one file name (damage).
+    """
+    if entry[RACY] or entry[LINKED] is not linked:
+        return None
+    manifest = entry[MANIFEST]
+    if type(manifest) is not str or "/" in manifest or "\0" in manifest:
+        raise ValueError(manifest)
+    return manifest
+
+
 class _Corrupt(Exception):
     """The index file is damaged or foreign."""
 
@@ -679,15 +694,14 @@ class ManifestIndex:
         if short is None:
             return None
         try:
+            manifest: str | None = _PREFETCHED
             if len(short) >= 2:  # a plain entry (see short_entry): its manifest is SKILL.md
-                record, manifest = short[0], _PREFETCHED
+                record = short[0]
             else:
                 entry = self._entry(dir_text)
-                if entry[RACY] or entry[LINKED] is not False:
+                manifest = _usable_manifest(entry, False)
+                if manifest is None:
                     return None
-                manifest = entry[MANIFEST]
-                if type(manifest) is not str or "/" in manifest or "\0" in manifest:
-                    raise ValueError(manifest)
                 record = entry[RECORD]
             if type(record) is not int or record < 0:
                 raise ValueError(record)
@@ -767,11 +781,9 @@ class ManifestIndex:
             return None
         try:
             entry = self._entry(dir_text)
-            if entry[RACY] or entry[LINKED] is not linked:
+            manifest = _usable_manifest(entry, linked)
+            if manifest is None:
                 return None
-            manifest = entry[MANIFEST]
-            if type(manifest) is not str or "/" in manifest or "\0" in manifest:
-                raise ValueError(manifest)
             key = self._stamp(entry[RECORD])
             try:
                 dst = os.fstat(dir_fd)
