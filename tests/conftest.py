@@ -33,6 +33,18 @@ needs_git = pytest.mark.skipif(GIT is None, reason="git is not on PATH")
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 
 
+def core_loaded(text: str) -> Any:
+    """``text`` read by the library's YAML 1.2 loader (``_yaml12.Core12Loader``): what the simple
+    frontmatter reading must equal."""
+    from agent_skills._yaml12 import Core12Loader
+
+    loader = Core12Loader(text)
+    try:
+        return loader.load_single()
+    finally:
+        loader.dispose()
+
+
 def make_skill(
     root: Path,
     dirname: str,

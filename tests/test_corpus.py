@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_skills import AgentSkills, create_agent_skills
+from conftest import core_loaded
 
 # The real corpus, whole.
 pytestmark = [pytest.mark.slow]
@@ -271,7 +272,6 @@ def test_simple_frontmatter_reads_every_corpus_manifest_as_pyyaml_does(corpus: P
     import yaml
 
     from agent_skills._manifest import _simple_mapping
-    from agent_skills._yaml12 import Core12Loader
 
     frontmatters = _corpus_frontmatters(corpus)
     taken = 0
@@ -280,11 +280,7 @@ def test_simple_frontmatter_reads_every_corpus_manifest_as_pyyaml_does(corpus: P
         if simple is None:
             continue
         taken += 1
-        loader = Core12Loader(text)
-        try:
-            loaded = loader.load_single()
-        finally:
-            loader.dispose()
+        loaded = core_loaded(text)
         assert repr(simple) == repr(loaded), rel  # types and key order too
         assert repr(simple) == repr(yaml.load(text, Loader=yaml.CSafeLoader)), rel
     # The corpus as it is: 392 frontmatters, 378 of the simple shape.
@@ -299,7 +295,6 @@ def test_simple_frontmatter_reads_the_field_cases_as_pyyaml_does(corpus: Path) -
     import yaml
 
     from agent_skills._manifest import _decode, _simple_mapping, split_frontmatter
-    from agent_skills._yaml12 import Core12Loader
 
     cases = (corpus.parent / "cases" / "CASES.md").read_text(encoding="utf-8")
     quoted = [
@@ -315,11 +310,7 @@ def test_simple_frontmatter_reads_the_field_cases_as_pyyaml_does(corpus: Path) -
         simple = _simple_mapping(frontmatter)
         if simple is None:
             continue
-        loader = Core12Loader(frontmatter)
-        try:
-            loaded = loader.load_single()
-        finally:
-            loader.dispose()
+        loaded = core_loaded(frontmatter)
         assert repr(simple) == repr(loaded) == repr(yaml.load(frontmatter, Loader=yaml.CSafeLoader))
         taken.append(simple)
     assert taken == [

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from agent_skills import ParsedSkill, SkillError, parse_skill
 from agent_skills._manifest import MAX_FRONTMATTER_EXPANSION
+from conftest import core_loaded
 
 # Hypothesis properties of the parser.
 pytestmark = [pytest.mark.slow]
@@ -293,17 +294,12 @@ def test_simple_frontmatter_reads_as_the_loader_does(lines: list[str]) -> None:
     inner quotes, comments, typed scalars, block headers it leaves, uneven indentation, tabs,
     characters YAML does not print, line breaks YAML knows and Python's split does not."""
     from agent_skills._manifest import _simple_mapping
-    from agent_skills._yaml12 import Core12Loader
 
     text = "\n".join(lines) + "\n"
     simple = _simple_mapping(text)
     if simple is None:
         return
-    loader = Core12Loader(text)
-    try:
-        loaded = loader.load_single()
-    finally:
-        loader.dispose()
+    loaded = core_loaded(text)
     assert repr(simple) == repr(loaded)  # types and key order too
 
 
@@ -348,17 +344,12 @@ def test_simple_frontmatter_of_nested_lines_reads_as_the_loader_does(lines: list
     their near misses: what the simple reading takes (SPEC §26) the YAML 1.2 loader reads to
     the same value, types and key order (and does not refuse)."""
     from agent_skills._manifest import _simple_mapping
-    from agent_skills._yaml12 import Core12Loader
 
     text = "\n".join(lines) + "\n"
     simple = _simple_mapping(text)
     if simple is None:
         return
-    loader = Core12Loader(text)
-    try:
-        loaded = loader.load_single()
-    finally:
-        loader.dispose()
+    loaded = core_loaded(text)
     assert repr(simple) == repr(loaded)  # types and key order too
 
 
@@ -410,7 +401,6 @@ def test_simple_frontmatter_of_edited_real_manifests_reads_as_the_loader_does(
     1.2 loader, value, types and key order; when the simple reading cannot say, it says
     ``None`` and the loader reads the text (SPEC §26)."""
     from agent_skills._manifest import _simple_mapping, load_frontmatter_yaml
-    from agent_skills._yaml12 import Core12Loader
 
     text = _REAL_FRONTMATTERS[which % len(_REAL_FRONTMATTERS)]
     for where, removed, inserted in edits:
@@ -419,11 +409,7 @@ def test_simple_frontmatter_of_edited_real_manifests_reads_as_the_loader_does(
     simple = _simple_mapping(text)
     if simple is None:
         return
-    loader = Core12Loader(text)
-    try:
-        loaded = loader.load_single()
-    finally:
-        loader.dispose()
+    loaded = core_loaded(text)
     assert repr(simple) == repr(loaded)  # types and key order too
     assert repr(load_frontmatter_yaml(text)) == repr(loaded)
 
