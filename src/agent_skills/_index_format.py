@@ -84,7 +84,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class Nodes:
-    """The frontmatters as the index stores them (format 6): every mapping and list in them is
+    """The frontmatters as the index stores them: every mapping and list in them is
     a *node*, numbered children first; a node is its layout's number and its values, a child
     node's place holding ``null``; the *links* say which node goes where. A layout is a
     mapping's keys in order, or a list's length; each distinct one is stored once.
