@@ -285,6 +285,18 @@ _SIMPLE_LINES = st.one_of(
 )
 
 
+def _reads_as_the_loader(text: str) -> bool:
+    """Check that the simple reading of ``text``, when it takes it, is what the YAML 1.2 loader
+    gives (value, types and key order); return whether it took it."""
+    from agent_skills._manifest import _simple_mapping
+
+    simple = _simple_mapping(text)
+    if simple is None:
+        return False
+    assert repr(simple) == repr(core_loaded(text))  # types and key order too
+    return True
+
+
 @settings(max_examples=3000, deadline=None)
 @given(lines=st.lists(_SIMPLE_LINES, max_size=8))
 def test_simple_frontmatter_reads_as_the_loader_does(lines: list[str]) -> None:
@@ -293,14 +305,7 @@ def test_simple_frontmatter_reads_as_the_loader_does(lines: list[str]) -> None:
     loader. The lines mix its shapes with every near miss: indicators, quotes with escapes or
     inner quotes, comments, typed scalars, block headers it leaves, uneven indentation, tabs,
     characters YAML does not print, line breaks YAML knows and Python's split does not."""
-    from agent_skills._manifest import _simple_mapping
-
-    text = "\n".join(lines) + "\n"
-    simple = _simple_mapping(text)
-    if simple is None:
-        return
-    loaded = core_loaded(text)
-    assert repr(simple) == repr(loaded)  # types and key order too
+    _reads_as_the_loader("\n".join(lines) + "\n")
 
 
 _NESTED_VALUES = st.one_of(
@@ -343,14 +348,7 @@ def test_simple_frontmatter_of_nested_lines_reads_as_the_loader_does(lines: list
     mappings, flow collections, plain scalars folded over lines, comment and blank lines, and
     their near misses: what the simple reading takes (SPEC §26) the YAML 1.2 loader reads to
     the same value, types and key order (and does not refuse)."""
-    from agent_skills._manifest import _simple_mapping
-
-    text = "\n".join(lines) + "\n"
-    simple = _simple_mapping(text)
-    if simple is None:
-        return
-    loaded = core_loaded(text)
-    assert repr(simple) == repr(loaded)  # types and key order too
+    _reads_as_the_loader("\n".join(lines) + "\n")
 
 
 def _real_frontmatters() -> list[str]:
@@ -400,18 +398,14 @@ def test_simple_frontmatter_of_edited_real_manifests_reads_as_the_loader_does(
     knows and Python's split does not) reads through the simple reading as through the YAML
     1.2 loader, value, types and key order; when the simple reading cannot say, it says
     ``None`` and the loader reads the text (SPEC §26)."""
-    from agent_skills._manifest import _simple_mapping, load_frontmatter_yaml
+    from agent_skills._manifest import load_frontmatter_yaml
 
     text = _REAL_FRONTMATTERS[which % len(_REAL_FRONTMATTERS)]
     for where, removed, inserted in edits:
         at = int(where * len(text))
         text = text[:at] + inserted + text[at + removed :]
-    simple = _simple_mapping(text)
-    if simple is None:
-        return
-    loaded = core_loaded(text)
-    assert repr(simple) == repr(loaded)  # types and key order too
-    assert repr(load_frontmatter_yaml(text)) == repr(loaded)
+    if _reads_as_the_loader(text):
+        assert repr(load_frontmatter_yaml(text)) == repr(core_loaded(text))
 
 
 # -- alias bombs within the size and node budgets: the expanded size is bounded (SPEC §20.6) --
