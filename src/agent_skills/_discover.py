@@ -334,7 +334,7 @@ def _hit_notes(cands: Sequence[Candidate | IndexHit], names: set[str]) -> list[D
         if type(cand) is not IndexHit:
             return None
         loaded = loaded_name(cand.record)
-        if loaded is None or loaded[0] != cand.entry_name or loaded[0] in names:
+        if loaded is None or loaded[0] != cand.entry.name or loaded[0] in names:
             return None
         names.add(loaded[0])
         notes.extend(loaded[1])

@@ -119,9 +119,8 @@ class IndexHit(NamedTuple):
 
     Attributes:
         root: The configured root.
-        entry: The root's listed entry (a directory, not a link).
-        entry_name: ``entry.name``.
-        dir_text: ``entry.path``: the index entry's key.
+        entry: The root's listed entry (a directory, not a link); its ``path`` is the index
+            entry's key.
         real_parent: The real path of the directory ``entry`` is listed in.
         hops: Links followed to reach it (see :func:`~._confine.pin_of`).
         dev: The directory's ``st_dev`` as checked.
@@ -131,8 +130,6 @@ class IndexHit(NamedTuple):
 
     root: SkillRoot
     entry: os.DirEntry[str]
-    entry_name: str
-    dir_text: str
     real_parent: str
     hops: int
     dev: int
@@ -147,26 +144,26 @@ def hit_candidate(
     would have built it (SPEC §26); a candidate equal to one an earlier scan of this process
     built from the same inputs is that one (a read-only value). An entry that turns out damaged
     is dropped from the index (``index_ignored``) and the directory is scanned now instead."""
-    cached = index.restore_child(hit.dir_text)
-    root = hit.root
+    root, entry = hit.root, hit.entry
+    cached = index.restore_child(entry.path)
     if cached is None:
-        return scan_entry(root, hit.entry, False, follow_symlinks, index, cap=cap)
-    inputs = (root, hit.dir_text, hit.real_parent, hit.hops, hit.dev, hit.ino)
+        return scan_entry(root, entry, False, follow_symlinks, index, cap=cap)
+    inputs = (root, entry.path, hit.real_parent, hit.hops, hit.dev, hit.ino)
     last = cached.candidate
     if last is not None and last[0] == inputs:
         cand: Candidate = last[1]
         return cand
     name = cached.manifest_name
-    path = child_path(root.path, hit.entry_name)
+    path = child_path(root.path, entry.name)
     # Every field in order, made as the tuple it is (no keyword to match, no Python call).
     cand = _new_candidate(
         Candidate,
         (
             root,
-            hit.entry_name,
+            entry.name,
             path,
             child_path(path, name),
-            f"{hit.dir_text}/{name}",  # os.path.join's result: a listed path never ends with "/"
+            f"{entry.path}/{name}",  # os.path.join's result: a listed path never ends with "/"
             None,
             None,
             None,
@@ -174,7 +171,7 @@ def hit_candidate(
             cached,
             None,
             "",
-            pin_of(hit.real_parent, hit.dev, hit.ino, hit.hops, hit.entry_name),
+            pin_of(hit.real_parent, hit.dev, hit.ino, hit.hops, entry.name),
             "",
         ),
     )
@@ -547,8 +544,6 @@ def scan_root(
                         IndexHit(
                             root,
                             entry,
-                            entry.name,
-                            entry.path,
                             parent[0],
                             parent[2],
                             dev,
