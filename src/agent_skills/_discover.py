@@ -495,9 +495,8 @@ def _resolve_root(
     """One result per candidate of one root, in scan order: each loaded, then admitted (SPEC §7.2).
 
     ``cands`` is consumed: once a candidate is loaded and admitted, its slot (and its result)
-    holds it without its manifest bytes, all the report needs. A scan then holds one manifest's
-    bytes at a time instead of every one to its end (SPEC §26: a page of memory touched first
-    costs the first scan of a process a fault).
+    holds it without its manifest bytes, all the report needs, so the manifests read by the
+    scan are let go one by one as their skills are built rather than kept with the report.
 
     Raises:
         SkillError: Only with ``strict``, as :func:`discover_skills` documents.
