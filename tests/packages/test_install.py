@@ -613,6 +613,142 @@ def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) ->
         assert (files, lock_bytes) == old or files == new_tree
 
 
+_KILLED_ADD = (
+    "import os, signal, sys\n"
+    "n = int(os.environ['KILL_AT']); count = [0]\n"
+    "def wrap(fn):\n"
+    "    def inner(*a, **k):\n"
+    "        count[0] += 1\n"
+    "        if count[0] == n: os.kill(os.getpid(), signal.SIGKILL)\n"
+    "        return fn(*a, **k)\n"
+    "    return inner\n"
+    "for name in ('rename', 'replace'): setattr(os, name, wrap(getattr(os, name)))\n"
+    "from agent_skills.cli import main\n"
+    "sys.argv = ['agent-skills', 'add', sys.argv[1], '--skill', 'hello', '--force']\n"
+    "main()\n"
+)
+
+
+def test_lock_after_a_killed_add_records_the_install_finished_or_undone(
+    env: dict[str, Path],
+) -> None:
+    # SPEC §25.3-§25.4: `lock` finishes or undoes what a killed add left before it records the
+    # tree, so the lock it writes is the one the next command keeps: nothing is undone later
+    # against it, and `verify` agrees with it. `verify` before it warns and changes nothing.
+    hello(env["src"], "keep")
+    hello(env["src"], script=b"echo v1\n")
+    run_env = {**os.environ, "HOME": str(env["home"])}
+    base = [sys.executable, "-m", "agent_skills"]
+
+    def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([*base, *args], cwd=env["ws"], env=run_env, capture_output=True)
+
+    assert cli("add", str(env["src"]), "--skill", "hello").returncode == 0
+    hello(env["src"], script=b"echo v2\n")
+    old_tree = _state(env)[0]
+    new_tree = {**old_tree, "hello/scripts/hi.sh": b"echo v2\n"}
+    snapshot = env["tmp"] / "snapshot"
+    shutil.copytree(env["ws"], snapshot, symlinks=True)
+    unfinished = 0
+    for n in (2, 3, 4):
+        shutil.rmtree(env["ws"])
+        shutil.copytree(snapshot, env["ws"], symlinks=True)
+        killed = subprocess.run(
+            [sys.executable, "-c", _KILLED_ADD, str(env["src"])],
+            cwd=env["ws"],
+            env={**run_env, "KILL_AT": str(n)},
+            capture_output=True,
+            timeout=60,
+        )
+        assert killed.returncode == -signal.SIGKILL
+        if _leftovers(env):
+            unfinished += 1
+            before = _state(env)
+            checked = cli("verify")
+            assert b"warning: unfinished_install: " in checked.stderr
+            assert _state(env) == before  # verify only reads
+        locked = cli("lock")
+        assert locked.returncode == 0, locked.stderr
+        assert _leftovers(env) == []
+        files, lock_bytes = _state(env)
+        assert files in (old_tree, new_tree)
+        assert lock_bytes is not None
+        entry = {e["name"]: e for e in json.loads(lock_bytes)["skills"]}["hello"]
+        assert entry["origin"]["source"] == str(env["src"])  # the install's origin kept
+        assert cli("verify").returncode == 0
+        assert cli("remove", "never-installed").returncode == 1  # (it recovers first)
+        assert _state(env) == (files, lock_bytes)
+    assert unfinished >= 1  # (a kill point left a transaction for `lock` to settle)
+
+
+def test_lock_keeps_an_install_that_ended_while_it_waited_for_the_lock(
+    env: dict[str, Path], run: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command's own discovery runs before it holds the lock; what it records is read again
+    # under the lock, so an add that committed in between is in the lock it writes, with its
+    # origin (SPEC §25.3: an entry is never lost).
+    from collections.abc import Iterator
+    from contextlib import contextmanager
+
+    from agent_skills.cli import packages as cli_packages
+
+    hello(env["src"], "first")
+    assert run("add", str(env["src"]), "--skill", "first").exit_code == 0
+    hello(env["src"], "second")
+    real = cli_packages.lock_held
+
+    @contextmanager
+    def after_an_add(path: Path) -> Iterator[None]:
+        pkg.install_skills(
+            pkg.parse_source(str(env["src"])),
+            SkillRoot(env["ws"] / ".agents" / "skills", "workspace", "agents"),
+            names=["second"],
+            lock=env["ws"] / "skills.lock.json",
+            workspace=env["ws"],
+        )
+        with real(path):
+            yield
+
+    monkeypatch.setattr(cli_packages, "lock_held", after_an_add)
+    result = run("lock")
+    assert result.exit_code == 0, result.output
+    written = json.loads((env["ws"] / "skills.lock.json").read_text())
+    entries = {e["name"]: e for e in written["skills"]}
+    assert sorted(entries) == ["first", "second"]
+    assert entries["second"]["origin"]["source"] == str(env["src"])
+    monkeypatch.setattr(cli_packages, "lock_held", real)
+    assert run("verify").exit_code == 0
+
+
+def test_recover_roots_acts_only_on_roots_reached_without_a_link(env: dict[str, Path]) -> None:
+    # A journal in a root reached through a link, or outside the workspace, is another
+    # tree's: recover_roots leaves it (and its transaction) as it is.
+    lock = env["ws"] / "skills.lock.json"
+    elsewhere = env["tmp"] / "store"
+    (elsewhere / "skills").mkdir(parents=True)
+    (env["ws"] / ".claude").mkdir()
+    (env["ws"] / ".claude" / "skills").symlink_to(elsewhere / "skills")
+    outside = env["tmp"] / "outside"
+    outside.mkdir()
+    planted = []
+    for root in (elsewhere / "skills", outside):
+        journal = root / ".agent-skills-txn-0123456789abcdef.json"
+        journal.write_text("not a journal")
+        planted.append(journal)
+    inside = env["ws"] / ".agents" / "skills"
+    inside.mkdir(parents=True)
+    (inside / ".agent-skills-txn-0123456789abcdef.json").write_text("not a journal")
+    notes = pkg.recover_roots(
+        [env["ws"] / ".claude" / "skills", outside, inside, env["ws"] / "missing"],
+        lock=lock,
+        workspace=env["ws"],
+    )
+    assert [p.read_text() for p in planted] == ["not a journal"] * 2  # untouched
+    assert pkg.pending_journals(inside) == []  # set aside: it was not one
+    assert len(notes) == 1 and "set aside the recovery journal" in notes[0].message
+    assert pkg.pending_journals(outside) == [planted[1].name]
+
+
 # ---------------------------------------------------------------------------------------------
 # names read from a lock are skill names before anything is joined to the root (SPEC §25.4)
 

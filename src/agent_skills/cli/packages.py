@@ -27,7 +27,9 @@ from ..packages import (
     lock_skills,
     pack_skill,
     parse_source,
+    pending_journals,
     read_lock,
+    recover_roots,
     remove_skill,
     scoped_skills,
     update_skills,
@@ -135,15 +137,22 @@ def lock_command(
     """Write skills.lock.json: every project skill's files with their sha256 digests.
 
     Only workspace-scope roots are locked unless --all, so a check in CI never depends on a
-    developer's own user skills. Origins recorded by `add` are kept.
+    developer's own user skills. Origins recorded by `add` are kept. An add, update or remove
+    of the project that was killed is finished or undone first, as the next of them would.
 
     \b
     Examples:
       agent-skills lock
       agent-skills lock --output ci/skills.lock.json
     """
-    target = output if output is not None else lock_path(skills.config.home, workspace, "project")
+    project_lock = lock_path(skills.config.home, workspace, "project")
+    target = output if output is not None else project_lock
     with lock_held(target):  # an install's entry is never lost between the read and the write
+        if os.path.abspath(target) == os.path.abspath(project_lock):
+            # What a killed add, update or remove of the project left is finished or undone
+            # first, as the next of them would do (SPEC §25.4): never recorded half done.
+            roots = [root.path for root in skills.config.roots if root.scope == "workspace"]
+            recover_roots(roots, lock=project_lock, workspace=workspace)
         origins: dict[str, Any] = {}
         if target.exists():
             try:
@@ -174,8 +183,9 @@ def verify_command(
     """Check the installed skills against skills.lock.json; exit 1 on any drift.
 
     Prints every added, removed and changed skill, and for a changed skill every added, removed
-    and changed file. Hidden and other unlisted files do not count. JSON: {lock, ok, drift:
-    [{name, status, dir, files: [{status, path}], moved_from}]}.
+    and changed file. Hidden and other unlisted files do not count. A root left mid-change by a
+    killed add, update or remove is named in a warning (verify changes nothing). JSON: {lock,
+    ok, drift: [{name, status, dir, files: [{status, path}], moved_from}]}.
 
     \b
     Examples:
@@ -193,7 +203,9 @@ def verify_command(
             2,
         )
     lock = read_lock(target)
-    scoped = scoped_skills(skills, sorted(lock_scopes(lock)))
+    scopes = sorted(lock_scopes(lock))
+    _warn_unfinished([root.path for root in skills.config.roots if root.scope in scopes])
+    scoped = scoped_skills(skills, scopes)
     current = lock_skills(scoped, workspace=workspace)
     drift = verify_lock(lock, current)
     if as_json:
@@ -212,6 +224,21 @@ def verify_command(
             click.echo(f"{target}: {count} {verb} the lock")
     if drift:
         raise click.exceptions.Exit(1)
+
+
+def _warn_unfinished(roots: Sequence[Path]) -> None:
+    """Warn of each root holding a transaction a kill left unfinished: what ``verify`` reads
+    there may be half of an install. It changes nothing (``lock`` or the next ``add``,
+    ``update`` or ``remove`` finishes or undoes it, SPEC §25.4)."""
+    for root in roots:
+        journals = pending_journals(root)
+        if journals:
+            warn(
+                "unfinished_install",
+                f"{root} holds {len(journals)} unfinished add, update or remove "
+                f"({', '.join(journals)}): what is there may be half installed; "
+                f"`{PROG} lock` or the next add, update or remove finishes or undoes it",
+            )
 
 
 def install_options(verb: str) -> Callable[[_F], _F]:

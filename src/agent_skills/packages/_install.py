@@ -24,7 +24,7 @@ import re
 import secrets
 import shutil
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +69,9 @@ __all__ = [
     "MAX_OWNED_FILES",
     "Installed",
     "install_skills",
+    "pending_journals",
     "recover_root",
+    "recover_roots",
     "remove_skill",
     "update_skills",
 ]
@@ -611,6 +613,65 @@ def recover_root(
         raise fs_error(exc, root_path) from None
     emit(notes)
     return notes
+
+
+def recover_roots(
+    roots: Iterable[str | os.PathLike[str]],
+    *,
+    lock: str | os.PathLike[str],
+    workspace: str | os.PathLike[str],
+) -> list[Diagnostic]:
+    """:func:`recover_root` of each of ``roots`` that an install keeping ``lock`` may have left
+    mid-change: a directory inside ``workspace`` reached from it through real directories only
+    (installs never act through a link, SPEC §25.4). The others (outside it, linked, missing)
+    are left as they are. The caller holds :func:`~._lock.lock_held` of ``lock``, as an
+    install does.
+
+    Args:
+        roots: Candidate install roots (the workspace-scope roots of a configuration).
+        lock: The lock those installs keep (``<workspace>/skills.lock.json`` for the project).
+        workspace: The folder below which no link may lead to a root.
+
+    Returns:
+        The warnings of the recoveries (also emitted, as :func:`recover_root` does).
+
+    Raises:
+        SkillError: As :func:`recover_root`; ``invalid_input`` for an argument that is not a
+            path.
+    """
+    top = Path(os.path.abspath(coerce_path(workspace, "workspace", usable=True)))
+    notes: list[Diagnostic] = []
+    for root in roots:
+        path = Path(os.path.abspath(coerce_path(root, "root", usable=True)))
+        if path != top and path.is_relative_to(top) and _real_dirs_below(top, path):
+            notes.extend(recover_root(path, lock=lock))
+    return notes
+
+
+def _real_dirs_below(top: Path, path: Path) -> bool:
+    """Whether every component of ``path`` below ``top`` (``path`` included) is a directory
+    that is not a link, now."""
+    here = top
+    for part in path.relative_to(top).parts:
+        here = here / part
+        try:
+            if not stat.S_ISDIR(os.lstat(here).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def pending_journals(root: str | os.PathLike[str]) -> list[str]:
+    """The names of the recovery journals in ``root``: transactions of ``add``, ``update`` or
+    ``remove`` that a kill left unfinished (:func:`recover_root` finishes or undoes them), in
+    name order; ``[]`` when there are none or ``root`` cannot be listed. Reads nothing else
+    and changes nothing."""
+    try:
+        names = os.listdir(os.fspath(root))
+    except (OSError, ValueError):
+        return []
+    return sorted(name for name in names if _JOURNAL_RE.match(name))
 
 
 def _recover(root_path: Path, lock: Path | None) -> list[Diagnostic]:
