@@ -145,3 +145,28 @@ def test_a_prompt_past_the_bound_is_a_json_rpc_error_and_the_server_goes_on(
         assert got.messages[0].content == types.TextContent(text="Do it.")
 
     _run(root, run, mode)
+
+
+@pytest.mark.slow
+def test_a_long_argument_string_does_not_hold_the_server(root: Path) -> None:
+    # SPEC §30.4: one request never stops the server. Splitting megabytes of arguments as a
+    # shell would takes seconds; the server answers other requests meanwhile.
+    order: list[str] = []
+
+    async def body(client: Client) -> None:
+        async def long_prompt() -> None:
+            got = await client.get_prompt("review", {"arguments": "ab " * 2_000_000})
+            order.append("prompt")
+            assert isinstance(got.messages[0].content, types.TextContent)
+            assert got.messages[0].content.text.startswith("Review ab with level ab (all: ab ab")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_prompt)
+            await anyio.sleep(0.3)
+            with anyio.fail_after(5):
+                listed = await client.list_prompts()
+            order.append("list")
+            assert [p.name for p in listed.prompts] == ["review"]
+
+    _run(root, body)
+    assert order == ["list", "prompt"]

@@ -687,7 +687,10 @@ class SkillServer:
         try:
             body = await _in_thread(served.body_now)
             await _in_thread(served.verify_dir)  # SPEC §20.1
-            text = render_skill(body, arguments, skill_dir=str(info.dir.absolute()))
+            skill_dir = str(info.dir.absolute())
+            # Splitting a long argument string is slow (shlex): off the event loop, so the
+            # server goes on answering while it runs.
+            text = await _in_thread(lambda: render_skill(body, arguments, skill_dir=skill_dir))
         except SkillError as err:
             raise MCPError(
                 code=types.INTERNAL_ERROR,
