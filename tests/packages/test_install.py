@@ -681,6 +681,84 @@ def test_lock_after_a_killed_add_records_the_install_finished_or_undone(
     assert unfinished >= 1  # (a kill point left a transaction for `lock` to settle)
 
 
+def test_a_planted_journal_never_takes_out_a_directory_it_did_not_stage(
+    env: dict[str, Path], run: Callable[..., Result]
+) -> None:
+    # A journal comes with a repository: naming a hand-written skill's inode (with or without
+    # a proof it cannot know) makes no recovery take the folder out, `lock`'s included.
+    root = env["ws"] / ".agents" / "skills"
+    mine = make_skill(root, "notes", body="mine")
+    before = tree(root)
+    ino = os.lstat(mine).st_ino
+    for n, proof in enumerate([None, "0" * 64]):
+        journal = root / f".agent-skills-txn-{n:016x}.json"
+        items = [{"name": "notes", "staged": ino, "proof": proof}]
+        journal.write_text(json.dumps({"version": 1, "skills": items, "lock": None}))
+        result = run("lock")
+        assert result.exit_code == 0, result.output
+        assert "left " in result.output and "notes as it is" in result.output
+        assert tree(root) == before  # the journal gone, the folder untouched
+    assert json.loads((env["ws"] / "skills.lock.json").read_text())["skills"][0]["name"] == "notes"
+
+
+def test_an_edited_copy_of_an_unfinished_install_is_left_as_it_is(
+    env: dict[str, Path],
+) -> None:
+    # SPEC §25.4, nothing lost in silence: a copy renamed into place by an install killed
+    # before its commit, then edited, stays as it is when the install is undone; the copy it
+    # replaced is kept beside it.
+    hello(env["src"], script=b"echo v1\n")
+    run_env = {**os.environ, "HOME": str(env["home"])}
+    base = [sys.executable, "-m", "agent_skills"]
+    assert (
+        subprocess.run(
+            [*base, "add", str(env["src"]), "--skill", "hello"], cwd=env["ws"], env=run_env
+        ).returncode
+        == 0
+    )
+    hello(env["src"], script=b"echo v2\n")
+    root = env["ws"] / ".agents" / "skills"
+    for n in (2, 3, 4):
+        killed = subprocess.run(
+            [sys.executable, "-c", _KILLED_ADD, str(env["src"])],
+            cwd=env["ws"],
+            env={**run_env, "KILL_AT": str(n)},
+            capture_output=True,
+            timeout=60,
+        )
+        assert killed.returncode == -signal.SIGKILL
+        script = root / "hello" / "scripts" / "hi.sh"
+        if script.is_file() and script.read_bytes() == b"echo v2\n" and _leftovers(env):
+            break  # the new copy is in place, its transaction unfinished
+        subprocess.run([*base, "lock"], cwd=env["ws"], env=run_env, check=True)
+    else:
+        pytest.fail("no kill point left the new copy in place unfinished")
+    (root / "hello" / "notes.md").write_text("hours of work")
+    edited = tree(root / "hello")
+    locked = subprocess.run([*base, "lock"], cwd=env["ws"], env=run_env, capture_output=True)
+    assert locked.returncode == 0, locked.stderr
+    assert b"as it is" in locked.stderr
+    assert tree(root / "hello") == edited
+    kept = [p.name for p in root.iterdir() if ".agent-skills-kept-" in p.name]
+    assert len(kept) == 1 and kept[0].startswith("hello.agent-skills-kept-")
+    assert (root / kept[0] / "scripts" / "hi.sh").read_bytes() == b"echo v1\n"
+
+
+def test_lock_to_another_file_recovers_nothing_and_warns(
+    env: dict[str, Path], run: Callable[..., Result]
+) -> None:
+    # Only the project's own lock settles the project's transactions; written elsewhere, the
+    # lock names each root left mid-change instead, and the journal stays for the next command.
+    root = env["ws"] / ".agents" / "skills"
+    make_skill(root, "notes")
+    journal = root / ".agent-skills-txn-00000000000000aa.json"
+    journal.write_text("not yet read")
+    result = run("lock", "--output", str(env["tmp"] / "other.json"))
+    assert result.exit_code == 0, result.output
+    assert f"warning: unfinished_install: {root} holds 1 unfinished" in result.output
+    assert journal.read_text() == "not yet read"
+
+
 def test_lock_keeps_an_install_that_ended_while_it_waited_for_the_lock(
     env: dict[str, Path], run: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -161,6 +161,7 @@ def lock_command(
                 previous = {"skills": []}
             origins = {e["dir"]: e["origin"] for e in previous["skills"] if "origin" in e}
         scoped = scoped_skills(skills, None if all_roots else ["workspace"])
+        _warn_unfinished([root.path for root in scoped.config.roots])  # (any not recovered)
         lock = lock_skills(scoped, workspace=workspace, origins=origins)
         write_lock(target, lock, held=True)
     count = len(lock["skills"])
@@ -227,17 +228,18 @@ def verify_command(
 
 
 def _warn_unfinished(roots: Sequence[Path]) -> None:
-    """Warn of each root holding a transaction a kill left unfinished: what ``verify`` reads
-    there may be half of an install. It changes nothing (``lock`` or the next ``add``,
-    ``update`` or ``remove`` finishes or undoes it, SPEC §25.4)."""
+    """Warn of each root holding a transaction a kill left unfinished: what is read there may
+    be half of an install. It changes nothing (the next ``add``, ``update`` or ``remove`` into
+    the root finishes or undoes it; so does ``lock`` for the project's roots, SPEC §25.4)."""
     for root in roots:
         journals = pending_journals(root)
         if journals:
+            shown = ", ".join(journals[:3]) + (", ..." if len(journals) > 3 else "")
             warn(
                 "unfinished_install",
-                f"{root} holds {len(journals)} unfinished add, update or remove "
-                f"({', '.join(journals)}): what is there may be half installed; "
-                f"`{PROG} lock` or the next add, update or remove finishes or undoes it",
+                f"{root} holds {len(journals)} unfinished add, update or remove ({shown}): "
+                "what is there may be half installed; the next add, update or remove into "
+                f"it finishes or undoes it (`{PROG} lock` does for the project's roots)",
             )
 
 

@@ -279,6 +279,19 @@ def _on_disk(target: Path) -> dict[str, tuple[int, str]] | None:
     return found
 
 
+def _tree_proof(target: Path) -> str | None:
+    """A sha256 of everything below ``target`` (:func:`_on_disk`: names, sizes and contents,
+    hidden files and links included); ``None`` past :data:`MAX_OWNED_FILES` entries or when it
+    cannot be read whole. Two trees with the same proof hold the same entries."""
+    try:
+        disk = _on_disk(target)
+    except OSError:
+        return None
+    if disk is None:
+        return None
+    return _sha(json.dumps(sorted(disk.items())).encode("utf-8", "surrogatepass"))
+
+
 def _lost_edits(target: Path, entry: Mapping[str, Any]) -> list[FileChange]:
     """What replacing or deleting ``target`` would lose against the lock ``entry``: every file
     changed since it was installed and every entry added (hidden files and links included),
@@ -403,7 +416,8 @@ def _commit(
     record: dict[str, Any] = {"version": 1, "skills": [], "lock": None}
     for name, staged_dir in staged.items():
         ino = os.lstat(staged_dir).st_ino if staged_dir is not None else None
-        record["skills"].append({"name": name, "staged": ino})
+        proof = _tree_proof(staged_dir) if staged_dir is not None else None
+        record["skills"].append({"name": name, "staged": ino, "proof": proof})
     lock_tmp: Path | None = None
     data = b""
     if place.lock is not None and lock_after is not None:
@@ -439,11 +453,22 @@ def _commit(
     _finish(root, token, committed=True, record=record)
 
 
-def _finish(root: Path, token: str, *, committed: bool, record: Mapping[str, Any]) -> None:
+def _finish(
+    root: Path,
+    token: str,
+    *,
+    committed: bool,
+    record: Mapping[str, Any],
+    notes: list[Diagnostic] | None = None,
+) -> None:
     """Finish a transaction: forward (delete what was set aside) or back (take the new copies
     out, put the set-aside ones back). A set-aside copy whose place was taken meanwhile is
     kept beside it as ``<name>.agent-skills-kept-<token>``: recovery never deletes a copy it
-    cannot put back."""
+    cannot put back. Going back, a new copy is taken out only when it is the staged one (its
+    inode) and holds exactly what was staged (the journal's proof, :func:`_tree_proof`); any
+    other directory standing there (edited since, or never staged: a journal comes with a
+    repository) is left where it is, said in ``notes``, and the set-aside copy is kept beside
+    it."""
     back = root / f"{_TMP_PREFIX}{token}"
     if not committed:
         for item in record.get("skills", []):
@@ -455,10 +480,24 @@ def _finish(root: Path, token: str, *, committed: bool, record: Mapping[str, Any
                 st = os.lstat(target)
             except FileNotFoundError:
                 continue
-            if st.st_ino == staged_ino and stat.S_ISDIR(st.st_mode):
-                # The new copy made it in: it goes back with the other staged ones.
+            if st.st_ino != staged_ino or not stat.S_ISDIR(st.st_mode):
+                continue
+            proof = item.get("proof")
+            if isinstance(proof, str) and _tree_proof(target) == proof:
+                # The new copy made it in, as staged: it goes back with the other staged ones.
                 os.makedirs(back, exist_ok=True)
                 os.rename(target, back / f"back-{secrets.token_hex(4)}")
+                continue
+            if notes is not None:
+                notes.append(
+                    Diagnostic(
+                        DiagnosticKind.IO_ERROR,
+                        f"left {target} as it is: an unfinished install was undone, and this "
+                        "directory is not the copy it staged (edited since, or never "
+                        "installed by it)",
+                        target,
+                    )
+                )
         for entry in sorted(os.listdir(root)):
             if not entry.startswith(f"{_OLD_PREFIX}{token}-"):
                 continue
@@ -498,6 +537,7 @@ def _journal_problem(record: object, root: Path, lock: Path | None) -> str | Non
         isinstance(item, dict)
         and isinstance(item.get("name"), str)
         and (item.get("staged") is None or type(item.get("staged")) is int)
+        and isinstance(item.get("proof"), str | None)
         for item in skills
     ):
         return "not a journal"
@@ -710,7 +750,7 @@ def _recover(root_path: Path, lock: Path | None) -> list[Diagnostic]:
             notes.append(_set_aside(root_path, entry, token, problem or why))
             continue
         done = match.group(1) == "done"
-        _finish(root_path, token, committed=_committed(done, record), record=record)
+        _finish(root_path, token, committed=_committed(done, record), record=record, notes=notes)
     for entry in sorted(os.listdir(root_path)):
         path = root_path / entry
         if entry.startswith(_TMP_PREFIX):
