@@ -557,6 +557,24 @@ def test_a_kill_at_any_point_leaves_the_previous_install_or_the_new_one(
     assert ("hello/SKILL.md" in new[0]) == (scenario != "remove")
 
 
+# `agent-skills add SRC --skill hello --force` in a process that SIGKILLs itself at its
+# KILL_AT-th rename or replace.
+_KILLED_ADD = (
+    "import os, signal, sys\n"
+    "n = int(os.environ['KILL_AT']); count = [0]\n"
+    "def wrap(fn):\n"
+    "    def inner(*a, **k):\n"
+    "        count[0] += 1\n"
+    "        if count[0] == n: os.kill(os.getpid(), signal.SIGKILL)\n"
+    "        return fn(*a, **k)\n"
+    "    return inner\n"
+    "for name in ('rename', 'replace'): setattr(os, name, wrap(getattr(os, name)))\n"
+    "from agent_skills.cli import main\n"
+    "sys.argv = ['agent-skills', 'add', sys.argv[1], '--skill', 'hello', '--force']\n"
+    "main()\n"
+)
+
+
 def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) -> None:
     # A real process of the command line, killed at a few points of its install.
     hello(env["src"], "keep")
@@ -572,20 +590,6 @@ def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) ->
     assert done.returncode == 0, done.stderr
     hello(env["src"], script=b"echo v2\n")
     old = _state(env)
-    wrapper = (
-        "import os, signal, sys\n"
-        "n = int(os.environ['KILL_AT']); count = [0]\n"
-        "def wrap(fn):\n"
-        "    def inner(*a, **k):\n"
-        "        count[0] += 1\n"
-        "        if count[0] == n: os.kill(os.getpid(), signal.SIGKILL)\n"
-        "        return fn(*a, **k)\n"
-        "    return inner\n"
-        "for name in ('rename', 'replace'): setattr(os, name, wrap(getattr(os, name)))\n"
-        "from agent_skills.cli import main\n"
-        "sys.argv = ['agent-skills', 'add', sys.argv[1], '--skill', 'hello', '--force']\n"
-        "main()\n"
-    )
     snapshot = env["tmp"] / "snapshot"
     shutil.copytree(env["ws"], snapshot, symlinks=True)
     outcomes = []
@@ -593,7 +597,7 @@ def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) ->
         shutil.rmtree(env["ws"])
         shutil.copytree(snapshot, env["ws"], symlinks=True)
         killed = subprocess.run(
-            [sys.executable, "-c", wrapper, str(env["src"])],
+            [sys.executable, "-c", _KILLED_ADD, str(env["src"])],
             cwd=env["ws"],
             env={**run_env, "KILL_AT": str(n)},
             capture_output=True,
@@ -611,22 +615,6 @@ def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) ->
     for code, (files, lock_bytes) in outcomes:
         assert code == -signal.SIGKILL
         assert (files, lock_bytes) == old or files == new_tree
-
-
-_KILLED_ADD = (
-    "import os, signal, sys\n"
-    "n = int(os.environ['KILL_AT']); count = [0]\n"
-    "def wrap(fn):\n"
-    "    def inner(*a, **k):\n"
-    "        count[0] += 1\n"
-    "        if count[0] == n: os.kill(os.getpid(), signal.SIGKILL)\n"
-    "        return fn(*a, **k)\n"
-    "    return inner\n"
-    "for name in ('rename', 'replace'): setattr(os, name, wrap(getattr(os, name)))\n"
-    "from agent_skills.cli import main\n"
-    "sys.argv = ['agent-skills', 'add', sys.argv[1], '--skill', 'hello', '--force']\n"
-    "main()\n"
-)
 
 
 def test_lock_after_a_killed_add_records_the_install_finished_or_undone(
