@@ -732,6 +732,22 @@ def test_an_edited_copy_of_an_unfinished_install_is_left_as_it_is(
     assert (root / kept[0] / "scripts" / "hi.sh").read_bytes() == b"echo v1\n"
 
 
+def test_verify_waits_for_an_install_in_progress(env: dict[str, Path]) -> None:
+    # A reader's lock: verify never compares half of an add, update or remove with the lock.
+    hello(env["src"])
+    run_env = {**os.environ, "HOME": str(env["home"])}
+    base = [sys.executable, "-m", "agent_skills"]
+    subprocess.run([*base, "add", str(env["src"])], cwd=env["ws"], env=run_env, check=True)
+    with pkg.lock_held(env["ws"] / "skills.lock.json"):  # what an install holds
+        verify = subprocess.Popen(
+            [*base, "verify"], cwd=env["ws"], env=run_env, stdout=subprocess.PIPE
+        )
+        time.sleep(1.0)
+        assert verify.poll() is None  # still waiting
+    out, _ = verify.communicate(timeout=60)
+    assert verify.returncode == 0 and b"1 skill matches the lock" in out
+
+
 def test_lock_to_another_file_recovers_nothing_and_warns(
     env: dict[str, Path], run: Callable[..., Result]
 ) -> None:

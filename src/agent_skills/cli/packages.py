@@ -203,11 +203,12 @@ def verify_command(
             f"no lock file at {target}: write one with `{PROG} lock` first",
             2,
         )
-    lock = read_lock(target)
-    scopes = sorted(lock_scopes(lock))
-    _warn_unfinished([root.path for root in skills.config.roots if root.scope in scopes])
-    scoped = scoped_skills(skills, scopes)
-    current = lock_skills(scoped, workspace=workspace)
+    with lock_held(target, shared=True):  # never half of an add, update or remove
+        lock = read_lock(target)
+        scopes = sorted(lock_scopes(lock))
+        _warn_unfinished([root.path for root in skills.config.roots if root.scope in scopes])
+        scoped = scoped_skills(skills, scopes)
+        current = lock_skills(scoped, workspace=workspace)
     drift = verify_lock(lock, current)
     if as_json:
         emit_json({"lock": str(target), "ok": not drift, "drift": [d.to_dict() for d in drift]})

@@ -294,7 +294,7 @@ def merge_lock(
 
 
 @contextmanager
-def held_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
+def held_directory(directory: str | os.PathLike[str], *, shared: bool = False) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``directory`` (created when missing) while the block runs.
 
     The one lock of a scope's packages: ``add``, ``update`` and ``remove`` change the install
@@ -302,8 +302,15 @@ def held_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
     tree and the lock move together and concurrent commands take turns (SPEC §25.4). POSIX;
     elsewhere no lock is taken.
 
+    Args:
+        directory: The directory locked.
+        shared: A reader's lock instead (``verify``): held beside other readers, never beside a
+            writer, so a reader never sees half of a change. A directory that is missing or
+            cannot be opened is then read without a lock (a reader needs no write access).
+
     Raises:
-        SkillError: ``fs_error`` codes when the directory cannot be created or opened.
+        SkillError: ``fs_error`` codes when the directory cannot be created or opened (never
+            with ``shared``).
     """
     try:
         import fcntl
@@ -312,20 +319,27 @@ def held_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
         return
     path = os.fspath(directory)
     try:
-        os.makedirs(path, exist_ok=True)
+        if not shared:
+            os.makedirs(path, exist_ok=True)
         fd = os.open(path, LIST_FLAGS)
     except OSError as exc:
-        raise fs_error(exc, path) from None
+        if not shared:
+            raise fs_error(exc, path) from None
+        yield
+        return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)
 
 
-def lock_held(path: str | os.PathLike[str]) -> AbstractContextManager[None]:
-    """The exclusive lock of the lock file ``path``: :func:`held_directory` of its directory."""
-    return held_directory(Path(os.path.abspath(os.fspath(path))).parent)
+def lock_held(
+    path: str | os.PathLike[str], *, shared: bool = False
+) -> AbstractContextManager[None]:
+    """The lock of the lock file ``path``: :func:`held_directory` of its directory, exclusive
+    or (``shared``) a reader's."""
+    return held_directory(Path(os.path.abspath(os.fspath(path))).parent, shared=shared)
 
 
 def lock_bytes(lock: Mapping[str, Any]) -> bytes:
