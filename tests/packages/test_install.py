@@ -689,6 +689,35 @@ def test_a_planted_journal_never_takes_out_a_directory_it_did_not_stage(
     assert json.loads((env["ws"] / "skills.lock.json").read_text())["skills"][0]["name"] == "notes"
 
 
+def test_a_kept_name_already_taken_never_blocks_recovery(
+    env: dict[str, Path], run: Callable[..., Result]
+) -> None:
+    # Undoing, a set-aside copy whose place is taken is kept beside it; a folder (planted with
+    # the journal, or left by an earlier recovery) already holding that name never makes every
+    # later command fail: the copy is kept under another name.
+    root = env["ws"] / ".agents" / "skills"
+    token = "00000000000000bb"
+    make_skill(root, "alpha", body="in place")
+    make_skill(root, f".agent-skills-old-{token}-alpha", body="set aside")
+    make_skill(root, f"alpha.agent-skills-kept-{token}", body="planted")
+    items = [{"name": "alpha", "staged": None, "proof": None}]
+    (root / f".agent-skills-txn-{token}.json").write_text(
+        json.dumps({"version": 1, "skills": items, "lock": None})
+    )
+    result = run("lock")
+    assert result.exit_code == 0, result.output
+    bodies = {
+        p.name: (p / "SKILL.md").read_text().split("---\n")[-1].strip()
+        for p in root.iterdir()
+        if (p / "SKILL.md").is_file()
+    }
+    assert bodies.pop("alpha") == "in place"
+    assert bodies.pop(f"alpha.agent-skills-kept-{token}") == "planted"
+    assert list(bodies.values()) == ["set aside"]
+    assert next(iter(bodies)).startswith(f"alpha.agent-skills-kept-{token}-")
+    assert pkg.pending_journals(root) == []
+
+
 def test_an_edited_copy_of_an_unfinished_install_is_left_as_it_is(
     env: dict[str, Path],
 ) -> None:

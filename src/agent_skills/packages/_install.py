@@ -504,6 +504,8 @@ def _finish(
             name = entry[len(f"{_OLD_PREFIX}{token}-") :]
             home = root / name
             kept = home if not os.path.lexists(home) else root / f"{name}.agent-skills-kept-{token}"
+            if os.path.lexists(kept):  # (taken too, a journal comes with a repository)
+                kept = root / f"{name}.agent-skills-kept-{token}-{secrets.token_hex(4)}"
             os.rename(root / entry, kept)
         lock = record.get("lock")
         if isinstance(lock, dict) and isinstance(lock.get("path"), str):
