@@ -575,6 +575,20 @@ _KILLED_ADD = (
 )
 
 
+def _add_killed_at(
+    n: int, env: dict[str, Path], run_env: dict[str, str]
+) -> subprocess.CompletedProcess[bytes]:
+    """:data:`_KILLED_ADD` of ``env["src"]`` run in the workspace, killed at its ``n``-th
+    rename or replace."""
+    return subprocess.run(
+        [sys.executable, "-c", _KILLED_ADD, str(env["src"])],
+        cwd=env["ws"],
+        env={**run_env, "KILL_AT": str(n)},
+        capture_output=True,
+        timeout=60,
+    )
+
+
 def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) -> None:
     # A real process of the command line, killed at a few points of its install.
     hello(env["src"], "keep")
@@ -596,13 +610,7 @@ def test_a_killed_cli_add_is_undone_by_the_next_command(env: dict[str, Path]) ->
     for n in (1, 2, 3, 4):
         shutil.rmtree(env["ws"])
         shutil.copytree(snapshot, env["ws"], symlinks=True)
-        killed = subprocess.run(
-            [sys.executable, "-c", _KILLED_ADD, str(env["src"])],
-            cwd=env["ws"],
-            env={**run_env, "KILL_AT": str(n)},
-            capture_output=True,
-            timeout=60,
-        )
+        killed = _add_killed_at(n, env, run_env)
         after = subprocess.run(
             [*base, "remove", "never-installed"], cwd=env["ws"], env=run_env, capture_output=True
         )
@@ -641,13 +649,7 @@ def test_lock_after_a_killed_add_records_the_install_finished_or_undone(
     for n in (2, 3, 4):
         shutil.rmtree(env["ws"])
         shutil.copytree(snapshot, env["ws"], symlinks=True)
-        killed = subprocess.run(
-            [sys.executable, "-c", _KILLED_ADD, str(env["src"])],
-            cwd=env["ws"],
-            env={**run_env, "KILL_AT": str(n)},
-            capture_output=True,
-            timeout=60,
-        )
+        killed = _add_killed_at(n, env, run_env)
         assert killed.returncode == -signal.SIGKILL
         if _leftovers(env):
             unfinished += 1
@@ -736,13 +738,7 @@ def test_an_edited_copy_of_an_unfinished_install_is_left_as_it_is(
     hello(env["src"], script=b"echo v2\n")
     root = env["ws"] / ".agents" / "skills"
     for n in (2, 3, 4):
-        killed = subprocess.run(
-            [sys.executable, "-c", _KILLED_ADD, str(env["src"])],
-            cwd=env["ws"],
-            env={**run_env, "KILL_AT": str(n)},
-            capture_output=True,
-            timeout=60,
-        )
+        killed = _add_killed_at(n, env, run_env)
         assert killed.returncode == -signal.SIGKILL
         script = root / "hello" / "scripts" / "hi.sh"
         if script.is_file() and script.read_bytes() == b"echo v2\n" and _leftovers(env):
