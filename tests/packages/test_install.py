@@ -773,6 +773,37 @@ def test_verify_waits_for_an_install_in_progress(env: dict[str, Path]) -> None:
     assert verify.returncode == 0 and b"1 skill matches the lock" in out
 
 
+def test_at_home_the_project_scope_is_the_user_scope(env: dict[str, Path]) -> None:
+    # SPEC §21.13: a workspace equal to home gives each path once, with the user's scope. An
+    # add run there (a repository of the home folder, or no repository at all) installs for
+    # the user, so what is installed is what discovery, `verify` and `update` see.
+    from conftest import invoke_cli
+
+    home = env["ws"]  # (it holds .git: a repository of the home folder)
+    hello(env["src"], "beta")
+
+    def cli(*args: str) -> Result:
+        return invoke_cli(args, cwd=home, home=home)
+
+    added = cli("add", str(env["src"]), "--skill", "beta")
+    assert added.exit_code == 0, added.output
+    user_lock = home / ".agents" / "skills.lock.json"
+    entries = json.loads(user_lock.read_text())["skills"]
+    assert [(e["name"], e["scope"], e["dir"]) for e in entries] == [
+        ("beta", "user", ".agents/skills/beta")  # (inside the workspace: relative to it)
+    ]
+    assert not (home / "skills.lock.json").exists()
+    checked = cli("verify", "--lock", str(user_lock))
+    assert checked.exit_code == 0 and "1 skill matches the lock" in checked.output
+    listed = json.loads(cli("list", "--json").stdout)
+    assert [(s["name"], s["scope"]) for s in listed] == [("beta", "user")]
+    hello(env["src"], "beta", body="Hello again.")
+    assert cli("update", "beta").exit_code == 0
+    assert "Hello again." in (home / ".agents" / "skills" / "beta" / "SKILL.md").read_text()
+    assert cli("remove", "beta").exit_code == 0
+    assert json.loads(user_lock.read_text())["skills"] == []
+
+
 def test_lock_to_another_file_recovers_nothing_and_warns(
     env: dict[str, Path], run: Callable[..., Result]
 ) -> None:

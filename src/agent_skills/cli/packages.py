@@ -74,9 +74,15 @@ def _place(
 ) -> tuple[SkillRoot, Path, Path]:
     """The root a command installs into, the scope's lock and the folder below which no link
     may lead to the root: the workspace for the project scope, the home folder for the user's
-    (SPEC §25.4, §30)."""
-    root = _install_root(skills, workspace, scope, client)
+    (SPEC §25.4, §30). When the workspace is the home folder (a command run at home outside any
+    repository, or a repository of the home folder), the project's roots are the user's: each
+    path counts once, with the scope of its first place, the user's (SPEC §21.13), so the
+    project scope is the user scope, its root, lock and base, and ``lock``, ``verify`` and
+    discovery agree with what was installed."""
     home = skills.config.home
+    if scope != "user" and os.path.abspath(workspace) == os.path.abspath(home):
+        scope = "user"
+    root = _install_root(skills, workspace, scope, client)
     return root, lock_path(home, workspace, scope), home if scope == "user" else workspace
 
 
