@@ -804,6 +804,34 @@ def test_at_home_the_project_scope_is_the_user_scope(env: dict[str, Path]) -> No
     assert json.loads(user_lock.read_text())["skills"] == []
 
 
+def test_a_lock_that_cannot_be_taken_is_a_coded_error_for_a_writer_and_no_bar_to_a_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # flock refused (ENOLCK on some network filesystems): a writer gets fs_error's code and
+    # changes nothing; a reader (verify) reads unlocked; the descriptor is closed either way.
+    import errno
+    import fcntl
+
+    from agent_skills.packages import _lock
+
+    def refuse(fd: int, op: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    opened_before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(SkillError) as caught, _lock.held_directory(tmp_path / "w"):
+        pytest.fail("a writer ran without its lock")
+    assert caught.value.code.value == "io_error"
+    assert caught.value.fields["path"] == str(tmp_path / "w")
+    ran = []
+    with _lock.held_directory(tmp_path / "r", shared=True):  # (missing: read unlocked)
+        ran.append("missing")
+    with _lock.held_directory(tmp_path, shared=True):
+        ran.append("refused")
+    assert ran == ["missing", "refused"]
+    assert len(os.listdir("/proc/self/fd")) == opened_before
+
+
 def test_lock_to_another_file_recovers_nothing_and_warns(
     env: dict[str, Path], run: Callable[..., Result]
 ) -> None:

@@ -295,22 +295,23 @@ def merge_lock(
 
 @contextmanager
 def held_directory(directory: str | os.PathLike[str], *, shared: bool = False) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``directory`` (created when missing) while the block runs.
+    """Hold a ``flock`` on ``directory`` (created when missing) while the block runs.
 
     The one lock of a scope's packages: ``add``, ``update`` and ``remove`` change the install
-    root and the lock under the lock of the lock file's directory (:func:`lock_held`), so the
-    tree and the lock move together and concurrent commands take turns (SPEC §25.4). POSIX;
-    elsewhere no lock is taken.
+    root and the lock under the exclusive lock of the lock file's directory (:func:`lock_held`),
+    so the tree and the lock move together and concurrent commands take turns (SPEC §25.4).
+    POSIX; elsewhere no lock is taken.
 
     Args:
         directory: The directory locked.
         shared: A reader's lock instead (``verify``): held beside other readers, never beside a
-            writer, so a reader never sees half of a change. A directory that is missing or
-            cannot be opened is then read without a lock (a reader needs no write access).
+            writer, so a reader never sees half of a change. A directory that is missing, cannot
+            be opened or cannot be locked is then read without a lock (a reader needs no write
+            access, and a lock is no reason to refuse a read).
 
     Raises:
-        SkillError: ``fs_error`` codes when the directory cannot be created or opened (never
-            with ``shared``).
+        SkillError: ``fs_error`` codes when the directory cannot be created, opened or locked
+            (never with ``shared``).
     """
     try:
         import fcntl
@@ -318,20 +319,23 @@ def held_directory(directory: str | os.PathLike[str], *, shared: bool = False) -
         yield
         return
     path = os.fspath(directory)
+    fd = -1
     try:
         if not shared:
             os.makedirs(path, exist_ok=True)
         fd = os.open(path, LIST_FLAGS)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
     except OSError as exc:
+        if fd >= 0:
+            os.close(fd)
+            fd = -1
         if not shared:
             raise fs_error(exc, path) from None
-        yield
-        return
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
 
 
 def lock_held(
