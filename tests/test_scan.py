@@ -616,3 +616,68 @@ def test_find_manifest_on_a_lone_exact_manifest_of_each_kind(
             assert find_manifest(given, follow_symlinks=follow).path == os.path.join(
                 given, "SKILL.md"
             )
+
+
+# -- an install's work is no skill (SPEC §4, §25.4) ----------------------------------------
+
+
+@pytest.mark.parametrize("max_depth", [1, 2])
+@pytest.mark.parametrize("index", ["none", "cold", "warm"])
+def test_an_installs_staged_and_set_aside_copies_are_skipped_not_skills(
+    tmp_path: Path, max_depth: int, index: str
+) -> None:
+    # While add, update or remove runs, and after a kill until the next one, a root holds the
+    # staging directory and each replaced skill set aside under a name of its own. Neither is
+    # a second copy of the skill: the set-aside one (sorting before it) used to shadow the
+    # installed skill with a duplicate_skill and a name_mismatch warning.
+    root = tmp_path / "skills"
+    make_skill(root, "hello", body="new")
+    make_skill(
+        root,
+        ".agent-skills-old-0123456789abcdef-hello",
+        frontmatter={"name": "hello", "description": "d"},
+        body="old",
+    )
+    make_skill(
+        root, ".agent-skills-old-01234567-notes", frontmatter={"name": "notes", "description": "d"}
+    )
+    make_skill(root / ".agent-skills-tmp-0123456789abcdef", "hello", body="staged")
+    make_skill(root, ".agent-skills-tmp-fedcba9876543210")  # (a manifest at its top too)
+    symlink(
+        root / ".agent-skills-old-fedcba9876543210-hi",
+        root / ".agent-skills-old-0123456789abcdef-hello",
+    )
+    # Near misses are candidates as before: only the installer's own prefixes are passed over.
+    make_skill(root, ".agent-skills-notes", frontmatter={"name": "kept-notes", "description": "d"})
+    make_skill(
+        root,
+        "agent-skills-old-0123456789abcdef-x",
+        frontmatter={"name": "agent-skills-old-0123456789abcdef-x", "description": "d"},
+    )
+    kw: dict[str, Any] = {"max_depth": max_depth}
+    if index != "none":
+        kw["index"] = tmp_path / "index.bin"
+        if index == "warm":
+            build(root, **kw)
+    skills = build(root, **kw)
+    assert {s.name: s.dir.name for s in skills.list_skills()} == {
+        "hello": "hello",
+        "kept-notes": ".agent-skills-notes",
+        "agent-skills-old-0123456789abcdef-x": "agent-skills-old-0123456789abcdef-x",
+    }
+    assert skills.load_skill("hello").body.strip() == "new"  # type: ignore[union-attr]
+    work = (
+        "the work of an add, update or remove, running or left unfinished "
+        "(the next one finishes or undoes it)"
+    )
+    assert [e for e in entries(skills) if e[1] != "loaded"] == [
+        (".agent-skills-old-01234567-notes", "skipped", None, work),
+        (".agent-skills-old-0123456789abcdef-hello", "skipped", None, work),
+        (".agent-skills-old-fedcba9876543210-hi", "skipped", None, work),
+        (".agent-skills-tmp-0123456789abcdef", "skipped", None, work),
+        (".agent-skills-tmp-fedcba9876543210", "skipped", None, work),
+    ]
+    # No warning of any kind about the install's work (the hidden near miss is named otherwise).
+    assert [(d.kind.value, d.path.parent.name) for d in skills.diagnostics] == [
+        ("name_mismatch", ".agent-skills-notes")
+    ]

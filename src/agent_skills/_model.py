@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMPILED_SUFFIXES",
+    "INSTALL_WORK_PREFIXES",
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
     "SINGLE_FILE_FOLDERS",
@@ -41,6 +42,7 @@ __all__ = [
     "choose_manifest",
     "is_compiled",
     "is_hidden",
+    "is_install_work",
     "is_manifest_name",
     "is_skipped",
     "is_skipped_path",
@@ -64,6 +66,21 @@ def is_hidden(name: str) -> bool:
     not searched for skills, not watched (SPEC §9, §21.4); a hidden file is still served when
     asked for by name (SPEC §10)."""
     return name.startswith(".")
+
+
+#: Prefixes of the directories ``add``, ``update`` and ``remove`` make in a root while they work:
+#: the staging directory of new copies, then each replaced or removed skill set aside until the
+#: change is committed or undone (SPEC §25.4). Each ends with the transaction's token.
+INSTALL_WORK_PREFIXES: tuple[str, ...] = (".agent-skills-tmp-", ".agent-skills-old-")
+
+
+def is_install_work(name: str) -> bool:
+    """Whether a root's entry is an install's work (:data:`INSTALL_WORK_PREFIXES`): never a skill
+    of its own, though a set-aside copy holds a manifest. Discovery reports it as skipped (SPEC
+    §4: one report entry per child), so neither a running install nor one a kill left unfinished
+    shows a second copy of a skill, or shadows the installed one, until it is finished or undone
+    (SPEC §25.4)."""
+    return name.startswith(INSTALL_WORK_PREFIXES)
 
 
 #: Suffixes of compiled Python files, never a skill's files (SPEC §29.6).

@@ -37,6 +37,7 @@ from ._model import (
     MANIFEST_NAME,
     accepts_single_files,
     choose_manifest,
+    is_install_work,
     single_file_id,
     sort_text,
 )
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from ._index import CachedSkill, ManifestIndex
 
 __all__ = [
+    "INSTALL_WORK",
     "NOT_A_SKILL_FILE",
     "NO_MANIFEST",
     "Candidate",
@@ -53,6 +55,7 @@ __all__ = [
     "dir_like",
     "find_manifest",
     "hit_candidate",
+    "install_work",
     "list_root",
     "scan_entry",
     "scan_root",
@@ -63,6 +66,12 @@ _MANIFEST_LOWER = MANIFEST_NAME.lower()  # (is_manifest_name, inline in the hot 
 
 #: The skip reason of a directory that holds no manifest: a nested walk searches below it.
 NO_MANIFEST = f"no {MANIFEST_NAME} in directory"
+
+#: The skip reason of a root's entry that is an install's work (:func:`is_install_work`).
+INSTALL_WORK = (
+    "the work of an add, update or remove, running or left unfinished "
+    "(the next one finishes or undoes it)"
+)
 
 
 class Candidate(NamedTuple):
@@ -536,6 +545,9 @@ def scan_root(
                 continue
             if not (is_link or is_dir):
                 continue
+            if is_install_work(entry.name):
+                out.append(install_work(root, entry.name))
+                continue
             if index is not None and is_dir and parent is not None:
                 checked = index.check_child(entry.path, parent[1], entry.name)
                 if checked is not None:
@@ -567,6 +579,11 @@ def scan_root(
         if parent is not None:
             os.close(parent[1])
     return note, out
+
+
+def install_work(root: SkillRoot, name: str) -> Candidate:
+    """The skipped candidate of a root's entry that is an install's work (SPEC §4, §25.4)."""
+    return Candidate(root, name, child_path(root.path, name), skip_reason=INSTALL_WORK)
 
 
 def _open_parent(dir_text: str) -> tuple[str, int, int] | None:

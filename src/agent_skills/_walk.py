@@ -17,12 +17,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot
 from ._diagnostics import Diagnostic, DiagnosticKind, RootNote, RootStatus
 from ._fs import READ_FLAGS, read_limited
-from ._model import MANIFEST_NAME, SKIPPED_DIRS, accepts_single_files, is_hidden, sort_text
+from ._model import (
+    MANIFEST_NAME,
+    SKIPPED_DIRS,
+    accepts_single_files,
+    is_hidden,
+    is_install_work,
+    sort_text,
+)
 from ._scan import (
     NO_MANIFEST,
     Candidate,
     IndexHit,
     dir_like,
+    install_work,
     list_root,
     scan_entry,
     scan_root,
@@ -229,6 +237,10 @@ class _Walk:
             rel = f"{category}/{entry.name}" if category else entry.name
             is_link = dir_like(entry)
             if is_link is None:
+                continue
+            if depth == 1 and is_install_work(entry.name):
+                self.out.append(install_work(self.root, entry.name))
+                added = True
                 continue
             if depth > 1:
                 reason = self.excluded(entry.name, rel)

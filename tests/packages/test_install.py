@@ -643,6 +643,7 @@ def test_lock_after_a_killed_add_records_the_install_finished_or_undone(
     hello(env["src"], script=b"echo v2\n")
     old_tree = _state(env)[0]
     new_tree = {**old_tree, "hello/scripts/hi.sh": b"echo v2\n"}
+    hello_dir = env["ws"] / ".agents" / "skills" / "hello"
     snapshot = env["tmp"] / "snapshot"
     shutil.copytree(env["ws"], snapshot, symlinks=True)
     unfinished = 0
@@ -657,8 +658,13 @@ def test_lock_after_a_killed_add_records_the_install_finished_or_undone(
             checked = cli("verify")
             assert b"warning: unfinished_install: " in checked.stderr
             assert _state(env) == before  # verify only reads
+        listed = cli("list", "--json")  # before any recovery: the installed copy or none
+        assert listed.returncode == 0, listed.stderr
+        assert [s["dir"] for s in json.loads(listed.stdout)] in ([], [str(hello_dir)])
         locked = cli("lock")
         assert locked.returncode == 0, locked.stderr
+        # What it records is what it warns about: nothing of the install's work is a skill.
+        assert b"warning:" not in locked.stderr, locked.stderr
         assert _leftovers(env) == []
         files, lock_bytes = _state(env)
         assert files in (old_tree, new_tree)

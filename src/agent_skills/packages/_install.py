@@ -37,7 +37,7 @@ from .._digest import digest_stream
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
 from .._fs import CLOEXEC, FILE_FLAGS, NOFOLLOW, read_limited
 from .._jsonfile import decode_json
-from .._model import sort_key
+from .._model import INSTALL_WORK_PREFIXES, sort_key
 from .._registry import suggest_names
 from .._schema import name_problem
 from .._terminal import undecodable_text
@@ -76,12 +76,11 @@ __all__ = [
     "update_skills",
 ]
 
-_TMP_PREFIX = ".agent-skills-tmp-"
-_OLD_PREFIX = ".agent-skills-old-"
+_TMP_PREFIX, _OLD_PREFIX = INSTALL_WORK_PREFIXES  # what discovery passes over (SPEC §25.4)
 _JOURNAL_PREFIX = ".agent-skills-txn-"
 _DONE_PREFIX = ".agent-skills-done-"
 _JOURNAL_RE = re.compile(r"^\.agent-skills-(txn|done)-([0-9a-f]{16})\.json$")
-_OLD_RE = re.compile(r"^\.agent-skills-old-([0-9a-f]{8}|[0-9a-f]{16})-(.+)$")
+_OLD_RE = re.compile(rf"^{re.escape(_OLD_PREFIX)}([0-9a-f]{{8}}|[0-9a-f]{{16}})-(.+)$")
 
 #: Most entries of an installed skill directory looked at before it is replaced or removed.
 MAX_OWNED_FILES = 10_000
