@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -92,3 +93,39 @@ def test_max_chars_holds_after_control_characters_are_escaped(tmp_path: Path) ->
             assert f"listed in {len(printed)} of {budget} characters" in err
             if fmt == "json" and printed:
                 json.loads(printed)
+
+
+def test_under_json_stderr_holds_no_note(run: Any, tmp_path: Path) -> None:
+    # SPEC §21.11: under --json stderr holds at most one JSON object; the fit's report and the
+    # empty catalog's hint are notes for a person, left out there (the output says it).
+    root = _root(tmp_path, 8)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args in (
+        ["--json", "--max-chars", "300"],
+        ["--json", "--max-chars", "10000"],
+        ["--max-chars", "300", "--json"],
+    ):
+        result = run("catalog", "--preset", "none", "--root", str(root), *args)
+        assert (result.exit_code, result.stderr) == (0, ""), args
+        assert isinstance(json.loads(result.stdout), list)
+    # A budget too small for even the note: "" (SPEC §22.1), and still no note on stderr.
+    result = run("catalog", "--json", "--max-chars", "0", "--preset", "none", "--root", str(root))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    result = run("catalog", "--json", "--preset", "none", "--root", str(empty))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "[]\n", "")
+    # With a warning to give, stderr is that one object.
+    result = run(
+        "catalog",
+        "--json",
+        "--max-chars",
+        "300",
+        "--preset",
+        "none",
+        "--root",
+        str(root),
+        "--root",
+        str(tmp_path / "missing"),
+    )
+    assert result.exit_code == 0
+    assert [w["code"] for w in json.loads(result.stderr)["warnings"]] == ["root_missing"]

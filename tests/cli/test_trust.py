@@ -119,6 +119,14 @@ def test_a_skill_that_cannot_be_hashed_does_not_stop_the_others(
     assert sorted(line.split()[1] for line in result.stdout.splitlines()) == ["lint", "shared"]
     assert result.stderr.splitlines()[-1].startswith("path_escape: cannot approve linked: ")
     assert sorted(p.name for p in TrustStore(env["store"]).approved()) == ["lint", "shared"]
+    # Under --json, stderr is one JSON object (SPEC §21.11): the failure among its warnings.
+    env["store"].unlink()
+    result = run("trust", "--yes", "--json", "--store", str(env["store"]), *_preset(env))
+    assert result.exit_code == 1
+    assert sorted(item["name"] for item in json.loads(result.stdout)) == ["lint", "shared"]
+    warnings = json.loads(result.stderr)["warnings"]  # (discovery's among them)
+    failures = [w["message"] for w in warnings if w["code"] == "path_escape"]
+    assert len(failures) == 1 and failures[0].startswith("cannot approve linked: ")
 
 
 # -- trust shows what it would approve and asks (issue: a preview and a question) -------------

@@ -20,7 +20,7 @@ from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
 from .._terminal import json_safe, safe_text
-from ._app import PROG, echo_stderr, emit_json, emit_json_text, safe
+from ._app import PROG, emit_json, emit_json_text, note, safe
 from ._group import json_option
 from ._listing import emit_list_json, listed_skills
 from ._roots import require_skill, root_hint, with_skills
@@ -267,7 +267,7 @@ def catalog_command(
     else:
         text = _catalog.render_catalog_json(infos) + "\n"
     if not infos:
-        echo_stderr(f"note: no skills to list (see `{PROG} report`)")
+        note(f"no skills to list (see `{PROG} report`)")
     _print_catalog(text, fmt)
 
 
@@ -298,17 +298,15 @@ def _print_fitted_catalog(infos: list[SkillInfo], fmt: str, max_chars: int) -> N
             break
         budget = max(0, budget - excess)
     _print_catalog(fit.text + ("\n" if fmt == "json" and fit.text else ""), fmt)
-    note = (
-        f"note: {len(fit.included)} of {len(infos)} skills listed in {len(shown)} of "
-        f"{max_chars} characters"
-    )
+    said = f"{len(fit.included)} of {len(infos)} skills listed in {len(shown)} of {max_chars}"
+    said += " characters"
     if fit.shortened:
-        note += f"; {len(fit.shortened)} descriptions shortened"
+        said += f"; {len(fit.shortened)} descriptions shortened"
     if fit.omitted:
         shown = ", ".join(fit.omitted[:_OMITTED_SHOWN])
         rest = len(fit.omitted) - _OMITTED_SHOWN
-        note += f"; omitted: {shown}" + (f" … and {rest} more" if rest > 0 else "")
-    echo_stderr(note)
+        said += f"; omitted: {shown}" + (f" … and {rest} more" if rest > 0 else "")
+    note(said)  # for a person: never under --json (the output says it)
 
 
 @click.command("report", short_help="Explain discovery: every candidate folder and its status.")
@@ -430,11 +428,11 @@ def _print_report(skills: AgentSkills) -> None:
 def _root_rows(skills: AgentSkills) -> list[list[str]]:
     """One row per root searched: path, scope, source, state and note (with the hint)."""
     rows = []
-    for root, note in zip(skills.config.roots, skills.report().roots, strict=True):
-        message = note.message
-        if note.status == RootStatus.OK:
-            message = root_hint(note.root) or ""
-        rows.append([str(note.root), root.scope, root.source or "-", note.status.value, message])
+    for root, found in zip(skills.config.roots, skills.report().roots, strict=True):
+        message = found.message
+        if found.status == RootStatus.OK:
+            message = root_hint(found.root) or ""
+        rows.append([str(found.root), root.scope, root.source or "-", found.status.value, message])
     return rows
 
 

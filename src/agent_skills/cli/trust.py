@@ -18,7 +18,7 @@ from .._core import AgentSkills
 from .._diagnostics import EntryStatus
 from .._errors import SkillError
 from .._trust import TrustStore, digest_skill_dir
-from ._app import CliErrorCode, emit_json, fail, safe
+from ._app import CliErrorCode, emit_json, fail, safe, warn
 from ._group import json_option
 from ._roots import FILE_PATH, PATH, trust_store, with_skills
 
@@ -91,7 +91,7 @@ def trust_command(
         return
     bases = [os.path.realpath(p) for p in paths] or [os.path.realpath(skills.config.workspace_dir)]
     done: list[dict[str, str]] = []
-    failed: list[str] = []
+    failed: list[tuple[str, str]] = []  # (code, message)
     if revoke:
         for directory in sorted(store.approved()):
             if any(contains(base, os.fspath(directory)) for base in bases):
@@ -110,13 +110,13 @@ def trust_command(
             except SkillError as err:
                 if err.fields.get("path") == str(store.path):
                     raise  # the store itself: nothing else can be approved either
-                failed.append(f"{err.code.value}: cannot approve {planned.name}: {err.message}")
+                failed.append((err.code.value, f"cannot approve {planned.name}: {err.message}"))
                 continue
             if digest != planned.digest:
                 # Changed between what was shown and the approval: not what was agreed to.
                 store.revoke(planned.real)
                 failed.append(
-                    f"changed_since_shown: {planned.name} changed while trust ran; not approved"
+                    ("changed_since_shown", f"{planned.name} changed while trust ran; not approved")
                 )
                 continue
             done.append(
@@ -133,8 +133,11 @@ def trust_command(
         if not done and not failed:
             what = "approval" if revoke else "project skill"
             click.echo(f"no {what} under {', '.join(bases)}", err=True)
-    for message in failed:
-        click.echo(safe(message), err=True)
+    for code, message in failed:
+        if as_json:  # one JSON object on stderr (SPEC §21.11): each failure among its warnings
+            warn(code, message)
+        else:
+            click.echo(safe(f"{code}: {message}"), err=True)
     if failed:
         raise click.exceptions.Exit(1)
 
@@ -149,9 +152,9 @@ class _Planned:
     overrides: tuple[Path, ...]
 
 
-def _plan(skills: AgentSkills, bases: list[str]) -> tuple[list[_Planned], list[str]]:
+def _plan(skills: AgentSkills, bases: list[str]) -> tuple[list[_Planned], list[tuple[str, str]]]:
     """The workspace skills under ``bases`` that ``trust`` would approve, hashed now, and the
-    messages of those that cannot be hashed (one such skill does not stop the others: a
+    ``(code, message)`` of those that cannot be hashed (one such skill does not stop the others: a
     manifest linked from outside, an archived skill, a file that vanished)."""
     report = skills.report()
     scopes = {r.path: r.scope for r in skills.config.roots}
@@ -161,7 +164,7 @@ def _plan(skills: AgentSkills, bases: list[str]) -> tuple[list[_Planned], list[s
         if entry.name is not None and scopes.get(entry.root) == "user" and shown:
             user_copies.setdefault(entry.name, []).append(entry.path)
     plan: list[_Planned] = []
-    failed: list[str] = []
+    failed: list[tuple[str, str]] = []
     seen: set[str] = set()
     for entry in report.entries:
         if scopes.get(entry.root) != "workspace" or entry.name is None:
@@ -179,7 +182,7 @@ def _plan(skills: AgentSkills, bases: list[str]) -> tuple[list[_Planned], list[s
                 max_resources=skills.config.max_resources,
             )
         except SkillError as err:
-            failed.append(f"{err.code.value}: cannot approve {entry.name}: {err.message}")
+            failed.append((err.code.value, f"cannot approve {entry.name}: {err.message}"))
             continue
         overrides = tuple(user_copies.get(entry.name, ()))
         plan.append(_Planned(entry.name, real, digest, overrides))
