@@ -299,7 +299,8 @@ def test_sandbox_rules_exactly(world: dict[str, Path], tmp_path: Path) -> None:
     assert rules.command == linkdir / "agent"
     by_path = {rule.path: rule for rule in rules.rules}
     assert by_path[prefix] == SandboxRule(prefix, ("read", "execute"), ("command",))
-    assert by_path[linkdir] == SandboxRule(linkdir, ("read", "execute"), ("system",))
+    # (where it was found: a folder on PATH, and the command's too)
+    assert by_path[linkdir] == SandboxRule(linkdir, ("read", "execute"), ("system", "command"))
     assert by_path[world["home"] / ".ssh" / "id_rsa"].reasons == ("read",)
     assert by_path[world["store"] / "pdf"].access == ("read", "execute")
     assert Path("relative/dir") not in by_path
@@ -456,6 +457,47 @@ def test_a_program_inside_the_project_cannot_be_executed(world: dict[str, Path])
     done = _sandbox(world, child=["sh", "-c", f"'{script}'; echo rc=$?; sh '{script}'"])
     assert done.returncode == 0
     assert done.stdout.splitlines() == ["rc=126", "ran"]
+
+
+@pytest.fixture
+def venv(tmp_path: Path) -> Path:
+    """A virtual environment (no pip) outside the project; its ``bin/python`` is a link."""
+    where = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    assert (where / "bin" / "python").is_symlink()
+    return where
+
+
+def test_a_virtual_environment_is_granted_with_its_pythons_target(
+    world: dict[str, Path], venv: Path
+) -> None:
+    # Its bin/python is a link out of the environment; the interpreter reads pyvenv.cfg and
+    # site-packages from the link's side, so both prefixes are the command's.
+    python = venv / "bin" / "python"
+    for command, path_env in (("python", f"{venv / 'bin'}:/usr/bin"), (str(python), "/usr/bin")):
+        rules = sandbox_rules(project=world["project"], command=command, path_env=path_env)
+        assert rules.command == python
+        by_path = {rule.path: rule for rule in rules.rules}
+        assert by_path[venv] == SandboxRule(venv, ("read", "execute"), ("command",))
+        target_prefix = Path(os.path.realpath(python)).parent.parent
+        assert "command" in by_path[target_prefix].reasons
+
+
+@needs_landlock
+def test_a_virtual_environments_python_runs_in_the_sandbox(
+    world: dict[str, Path], venv: Path
+) -> None:
+    code = "import sys; print(sys.prefix)"
+    python = venv / "bin" / "python"
+    for command in (str(python), "python"):  # by its path, and found on PATH
+        env = {**_env(world), "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
+        args = [sys.executable, "-m", "agent_skills", "sandbox", "--preset", "none"]
+        args += ["--root", str(world["root"]), "--project", str(world["project"])]
+        args += ["--", command, "-c", code]
+        done = subprocess.run(
+            args, capture_output=True, text=True, env=env, cwd=world["project"], timeout=120
+        )
+        assert (done.returncode, done.stdout) == (0, f"{venv}\n"), done.stderr
 
 
 @needs_landlock
