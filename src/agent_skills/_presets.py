@@ -319,7 +319,9 @@ def standard_skill_roots(
         ``[~/.agents/skills (user, agents), <ws>/.agents/skills (workspace, agents),
         ~/.<client>/skills (user, <client>), <ws>/.<client>/skills (workspace, <client>)]``.
         So any ``.<client>`` skill overrides any ``.agents`` skill of the same name, and within one
-        source the workspace copy overrides the user copy.
+        source the workspace copy overrides the user copy. ``client="agents"`` gives the two
+        ``.agents`` roots twice, each second copy reported as shadowed by its first: for those
+        folders alone, use ``client_skill_roots("agents")``.
 
     Raises:
         StartupError: ``client`` is not a non-empty ``str`` without ``/`` or NUL, or a path
