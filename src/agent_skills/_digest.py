@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO
 
+from ._errors import ErrorCode, SkillError
+
 __all__ = [
     "PREFIX",
     "FileDigest",
@@ -57,8 +59,16 @@ def file_digest(data: bytes) -> str:
     return PREFIX + hashlib.sha256(data).hexdigest()
 
 
-def digest_stream(fh: IO[bytes], chunk_size: int = 1 << 16) -> tuple[int, str]:
+def digest_stream(
+    fh: IO[bytes], chunk_size: int = 1 << 16, limit: int | None = None
+) -> tuple[int, str]:
     """Hash an open binary stream to its end without holding it in memory.
+
+    Args:
+        fh: The stream, read from where it is.
+        chunk_size: Bytes read at a time.
+        limit: Stop once more than this many bytes were read (a sparse or endless file): the
+            size returned is then over ``limit`` and the digest of no use. ``None``: no limit.
 
     Returns:
         ``(size, "sha256:<hex>")``: the number of bytes read and their digest.
@@ -70,6 +80,8 @@ def digest_stream(fh: IO[bytes], chunk_size: int = 1 << 16) -> tuple[int, str]:
     while chunk := fh.read(chunk_size):
         size += len(chunk)
         hasher.update(chunk)
+        if limit is not None and size > limit:
+            break
     return size, PREFIX + hasher.hexdigest()
 
 
@@ -121,7 +133,11 @@ def _rel_text(rel: str) -> str:
 
 
 def digest_files(
-    rels: Iterable[str], read: Callable[[str], bytes | IO[bytes]]
+    rels: Iterable[str],
+    read: Callable[[str], bytes | IO[bytes]],
+    *,
+    max_bytes: int | None = None,
+    where: str = "",
 ) -> tuple[FileDigest, ...]:
     """Hash the files named by ``rels``: the one way a skill's files are hashed (trust, locks,
     archives; SPEC §23.3, §25.3).
@@ -131,19 +147,34 @@ def digest_files(
         read: Returns the bytes of one ``rel``, or a binary stream of them that is hashed to its
             end without being held in memory and then closed (a confined reader: the pinned
             directory's, an archive's); its errors propagate.
+        max_bytes: The most bytes hashed in all, ``None`` for no cap: a sparse or endless file
+            is read no further than that (SPEC §30.3).
+        where: The skill directory named by the ``too_large`` error.
 
     Returns:
         One :class:`FileDigest` per ``rel``, sorted by ``rel`` in code-point order (the order
         :func:`skill_digest` hashes them in); sizes are the lengths of the bytes hashed.
+
+    Raises:
+        SkillError: ``too_large`` ``{path, max_bytes}`` once more than ``max_bytes`` were read.
     """
     out: list[FileDigest] = []
+    left = max_bytes
     for rel in rels:
         got = read(rel)
         if isinstance(got, bytes):
-            out.append(FileDigest(rel, len(got), file_digest(got)))
-            continue
-        with got as fh:
-            size, digest = digest_stream(fh)
+            size, digest = len(got), file_digest(got)
+        else:
+            with got as fh:
+                size, digest = digest_stream(fh, limit=left)
+        if left is not None:
+            left -= size
+            if left < 0:
+                raise SkillError(
+                    ErrorCode.TOO_LARGE,
+                    f"{where} holds more than {max_bytes} bytes",
+                    {"path": where, "max_bytes": max_bytes},
+                )
         out.append(FileDigest(rel, size, digest))
     out.sort(key=lambda f: f.rel)
     return tuple(out)

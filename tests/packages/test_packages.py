@@ -24,7 +24,7 @@ from agent_skills import packages as pkg
 from agent_skills._archive import read_index
 from agent_skills.packages import _install as pkg_install
 from agent_skills.packages import _sources as pkg_sources
-from conftest import git, make_skill, needs_git, symlink
+from conftest import ends_within, git, make_skill, needs_git, symlink
 
 
 def sha(data: bytes) -> str:
@@ -1064,3 +1064,59 @@ def test_a_source_is_searched_as_discovery_searches_a_root(tmp_path: Path) -> No
     installed = pkg.install_skills(pkg.Source("directory", str(src)), tmp_path / "root")
     assert [item.name for item in installed] == ["alpha"]
     assert sorted(p.name for p in (tmp_path / "root").iterdir()) == ["alpha"]
+
+
+# -- lock and verify read what an install copies, no more (SPEC §25.3-§25.4, §30.3) ----------
+
+
+@pytest.mark.parametrize("apparent", [8 << 30, pytest.param(64 << 30, marks=pytest.mark.slow)])
+def test_lock_and_verify_hash_no_more_than_an_install_copies(
+    run: Callable[..., Result], env: dict[str, Path], apparent: int
+) -> None:
+    # A sparse file of 8 or 64 GiB takes no disk: hashing it whole took minutes. Both stop at
+    # the bytes an install copies at most, with a coded error, and write nothing.
+    skill = hello(env["ws"] / ".agents" / "skills")
+    assert run("lock", "--preset", "agents").exit_code == 0
+    before = (env["ws"] / "skills.lock.json").read_bytes()
+    with open(skill / "references.bin", "wb") as fh:
+        fh.truncate(apparent)
+    for command in ("lock", "verify"):
+        result = ends_within(lambda c=command: run(c, "--preset", "agents"), 30)
+        assert result.exit_code == 1, result.output
+        assert result.stderr.startswith(f"too_large: {skill} holds more than 536870912 bytes")
+    assert (env["ws"] / "skills.lock.json").read_bytes() == before
+    with pytest.raises(SkillError) as err:
+        ends_within(
+            lambda: pkg.lock_entry(skill, scope="project", source="agents", workspace=env["ws"]), 30
+        )
+    assert (err.value.code, err.value.fields) == (
+        "too_large",
+        {"path": str(skill), "max_bytes": 512 * 1024 * 1024},
+    )
+
+
+@pytest.mark.slow
+def test_verify_agrees_with_an_install_of_more_files_than_discovery_lists(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    # An install records every file (up to 10 000); lock and verify list as many, not the
+    # 5 000 a skill's listing stops at by default: a fresh install verifies, and an edit of its
+    # last file is drift.
+    src = env["tmp"] / "src"
+    skill = hello(src)
+    refs = skill / "references"
+    refs.mkdir()
+    for i in range(5_050):
+        (refs / f"f{i:05d}.md").write_bytes(b"x")
+    assert run("add", str(src), "--skill", "hello").exit_code == 0
+    installed = env["ws"] / ".agents" / "skills" / "hello"
+    recorded = lock_of(env["ws"] / "skills.lock.json")["skills"][0]["files"]
+    assert len(recorded) == 5_052  # SKILL.md, scripts/hi.sh and the references
+    result = run("verify")
+    assert result.exit_code == 0, result.output
+    (installed / "references" / "f05049.md").write_bytes(b"y")
+    result = run("verify")
+    assert result.exit_code == 1
+    assert "changed references/f05049.md" in result.output
+    assert run("lock").exit_code == 0
+    assert len(lock_of(env["ws"] / "skills.lock.json")["skills"][0]["files"]) == 5_052

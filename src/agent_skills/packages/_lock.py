@@ -20,6 +20,7 @@ from .._digest import FileDigest, digest_files, skill_digest
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
 from .._fs import LIST_FLAGS
 from .._jsonfile import read_json_file
+from .._members import MAX_MEMBERS, MAX_TOTAL_BYTES
 from .._model import sort_key
 from .._terminal import json_text, undecodable_text
 from ._pack import write_atomic
@@ -65,7 +66,9 @@ def lock_path(home: str | os.PathLike[str], workspace: str | os.PathLike[str], s
 def scoped_skills(
     skills: AgentSkills, scopes: Iterable[Scope] | None, extra_roots: Sequence[SkillRoot] = ()
 ) -> AgentSkills:
-    """A new :class:`AgentSkills` over the roots of ``skills`` whose scope is in ``scopes``.
+    """A new :class:`AgentSkills` over the roots of ``skills`` whose scope is in ``scopes``,
+    listing up to ``MAX_MEMBERS`` files per skill (as an install copies them) or more if
+    ``skills`` does.
 
     Args:
         skills: The configured skills (their config is reused: limits, symlink policy, ...).
@@ -80,7 +83,10 @@ def scoped_skills(
     roots = [r for r in skills.config.roots if keep is None or r.scope in keep]
     known = {r.path for r in roots}
     roots.extend(r for r in extra_roots if r.path not in known)
-    return AgentSkills(replace(skills.config, roots=tuple(roots)))
+    # A skill's files as an install copies and records them (up to MAX_MEMBERS, SPEC §25.4),
+    # so a lock or check of an installed skill lists what its install recorded.
+    most = max(skills.config.max_resources, MAX_MEMBERS)
+    return AgentSkills(replace(skills.config, roots=tuple(roots), max_resources=most))
 
 
 def _display_dir(path: Path, workspace: Path) -> str:
@@ -101,7 +107,8 @@ def _hash_skill(skills: AgentSkills, name: str) -> tuple[FileDigest, ...]:
     if served is None or served.withheld:
         raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
     content = served.content()
-    return digest_files([content.path.name, *(r.rel for r in content.resources)], served.open)
+    rels = [content.path.name, *(r.rel for r in content.resources)]
+    return digest_files(rels, served.open, max_bytes=MAX_TOTAL_BYTES, where=str(content.dir))
 
 
 def _entry(
@@ -139,7 +146,9 @@ def _hash_source(skill: SourceSkill) -> tuple[FileDigest, ...]:
     """The file digests of a source skill's files (manifest and listed resources), each read
     through the pin its directory was read by (``_sources.dir_skill``)."""
     openers = {source.rel: source.open for source in skill.files}
-    return digest_files(openers, lambda rel: openers[rel]())
+    return digest_files(
+        openers, lambda rel: openers[rel](), max_bytes=MAX_TOTAL_BYTES, where=skill.where
+    )
 
 
 def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], str]:
@@ -170,9 +179,13 @@ def lock_skills(
         code point. Each digest is ``sha256:<hex>`` as the MCP extension serves it; ``digest`` is
         the skill digest of SPEC §23.3. Undecodable bytes of names are written ``\\xNN``.
 
+    Each skill's files are those ``skills`` lists (:func:`scoped_skills` lists as many as an
+    install copies, ``MAX_MEMBERS``), hashed no further than ``MAX_TOTAL_BYTES`` per skill.
+
     Raises:
         SkillError: A file listed a moment ago cannot be read (``not_found``, ``stale_skill``,
-            ``io_error``, ...).
+            ``io_error``, ...); ``too_large`` ``{path, max_bytes}`` for a skill holding more
+            than ``MAX_TOTAL_BYTES`` (what an install copies at most, SPEC §25.1, §30.3).
     """
     ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
     known = origins or {}
@@ -238,8 +251,9 @@ def lock_entry(
             it is renamed into place).
 
     Raises:
-        SkillError: ``invalid_skill`` when the directory has no usable manifest; ``fs_error``
-            codes.
+        SkillError: ``invalid_skill`` when the directory has no usable manifest; ``too_large``
+            as :func:`~._sources.dir_skill` raises it, and ``{path, max_bytes}`` for more than
+            ``MAX_TOTAL_BYTES``; ``fs_error`` codes.
     """
     path = Path(os.path.abspath(coerce_path(skill_dir, "skill_dir")))
     named = path if at is None else Path(os.path.abspath(coerce_path(at, "at")))
