@@ -92,7 +92,7 @@ def test_add_of_a_missing_repository_keeps_gits_reason(run: Any, tmp_path: Path)
     result = run("add", f"file://{missing}")
     assert result.exit_code == 1
     assert result.stderr == (
-        f"io_error: git clone failed: fatal: '{missing}' does not appear to be a git "
+        f"io_error: git fetch failed: fatal: '{missing}' does not appear to be a git "
         "repository; fatal: Could not read from remote repository.\n"
     )
 
@@ -128,6 +128,7 @@ def test_a_git_failure_keeps_its_fatal_lines_with_credentials_redacted(
     fake = bin_dir / "git"
     fake.write_text(
         "#!/bin/sh\n"
+        'if [ "$1" = init ]; then mkdir -p "$4"; exit 0; fi\n'  # (made; its fetch fails)
         "echo \"Cloning into 'x'...\" >&2\n"
         'echo "remote: Invalid username or password." >&2\n'
         "echo \"fatal: Authentication failed for 'https://bob:s3cret@example.com/r.git/'\" >&2\n"
@@ -142,7 +143,7 @@ def test_a_git_failure_keeps_its_fatal_lines_with_credentials_redacted(
     )
     assert result.exit_code == 1
     assert result.stderr == (
-        "io_error: git clone failed: fatal: Authentication failed for "
+        "io_error: git fetch failed: fatal: Authentication failed for "
         "'https://***@example.com/r.git/'; fatal: could not read from "
         "https://***@example.com/r.git?***\n"
     )

@@ -874,7 +874,7 @@ def test_the_ext_transport_never_runs_a_command(
     assert result.output.startswith("invalid_input: ")  # not a URL git may fetch
     with pytest.raises(SkillError) as info:  # and git itself refuses it, whatever its config
         pkg.install_skills(pkg.Source("git", f"ext::sh -c touch% {marker}"), env["tmp"] / "r")
-    assert info.value.message.startswith("git clone failed")
+    assert info.value.message.startswith("git fetch failed")
     assert not marker.exists()
 
 

@@ -131,7 +131,7 @@ def test_add_of_a_url_never_copies_the_folder_it_names(
     hello(shadow.parent, shadow.name, body="EVIL")
     result = run("add", text)
     assert result.exit_code == 1
-    assert result.output.startswith("io_error: git clone failed: ")
+    assert result.output.startswith("io_error: git fetch failed: ")
     assert not (env["ws"] / ".agents" / "skills" / "pdf-tools").exists()
     assert not (env["ws"] / "skills.lock.json").exists()
 
@@ -234,7 +234,7 @@ def test_git_errors_of_add_never_hold_the_credentials(
     for args in ([unreachable], [unreachable + "//s#v1"], [unreachable, "--skill", "x"]):
         result = run("add", *args)
         assert result.exit_code == 1
-        assert result.output.startswith("io_error: git clone failed: ")
+        assert result.output.startswith("io_error: git fetch failed: ")
         assert SECRET not in result.output
     assert not (env["ws"] / "skills.lock.json").exists()
 
@@ -536,3 +536,57 @@ def test_a_file_64_levels_down_is_packed(env: dict[str, Path]) -> None:
     packed = pkg.pack_skill(skill, env["tmp"] / "h.skill")
     with zipfile.ZipFile(packed) as archive:
         assert "hello/" + "d/" * 63 + "f.md" in archive.namelist()
+
+
+@pytest.fixture
+def http_repo(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """A repository served over HTTP on 127.0.0.1 (git's "dumb" protocol: static files, no
+    shallow fetch), holding one skill on ``main`` and the tag ``v1``: ``(base URL, commit)``."""
+    import functools
+    import http.server
+
+    work = tmp_path / "work"
+    make_skill(work, "hello")
+    git("init", "-q", "-b", "main", cwd=work)
+    git("add", "-A", cwd=work)
+    git("commit", "-qm", "one", cwd=work)
+    git("tag", "-a", "v1", "-m", "v1", cwd=work)
+    commit = git("rev-parse", "HEAD", cwd=work)
+    served = tmp_path / "served"
+    served.mkdir()
+    git("clone", "-q", "--bare", str(work), str(served / "repo.git"), cwd=tmp_path)
+    git("update-server-info", cwd=served / "repo.git")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}/repo.git", commit
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@needs_git
+@pytest.mark.parametrize("ref", ["", "#main", "#v1", "#commit"])
+def test_a_fetch_writes_no_credential_anywhere(
+    http_repo: tuple[str, str], tmp_path: Path, ref: str
+) -> None:
+    # SPEC §30.1: git was given the URL with its credentials by `git clone`, which writes it to
+    # the repository's configuration first: a kill -9 while it fetched left the token on disk.
+    # The repository is now made by `git init` and filled by a fetch of the URL itself.
+    where, commit = http_repo
+    ref = f"#{commit}" if ref == "#commit" else ref
+    for secret_url in (f"http://alice:S3cretTok@{where}", f"http://S3cretTok@{where}"):
+        source = _sources.parse_source(secret_url + ref)
+        assert source.fetch_url is not None and "S3cretTok" not in source.shown
+        dest = tmp_path / f"dest-{len(list(tmp_path.iterdir()))}"
+        assert _sources._clone(source, str(dest)) == commit
+        assert (dest / "hello" / "SKILL.md").is_file()
+        leaked = [
+            p.relative_to(dest)
+            for p in dest.rglob("*")
+            if p.is_file() and b"S3cretTok" in p.read_bytes()
+        ]
+        assert leaked == []

@@ -490,7 +490,14 @@ def _git(args: Sequence[str], cwd: str | None = None, *, source: Source | None =
 
 
 def _clone(source: Source, dest: str) -> str:
-    """Clone ``source`` into ``dest`` at its ref; return the commit checked out.
+    """Fetch ``source`` into a new repository at ``dest`` and check out its ref; return the
+    commit checked out.
+
+    The repository is made by ``git init`` and filled by ``git fetch`` of the URL itself, never
+    by ``git clone``: the URL, credentials included, is not written to the repository's
+    configuration (``FETCH_HEAD`` keeps it without them), so a command killed while it fetches
+    leaves no credential on disk (SPEC §30.1). A shallow fetch is tried first; a server that
+    refuses it (or a ref that is a commit) is fetched whole.
 
     Raises:
         SkillError: ``not_found`` ``{ref, source}`` for a ref that is no branch, tag or commit
@@ -505,51 +512,43 @@ def _clone(source: Source, dest: str) -> str:
         "-c",
         "advice.detachedHead=false",
     ]
-    if source.ref is None:
-        _git([*base, "clone", "--quiet", "--depth", "1", "--", source.url, dest], source=source)
-    else:
+    _git(["init", "--quiet", "--", dest])
+
+    def fetch(*refspecs: str, shallow: bool) -> None:
+        depth = ["--depth", "1"] if shallow else []
+        args = [*base, "fetch", "--quiet", "--no-tags", *depth, "--", source.url, *refspecs]
+        _git(args, cwd=dest, source=source)
+
+    # The remote's HEAD, or the ref as a branch or tag name (a commit id where the server
+    # lets one be fetched by itself).
+    wanted = () if source.ref is None else (source.ref,)
+    target = "FETCH_HEAD"
+    try:
+        fetch(*wanted, shallow=True)
+    except SkillError:
         try:
-            _git(
-                [
-                    *base,
-                    "clone",
-                    "--quiet",
-                    "--depth",
-                    "1",
-                    "--branch",
-                    source.ref,
-                    "--",
-                    source.url,
-                    dest,
-                ],
-                source=source,
-            )
+            fetch(*wanted, shallow=False)  # a server without shallow fetches
         except SkillError:
-            # Not a branch or tag: a commit. Clone whole, then check that commit out.
-            shutil.rmtree(dest, ignore_errors=True)
-            _git(
-                [*base, "clone", "--quiet", "--no-checkout", "--", source.url, dest], source=source
-            )
-            # The commit is resolved first, so what reaches checkout is a hex id, never an option.
-            try:
-                commit = _git(
-                    [
-                        "rev-parse",
-                        "--verify",
-                        "--quiet",
-                        "--end-of-options",
-                        f"{source.ref}^{{commit}}",
-                    ],
-                    cwd=dest,
-                )
-            except SkillError:
-                raise SkillError(
-                    ErrorCode.NOT_FOUND,
-                    f"unknown ref {source.ref!r} in {source.shown}: "
-                    "not a branch, tag or commit of the repository",
-                    {"ref": source.ref, "source": source.shown},
-                ) from None
-            _git([*base, "checkout", "--quiet", "--detach", commit, "--"], cwd=dest)
+            if source.ref is None:
+                raise
+            # Not a branch or tag: a commit, found among every branch and tag.
+            everything = ("+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*")
+            fetch(*everything, shallow=False)
+            target = source.ref
+    # The commit is resolved first, so what reaches checkout is a hex id, never an option.
+    try:
+        commit = _git(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{target}^{{commit}}"],
+            cwd=dest,
+        )
+    except SkillError:
+        raise SkillError(
+            ErrorCode.NOT_FOUND,
+            f"unknown ref {source.ref!r} in {source.shown}: "
+            "not a branch, tag or commit of the repository",
+            {"ref": source.ref, "source": source.shown},
+        ) from None
+    _git([*base, "checkout", "--quiet", "--detach", commit, "--"], cwd=dest)
     return _git(["rev-parse", "HEAD"], cwd=dest)
 
 
