@@ -18,7 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_skills._terminal import json_safe, json_text, safe_text
+from agent_skills._terminal import (
+    json_safe,
+    json_text,
+    safe_text,
+    undecodable_bytes,
+    undecodable_text,
+)
 from conftest import make_skill
 
 ESC_DESCRIPTION = "Title\x1b]0;pwned\x07 and \x1b[2J\x1b[31mred\x9b"
@@ -309,3 +315,22 @@ def test_json_text_of_skill_records_is_json_dumps_made_safe(
     text of ``json.dumps`` with the safety of ``json_safe`` and nothing else."""
     expected = json_safe(json.dumps(value, ensure_ascii=False, indent=indent, default=str))
     assert json_text(value, indent=indent) == expected
+
+
+@given(st.binary(max_size=40).filter(lambda b: b"\\" not in b))
+def test_undecodable_bytes_reads_back_what_undecodable_text_wrote(raw: bytes) -> None:
+    # SPEC §20.8: a file name's byte that is not UTF-8 is shown as \xNN; a client sending the
+    # name back as shown names that file again (a name holding no backslash: none is listed).
+    name = os.fsdecode(raw)
+    shown = undecodable_text(name)
+    assert undecodable_bytes(shown) == name
+    assert shown.encode("utf-8").decode("utf-8") == shown  # what was shown is valid UTF-8
+
+
+def test_undecodable_bytes_takes_only_bytes_a_name_cannot_decode() -> None:
+    assert undecodable_bytes("r\\xfe.md") == os.fsdecode(b"r\xfe.md")
+    assert undecodable_bytes("a\\x80\\xFFb") == os.fsdecode(b"a\x80\xffb")
+    # ASCII and control bytes are never written \xNN for a name's undecodable byte: kept.
+    assert undecodable_bytes("a\\x41\\x7f\\x0a") == "a\\x41\\x7f\\x0a"
+    assert undecodable_bytes("\\xf") == "\\xf"
+    assert undecodable_bytes("plain/path.md") == "plain/path.md"

@@ -21,13 +21,21 @@ import json
 import re
 from typing import Any
 
-__all__ = ["json_safe", "json_text", "safe_text", "undecodable_text", "wire_safe"]
+__all__ = [
+    "json_safe",
+    "json_text",
+    "safe_text",
+    "undecodable_bytes",
+    "undecodable_text",
+    "wire_safe",
+]
 
 # C0 controls but tab and newline, DEL, C1 controls, and lone surrogates. Compiled on first use
 # (see _pattern): the JSON output of the CLI never needs them (SPEC §26).
 _UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]"
 _UNSAFE_INLINE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff]"
 _SURROGATE = "[\ud800-\udfff]"
+_WRITTEN_BYTE = r"\\x[89a-fA-F][0-9a-fA-F]"  # an undecodable byte as it is written, \xNN
 _JSON_UNSAFE = "[\x7f-\x9f\ud800-\udfff]"
 
 
@@ -87,6 +95,16 @@ def undecodable_text(text: str) -> str:
     """
     pattern = _pattern(_SURROGATE)
     return pattern.sub(_undecodable, text) if pattern.search(text) else text
+
+
+def undecodable_bytes(text: str) -> str:
+    """The inverse of :func:`undecodable_text` for undecodable bytes: each ``\\xNN`` with ``NN``
+    from ``80`` to ``ff`` (what a listing, a lock or JSON shows of a file name's byte that is
+    not UTF-8, SPEC §20.8) becomes that byte again, as ``surrogateescape`` holds it; everything
+    else is kept. For a path a client sends back as it was shown to it."""
+    if "\\x" not in text:
+        return text
+    return _pattern(_WRITTEN_BYTE).sub(lambda m: chr(0xDC00 + int(m.group()[2:], 16)), text)
 
 
 def json_text(value: Any, *, indent: int | None = 2) -> str:

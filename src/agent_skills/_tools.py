@@ -20,6 +20,7 @@ from ._core import AgentSkills, ServedSkill
 from ._errors import ErrorCode, SkillError, invalid_input
 from ._jsonfile import decode_json
 from ._registry import suggest_files, unknown_skill
+from ._terminal import undecodable_bytes
 
 __all__ = [
     "ACTIVATE_TOOL_NAME",
@@ -366,7 +367,9 @@ def read_skill_resource(
     not a file at the top of the skill but is the file name of exactly one listed file (SPEC §9;
     the manifest included) reads that file (``guide.md`` for ``references/guide.md``); a path
     that is still not found is ``not_found`` naming up to five listed files closest to it
-    (``did you mean ...?``, :func:`~agent_skills._registry.suggest_files`).
+    (``did you mean ...?``, :func:`~agent_skills._registry.suggest_files`). A path holding
+    ``\\xNN``, as listings and JSON show an undecodable byte of a file name (SPEC §20.8), reads
+    the listed file it names that way.
 
     Args:
         skills: The skills served.
@@ -445,6 +448,11 @@ def _forgiven(served: ServedSkill, path: object, err: SkillError) -> str:
     except SkillError:
         raise err from None
     listed = [content.path.name, *(resource.rel for resource in content.resources)]
+    # A file name that is not UTF-8 reaches a client as \xNN (SPEC §20.8), and JSON has no way
+    # to send the byte back: the path as it was shown names the listed file.
+    as_shown = undecodable_bytes(path)
+    if as_shown != path and as_shown in listed:
+        return as_shown
     if path and "/" not in path:
         named = [rel for rel in listed if rel != path and rel.rpartition("/")[2] == path]
         if len(named) == 1:

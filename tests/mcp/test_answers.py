@@ -142,6 +142,21 @@ CASES: list[tuple[str, bytes, dict[str, Any]]] = [
         b'"activate_skill", "arguments": {"name": "odd\\udcff"}}}',
         {"error": -32700},
     ),
+    (
+        "read an undecodable file by the name it was shown",
+        _call(23, "read_skill_resource", name="oddname", path="references/r\\xfe.md"),
+        {"result": ["undecodable file"]},
+    ),
+    (
+        "read an undecodable archive member by the name it was shown",
+        _call(24, "read_skill_resource", name="arch", path="references/n\\xFD.md"),
+        {"result": ["undecodable member"]},
+    ),
+    (
+        "read a name shown with a byte that names no file",
+        _call(25, "read_skill_resource", name="oddname", path="references/r\\xfd.md"),
+        {"result": ["not_found: ", "did you mean references/r\\xfe.md"]},
+    ),
     ("prompts/list", _request(21, "prompts/list", {}), {"result": ["oddname", "arch"]}),
     ("tools/list", _request(22, "tools/list", {}), {"result": ["activate_skill"]}),
 ]
