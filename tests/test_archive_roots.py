@@ -115,6 +115,10 @@ def test_paths_of_an_archived_skill_are_refused(archive: Path) -> None:
         "rel": "scripts/hi.sh",
         "archive": str(archive),
     }
+    # What to do instead, for a library user and for one of the command line.
+    assert info.value.message.endswith(
+        "has no path on disk; read it with read_resource (`agent-skills read` on the command line)"
+    )
     assert skills.allowed_read_roots() == []
 
 

@@ -923,7 +923,8 @@ def archived_path_error(archived: ArchivedSkill, name: str, rel: object) -> Skil
     return SkillError(
         ErrorCode.NOT_A_FILE,
         f"Resource '{rel_text}' of skill '{name}' lives in the archive {archived.index.path} "
-        "and has no path on disk; read it with read_resource",
+        "and has no path on disk; read it with read_resource (`agent-skills read` on the command "
+        "line)",
         {"name": name, "rel": rel_text, "archive": os.fspath(archived.index.path)},
     )
 
