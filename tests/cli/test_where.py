@@ -25,6 +25,7 @@ def machine(tmp_path: Path) -> dict[str, Path]:
     home, ws = tmp_path / "home", tmp_path / "project"
     (ws / ".git").mkdir(parents=True)
     make_skill(home / ".claude" / "skills", "deploy")
+    make_skill(home / ".codex" / "skills", "broken", raw="---\nname: [\n---\nBody.\n")
     make_skill(home / ".myagent" / "skills", "orphan")
     make_skill(home / ".myagent" / "skills", "stray")
     (home / ".empty" / "skills").mkdir(parents=True)
@@ -65,6 +66,7 @@ def test_where_json_on_a_temporary_home(
             "source": "claude",
             "exists": False,
             "skills": [],
+            "invalid": 0,
         },
         {
             "path": str(home / ".claude/skills"),
@@ -72,8 +74,12 @@ def test_where_json_on_a_temporary_home(
             "source": "claude",
             "exists": True,
             "skills": ["deploy"],
+            "invalid": 0,
         },
     ]
+    # A folder whose only skill does not load: no skills, and one invalid (SPEC §7).
+    codex_user = next(f for f in by_client["codex"] if f["path"] == str(home / ".codex/skills"))
+    assert (codex_user["skills"], codex_user["invalid"]) == ([], 1)
     assert by_client["opencode"][-1]["skills"] == ["review"]
     assert by_client["agents"][1]["skills"] == ["project-checks"]
     assert data["unread"] == [
@@ -83,6 +89,7 @@ def test_where_json_on_a_temporary_home(
             "source": "myagent",
             "exists": True,
             "skills": ["orphan", "stray"],
+            "invalid": 0,
         },
         {
             "path": str(ws / ".vendor-tool/skills"),
@@ -90,6 +97,7 @@ def test_where_json_on_a_temporary_home(
             "source": "vendor-tool",
             "exists": True,
             "skills": ["vendored"],
+            "invalid": 0,
         },
     ]
     assert data["import_clash"] == []
@@ -175,6 +183,10 @@ def test_where_reads_at_80_columns(machine: dict[str, Path]) -> None:
     ]
     assert "claude       <ws>/.claude/skills         workspace  missing" in lines
     assert "             ~/.claude/skills            user       1 skill: deploy" in lines
+    at = next(i for i, line in enumerate(lines) if line.startswith("codex        ~/.codex/"))
+    assert " ".join(line.strip() for line in lines[at : at + 3]).endswith(
+        "user       no skills (1 invalid: `agent-skills report` says why)"
+    )
     tail = lines[
         lines.index("Skills in folders no client reads (move or link them into one above):") :
     ]

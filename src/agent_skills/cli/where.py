@@ -22,10 +22,11 @@ import click
 
 from .._config import Scope, SkillRoot
 from .._core import create_agent_skills
+from .._diagnostics import EntryStatus
 from .._errors import StartupError
 from .._model import sort_key
 from .._presets import AUTO, CLIENT_LAYOUTS, client_skill_roots, preset_workspace
-from ._app import CONTEXT, emit_json, safe, warn
+from ._app import CONTEXT, PROG, emit_json, safe, warn
 from ._group import json_option
 from ._roots import DIR_PATH, expand_user, warnings_to_stderr
 from ._table import columns, fold, print_out, terminal_width
@@ -48,6 +49,7 @@ class FolderState:
         source: The folder's client label.
         exists: Whether it is a directory now.
         skills: The names of the skills found there, sorted as SPEC §8.
+        invalid: How many skill folders there failed to load (``invalid`` in the report).
     """
 
     path: Path
@@ -55,6 +57,7 @@ class FolderState:
     source: str
     exists: bool
     skills: list[str] = field(default_factory=list)
+    invalid: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,6 +66,7 @@ class FolderState:
             "source": self.source,
             "exists": self.exists,
             "skills": list(self.skills),
+            "invalid": self.invalid,
         }
 
 
@@ -79,12 +83,17 @@ class _Reader:
         if done is None:
             exists = os.path.isdir(root.path)
             names: list[str] = []
+            invalid = 0
             if exists:
                 skills = create_agent_skills([root], workspace=self.workspace, home=self.home)
                 names = [info.name for info in skills.list_skills()]
-            done = FolderState(root.path, root.scope, root.source, exists, names)
+                entries = skills.report().entries
+                invalid = sum(entry.status is EntryStatus.INVALID for entry in entries)
+            done = FolderState(root.path, root.scope, root.source, exists, names, invalid)
             self.seen[root.path] = done
-        return FolderState(root.path, root.scope, root.source, done.exists, list(done.skills))
+        return FolderState(
+            root.path, root.scope, root.source, done.exists, list(done.skills), done.invalid
+        )
 
 
 def unread_folders(home: Path, workspace: Path, known: set[Path]) -> list[tuple[Path, Scope]]:
@@ -149,9 +158,12 @@ def _found(state: FolderState) -> str:
     if not state.exists:
         return "missing"
     count = len(state.skills)
+    found = f"{count} skill{'s' if count != 1 else ''}: {', '.join(state.skills)}"
     if not count:
-        return "no skills"
-    return f"{count} skill{'s' if count != 1 else ''}: {', '.join(state.skills)}"
+        found = "no skills"
+    if state.invalid:  # what report says of them (SPEC §7)
+        found += f" ({state.invalid} invalid: `{PROG} report` says why)"
+    return found
 
 
 @click.command(
