@@ -122,8 +122,7 @@ def test_name_missing_takes_the_file_id_and_a_mismatch_names_the_file(tmp_path: 
         ),
         (
             "name_missing",
-            f"missing frontmatter key 'name' in {root / 'lint.md'}: using the directory "
-            "name 'lint'",
+            f"missing frontmatter key 'name' in {root / 'lint.md'}: using the file name 'lint'",
         ),
     ]
 

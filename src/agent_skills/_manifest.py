@@ -911,7 +911,12 @@ def parse_manifest(
                 dir_name = skill_id
             elif where:
                 dir_name = os.path.basename(os.path.dirname(where))
-        values, notes = check_frontmatter_values(data, strict=strict, dir_name=dir_name or None)
+        values, notes = check_frontmatter_values(
+            data,
+            strict=strict,
+            dir_name=dir_name or None,
+            named_by="directory" if skill_id is None else "file",
+        )
         for note in notes:
             diags.append(
                 Diagnostic(

@@ -220,7 +220,11 @@ def _invalid(key: str, message: str) -> SkillError:
 
 
 def check_frontmatter_values(
-    data: Mapping[str, Any], *, strict: bool, dir_name: str | None = None
+    data: Mapping[str, Any],
+    *,
+    strict: bool,
+    dir_name: str | None = None,
+    named_by: str = "directory",
 ) -> tuple[dict[str, Any], list[FieldNote]]:
     """Validate parsed frontmatter with plain checks: the hot path of discovery (SPEC §6, §21, §26).
 
@@ -238,6 +242,8 @@ def check_frontmatter_values(
             missing ``name`` is taken from ``dir_name``.
         dir_name: The skill directory's name, used for a missing ``name`` in lenient mode when
             :func:`name_problem` accepts it.
+        named_by: What ``dir_name`` is the name of, for the note: ``"directory"``, or
+            ``"file"`` for a single-file skill's id (SPEC §29.2).
 
     Returns:
         ``(values, notes)``: ``values`` is a new ``dict`` of every key of ``data`` but the dropped
@@ -260,7 +266,7 @@ def check_frontmatter_values(
         if strict or dir_name is None or name_problem(dir_name) is not None:
             raise _invalid("name", _MISSING)
         values["name"] = dir_name
-        detail = f"using the directory name '{dir_name}'"
+        detail = f"using the {named_by} name '{dir_name}'"
         notes.append(FieldNote("name_missing", "name", "missing frontmatter key", detail))
     name = values["name"]
     if not isinstance(name, str):
