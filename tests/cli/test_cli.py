@@ -782,3 +782,30 @@ def test_each_warning_is_shown_once_per_run(run: Any, tree: dict[str, Path]) -> 
     assert len(broken) == 1 and broken[0].startswith("warning: invalid_skill: skipping ")
     again = run("list", "--preset", "none", *twice)  # a new run shows it again, once
     assert [line for line in again.stderr.splitlines() if "broken" in line] == broken
+
+
+def test_report_says_when_skipped_folders_hold_skills_one_level_down(
+    run: Any, tmp_path: Path
+) -> None:
+    # A catalog of category folders (ios/swiftui) finds nothing at the default depth of 1:
+    # report names the folders whose subfolders hold skills and the option that finds them.
+    root = tmp_path / "catalog"
+    make_skill(root / "ios", "swiftui")
+    make_skill(root / "ios", "uikit")
+    make_skill(root / "web" / "react", "hooks")  # two levels down: not named
+    make_skill(root, "top")
+    (root / "empty" / "deeper").mkdir(parents=True)
+    result = run("report", "--preset", "none", "--root", str(root))
+    assert result.exit_code == 0, result.output
+    hint = "1 skipped folder (ios) holds skills one level down: search it with --max-depth 2."
+    assert hint in result.stdout.splitlines()
+    make_skill(root / "android", "compose")
+    result = run("report", "--preset", "none", "--root", str(root))
+    hint = (
+        "2 skipped folders (android, ios) hold skills one level down: search them with "
+        "--max-depth 2."
+    )
+    assert hint in result.stdout.splitlines()
+    for deeper in (["--max-depth", "2"], ["--json"]):  # found there; no person's note in JSON
+        result = run("report", "--preset", "none", "--root", str(root), *deeper)
+        assert "one level down" not in result.stdout + result.stderr

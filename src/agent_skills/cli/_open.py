@@ -53,6 +53,26 @@ def root_hint(root: Path) -> str | None:
     return None
 
 
+#: Subfolders of one skipped folder looked into for :func:`deeper_skills` (a bound).
+_DEEPER_LOOKS = 100
+
+
+def deeper_skills(folder: Path) -> bool:
+    """Whether a folder skipped for holding no manifest has a skill directly below it (one of
+    its first :data:`_DEEPER_LOOKS` subfolders holds one): a category folder, which a search of
+    depth 2 would take in (SPEC §21.4). For the hint of ``report``."""
+    try:
+        with os.scandir(folder) as it:
+            for n, entry in enumerate(it):
+                if n >= _DEEPER_LOOKS:
+                    return False
+                if entry.is_dir() and find_manifest(Path(entry.path), follow_symlinks=True).name:
+                    return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 @contextmanager
 def warnings_to_stderr(enabled: bool = True) -> Iterator[None]:
     """Send discovery warnings through :func:`._app.warn` while the command runs.

@@ -19,10 +19,12 @@ from .._core import AgentSkills
 from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
+from .._scan import NO_MANIFEST
 from .._terminal import json_safe, safe_text
 from ._app import PROG, emit_json, emit_json_text, note, safe
 from ._group import json_option
 from ._listing import emit_list_json, listed_skills
+from ._open import deeper_skills
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -382,6 +384,22 @@ def _print_report(skills: AgentSkills) -> None:
         )
     else:
         parts.append(_text_of("No candidate skill directories."))
+    if skills.config.max_depth == 1:
+        categories = [
+            e.path.name
+            for e in report.by_status(EntryStatus.SKIPPED)
+            if e.reason == NO_MANIFEST and deeper_skills(e.path)
+        ]
+        if categories:
+            shown = ", ".join(categories[:5]) + (", ..." if len(categories) > 5 else "")
+            many = len(categories) != 1
+            hint = safe(
+                f"{len(categories)} skipped folder{'s' if many else ''} ({shown}) "
+                f"{'hold' if many else 'holds'} skills one level down: search "
+                f"{'them' if many else 'it'} with --max-depth 2."
+            )
+            parts.append(_text_of(""))
+            parts.extend(_text_of(p) for p in ([hint] if width is None else fold(hint, width)))
     parts.append(_text_of(""))
     parts.extend(
         columns(
