@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
+import sys
 import threading
 import time
 import zipfile
@@ -590,3 +592,100 @@ def test_a_fetch_writes_no_credential_anywhere(
             if p.is_file() and b"S3cretTok" in p.read_bytes()
         ]
         assert leaked == []
+
+
+# ---------------------------------------------------------------------------------------------
+# what a killed add leaves of a git fetch
+
+
+def test_fetch_folders_no_process_holds_are_swept(tmp_path: Path) -> None:
+    import fcntl
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+
+    def folder(name: str, *, lock: bool = True, age: float = 0.0) -> Path:
+        where = temp / name
+        (where / "clone" / "hello").mkdir(parents=True)
+        (where / "clone" / "hello" / "SKILL.md").write_text("left\n")
+        if lock:
+            (where / ".lock").write_text("")
+        if age:
+            os.utime(where, (time.time() - age, time.time() - age))
+        return where
+
+    stale = folder("agent-skills-git-stale", age=120)
+    fresh = folder("agent-skills-git-fresh")  # (a folder of this moment may not be locked yet)
+    held = folder("agent-skills-git-held", age=120)
+    new_unlocked = folder("agent-skills-git-new", lock=False)  # (maybe being made right now)
+    old_unlocked = folder("agent-skills-git-old", lock=False, age=3600)
+    other = folder("someone-elses-git-x")
+    target = folder("agent-skills-git-target-of-a-link")
+    target.rename(tmp_path / "outside")
+    (temp / "agent-skills-git-link").symlink_to(tmp_path / "outside")
+    holder = os.open(held / ".lock", os.O_RDONLY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        _sources._sweep_git_work(str(temp))
+    finally:
+        os.close(holder)
+    assert sorted(p.name for p in temp.iterdir()) == [
+        "agent-skills-git-fresh",
+        "agent-skills-git-held",
+        "agent-skills-git-link",
+        "agent-skills-git-new",
+        "someone-elses-git-x",
+    ]
+    assert not stale.exists() and not old_unlocked.exists()
+    assert (tmp_path / "outside" / "clone" / "hello" / "SKILL.md").read_text() == "left\n"
+    assert new_unlocked.is_dir() and other.is_dir() and fresh.is_dir()
+
+
+# `agent-skills add SRC` in a process that SIGKILLs itself once the source is fetched.
+_KILLED_FETCH = (
+    "import os, signal, sys\n"
+    "from agent_skills.packages import _sources\n"
+    "def killed(*a, **k):\n"
+    "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    "_sources.source_skills = killed\n"
+    "from agent_skills.cli import main\n"
+    "sys.argv = ['agent-skills', 'add', sys.argv[1]]\n"
+    "main()\n"
+)
+
+
+@needs_git
+def test_the_next_add_removes_what_a_killed_add_fetched(
+    env: dict[str, Path], run: Callable[..., Result]
+) -> None:
+    repo = env["tmp"] / "repo"
+    hello(repo)
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "one", cwd=repo)
+    temp = env["tmp"] / "temp"
+    temp.mkdir()
+    child_env = {**os.environ, "HOME": str(env["home"]), "TMPDIR": str(temp)}
+    url = f"file://{repo}"
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_FETCH, url],
+        cwd=env["ws"],
+        env=child_env,
+        capture_output=True,
+        timeout=60,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    left = [p for p in temp.iterdir() if p.name.startswith("agent-skills-git-")]
+    assert len(left) == 1  # the clone a kill left behind
+    then = time.time() - 120
+    os.utime(left[0], (then, then))  # (a minute and more ago)
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_skills", "add", url],
+        cwd=env["ws"],
+        env=child_env,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in temp.iterdir()] == []  # its own removed too
+    assert (env["ws"] / ".agents" / "skills" / "hello" / "SKILL.md").is_file()

@@ -12,6 +12,7 @@ import io
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -584,6 +585,84 @@ def source_skills(tree: Path) -> tuple[list[SourceSkill], list[SkillError]]:
     return skills, problems
 
 
+#: The prefix of the temporary folder a git source is fetched into.
+GIT_WORK_PREFIX = "agent-skills-git-"
+# A folder is swept only once untouched this long (a folder being made is not yet locked), and
+# without its lock file this long.
+_GRACE_S = 60.0
+_UNLOCKED_GRACE_S = 600.0
+
+
+@contextmanager
+def _git_work() -> Iterator[str]:
+    """A new temporary folder (mode 0700) to fetch a git source into, removed at the end, held
+    under an exclusive ``flock`` of its ``.lock`` file while in use; first, the folders a
+    killed ``add`` or ``update`` left (their lock free: no process holds them) are removed, so
+    a kill leaves no clone behind for long."""
+    _sweep_git_work(tempfile.gettempdir())
+    work = tempfile.mkdtemp(prefix=GIT_WORK_PREFIX)
+    try:
+        fd = os.open(os.path.join(work, ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            _flock(fd, blocking=True)
+            yield work
+        finally:
+            os.close(fd)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _flock(fd: int, *, blocking: bool) -> bool:
+    """Take an exclusive ``flock`` of ``fd``: whether it was taken (``True`` where there is no
+    ``flock``: nothing to wait for)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    except OSError:
+        return blocking  # a filesystem without locks: never taken from another process
+    return True
+
+
+def _sweep_git_work(temp: str) -> None:
+    """Remove the fetch folders of ours in ``temp`` that no process holds: a real directory
+    (never a link) owned by this user, named with :data:`GIT_WORK_PREFIX`, untouched for
+    :data:`_GRACE_S`, whose ``.lock`` could be locked at once (or, without one, untouched for
+    :data:`_UNLOCKED_GRACE_S`)."""
+    import time
+
+    try:
+        names = [n for n in os.listdir(temp) if n.startswith(GIT_WORK_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        where = os.path.join(temp, name)
+        try:
+            st = os.lstat(where)
+        except OSError:
+            continue
+        age = time.time() - st.st_mtime
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or age < _GRACE_S:
+            continue
+        try:
+            fd = os.open(os.path.join(where, ".lock"), os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            if age > _UNLOCKED_GRACE_S:
+                shutil.rmtree(where, ignore_errors=True)
+            continue
+        except OSError:
+            continue
+        try:
+            if _flock(fd, blocking=False):
+                shutil.rmtree(where, ignore_errors=True)
+        finally:
+            os.close(fd)
+
+
 @contextmanager
 def opened_source(
     source: Source,
@@ -596,7 +675,7 @@ def opened_source(
         index = read_index(source.location)
         yield _archive_skills(index), [], None
         return
-    with tempfile.TemporaryDirectory(prefix="agent-skills-git-") as work:
+    with _git_work() as work:
         clone = os.path.join(work, "clone")
         commit = _clone(source, clone)
         tree = Path(clone)
