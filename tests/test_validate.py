@@ -419,3 +419,34 @@ def test_a_yaml_error_the_repair_cannot_read_checks_no_frontmatter_key(tmp_path:
     [problem] = validate_skill(d)
     assert (problem.code, problem.line) == ("yaml_error", 4)
     assert ", at column " in problem.message
+
+
+@pytest.mark.parametrize("profile", ["spec", "portable"])
+def test_files_no_resource_path_names_are_warned_of(tmp_path: Path, profile: str) -> None:
+    # A Windows archive unpacked with its backslashes kept: `references\guide.md` is one file
+    # name at the top, never listed or served (SPEC §9). The author hears of it; what is hidden,
+    # skipped or listed is not named.
+    skill = make_skill(
+        tmp_path,
+        "hello",
+        files={
+            "references\\guide.md": "lost\n",
+            "references/a\\b.md": "lost too\n",
+            "C:notes.md": "a drive\n",
+            "sub/C:fine.md": "below the top: a path names it\n",
+            "references/ok.md": "listed\n",
+            ".env": "hidden\n",
+            "node_modules/x\\y.js": "skipped\n",
+            "__pycache__/m\\n.pyc": "skipped\n",
+        },
+    )
+    os.symlink("references/ok.md", skill / "link\\name.md")  # a link: never walked into
+    problems = validate_skill(skill, profile=profile)
+    unlisted = sorted(p.message for p in problems if p.code == "unlisted_file")
+    assert unlisted == [
+        f"{rel} is never listed or served: no resource path names it (a backslash in its name, "
+        "or a drive such as C: at its start)"
+        for rel in ("C:notes.md", "references/a\\b.md", "references\\guide.md")
+    ]
+    assert all(p.severity is Severity.WARNING for p in problems if p.code == "unlisted_file")
+    assert not has_errors(problems)

@@ -63,6 +63,10 @@ Warnings (the skill loads, but some hosts or readers may stumble):
 ``body_too_long``           the body is over 500 lines (``line`` of the 501st body line)
 ``broken_reference``        a relative file reference in the body names nothing in the skill
 ``reference_escape``        a relative file reference in the body climbs out of the skill
+``unlisted_file``           a file of the skill is never listed or served: no resource path
+                            names it (a ``\\`` in its name, or a top-level name starting with
+                            a drive, ``C:``), as when a Windows archive was unpacked with
+                            backslashes kept in its names
 =========================== ====================================================================
 
 Profile ``portable`` (what MCP hosts and the official TypeScript skills client accept, SPEC §17,
@@ -112,7 +116,7 @@ from ._confine import resolve_resource_path
 from ._errors import ErrorCode, SkillError
 from ._fs import read_file_capped
 from ._manifest import load_frontmatter_yaml, load_repaired_yaml, split_frontmatter
-from ._model import MANIFEST_NAME
+from ._model import MANIFEST_NAME, is_manifest_name, is_skipped_path
 from ._schema import MAX_DESCRIPTION_LENGTH, name_key, plain_scalar_tag, yaml_kind
 
 __all__ = [
@@ -202,6 +206,7 @@ class ProblemCode(StrEnum):
     BODY_TOO_LONG = "body_too_long"
     BROKEN_REFERENCE = "broken_reference"
     REFERENCE_ESCAPE = "reference_escape"
+    UNLISTED_FILE = "unlisted_file"
     MANIFEST_OUTSIDE = "manifest_outside"
     NON_UTF8_PATH = "non_utf8_path"
     PATH_COLLISION = "path_collision"
@@ -330,12 +335,13 @@ def validate_skill(path: str | os.PathLike[str], *, profile: Profile = "spec") -
             )
         )
         return found
-    files: list[str] | None = None
-    if profile != "spec":  # the paths a host is given: the manifest and the files listed (§9)
-        from ._resources import list_resources
+    from ._resources import list_resources
 
-        listing = list_resources(skill_dir, follow_symlinks=True)
-        files = [lookup.name, *(resource.rel for resource in listing.resources)]
+    # The paths a host is given: the manifest and the files listed (SPEC §9).
+    listing = list_resources(skill_dir, follow_symlinks=True)
+    listed = [lookup.name, *(resource.rel for resource in listing.resources)]
+    files = listed if profile != "spec" else None
+    unlisted = [] if listing.truncated else _unlisted(skill_dir, set(listed))
     check = check_manifest(
         data,
         profile=profile,
@@ -347,7 +353,45 @@ def validate_skill(path: str | os.PathLike[str], *, profile: Profile = "spec") -
     problems = list(check.problems)
     if check.text is not None:
         problems.extend(_check_body(check.text, check.body_line, skill_dir))
+    problems.extend(unlisted)
     return problems
+
+
+#: Most entries of a skill looked at for ``unlisted_file`` (a bound on the walk).
+_MAX_UNLISTED_LOOKS = 20_000
+
+
+def _unlisted(skill_dir: Path, listed: set[str]) -> list[Problem]:
+    """``unlisted_file`` for each regular file of the skill (links not followed) that the
+    listing leaves out although its path is neither hidden nor skipped (SPEC §9, §30.2): one no
+    resource path can name. The listing decides what is listed; this only finds what it left."""
+    out: list[Problem] = []
+    looked = 0
+    for top, dirs, names in os.walk(skill_dir):
+        base = os.path.relpath(top, skill_dir)
+        parts = () if base == "." else tuple(base.split(os.sep))
+        dirs[:] = [d for d in dirs if not is_skipped_path((*parts, d), directory=True)]
+        for name in names:
+            looked += 1
+            if looked > _MAX_UNLISTED_LOOKS:
+                return out
+            rel_parts = (*parts, name)
+            rel = "/".join(rel_parts)
+            if rel in listed or is_manifest_name(rel):
+                continue
+            where = os.path.join(top, name)
+            if is_skipped_path(rel_parts, directory=False) or os.path.islink(where):
+                continue
+            if not os.path.isfile(where):
+                continue
+            out.append(
+                _warning(
+                    ProblemCode.UNLISTED_FILE,
+                    f"{rel} is never listed or served: no resource path names it (a backslash "
+                    "in its name, or a drive such as C: at its start)",
+                )
+            )
+    return out
 
 
 @dataclass(frozen=True, slots=True)
