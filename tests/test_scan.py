@@ -627,33 +627,31 @@ def test_an_installs_staged_and_set_aside_copies_are_skipped_not_skills(
     tmp_path: Path, max_depth: int, index: str
 ) -> None:
     # While add, update or remove runs, and after a kill until the next one, a root holds the
-    # staging directory and each replaced skill set aside under a name of its own. Neither is
-    # a second copy of the skill: the set-aside one (sorting before it) used to shadow the
-    # installed skill with a duplicate_skill and a name_mismatch warning.
+    # staging directory, each replaced skill set aside under a name of its own, and the
+    # transaction's journal. Neither is a second copy of the skill: the set-aside one (sorting
+    # before it) used to shadow the installed skill with a duplicate_skill and a name_mismatch
+    # warning. A folder named like a set-aside copy that no journal names is no install's work
+    # (a repository brought it): it stays a candidate, seen by list and verify.
     root = tmp_path / "skills"
     make_skill(root, "hello", body="new")
-    make_skill(
-        root,
-        ".agent-skills-old-0123456789abcdef-hello",
-        frontmatter={"name": "hello", "description": "d"},
-        body="old",
-    )
-    make_skill(
-        root, ".agent-skills-old-01234567-notes", frontmatter={"name": "notes", "description": "d"}
-    )
+    fm = {"name": "hello", "description": "d"}
+    make_skill(root, ".agent-skills-old-0123456789abcdef-hello", frontmatter=fm, body="old")
+    (root / ".agent-skills-txn-0123456789abcdef.json").write_text("{}")
     make_skill(root / ".agent-skills-tmp-0123456789abcdef", "hello", body="staged")
     make_skill(root, ".agent-skills-tmp-fedcba9876543210")  # (a manifest at its top too)
     symlink(
         root / ".agent-skills-old-fedcba9876543210-hi",
         root / ".agent-skills-old-0123456789abcdef-hello",
     )
+    (root / ".agent-skills-done-fedcba9876543210.json").write_text("{}")
+    # Named like install work, no journal naming it: an ordinary entry.
+    evil = {"name": "evil", "description": "Brought by a repository."}
+    make_skill(root, ".agent-skills-old-aaaaaaaaaaaaaaaa-evil", frontmatter=evil)
+    (root / ".agent-skills-txn-aaaaaaaaaaaaaaab.json").write_text("{}")  # (another token's)
     # Near misses are candidates as before: only the installer's own prefixes are passed over.
     make_skill(root, ".agent-skills-notes", frontmatter={"name": "kept-notes", "description": "d"})
-    make_skill(
-        root,
-        "agent-skills-old-0123456789abcdef-x",
-        frontmatter={"name": "agent-skills-old-0123456789abcdef-x", "description": "d"},
-    )
+    near = "agent-skills-old-0123456789abcdef-x"
+    make_skill(root, near, frontmatter={"name": near, "description": "d"})
     kw: dict[str, Any] = {"max_depth": max_depth}
     if index != "none":
         kw["index"] = tmp_path / "index.bin"
@@ -661,9 +659,10 @@ def test_an_installs_staged_and_set_aside_copies_are_skipped_not_skills(
             build(root, **kw)
     skills = build(root, **kw)
     assert {s.name: s.dir.name for s in skills.list_skills()} == {
+        "evil": ".agent-skills-old-aaaaaaaaaaaaaaaa-evil",
         "hello": "hello",
         "kept-notes": ".agent-skills-notes",
-        "agent-skills-old-0123456789abcdef-x": "agent-skills-old-0123456789abcdef-x",
+        near: near,
     }
     assert skills.load_skill("hello").body.strip() == "new"  # type: ignore[union-attr]
     work = (
@@ -671,13 +670,13 @@ def test_an_installs_staged_and_set_aside_copies_are_skipped_not_skills(
         "(the next one finishes or undoes it)"
     )
     assert [e for e in entries(skills) if e[1] != "loaded"] == [
-        (".agent-skills-old-01234567-notes", "skipped", None, work),
         (".agent-skills-old-0123456789abcdef-hello", "skipped", None, work),
         (".agent-skills-old-fedcba9876543210-hi", "skipped", None, work),
         (".agent-skills-tmp-0123456789abcdef", "skipped", None, work),
         (".agent-skills-tmp-fedcba9876543210", "skipped", None, work),
     ]
-    # No warning of any kind about the install's work (the hidden near miss is named otherwise).
-    assert [(d.kind.value, d.path.parent.name) for d in skills.diagnostics] == [
-        ("name_mismatch", ".agent-skills-notes")
+    # No warning about the install's work; the entries that are none are named as ever.
+    assert sorted((d.kind.value, d.path.parent.name) for d in skills.diagnostics) == [
+        ("name_mismatch", ".agent-skills-notes"),
+        ("name_mismatch", ".agent-skills-old-aaaaaaaaaaaaaaaa-evil"),
     ]

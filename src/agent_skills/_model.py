@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMPILED_SUFFIXES",
-    "INSTALL_WORK_PREFIXES",
+    "INSTALL_ASIDE_PREFIX",
+    "INSTALL_JOURNAL_PREFIXES",
+    "INSTALL_STAGING_PREFIX",
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
     "SINGLE_FILE_FOLDERS",
@@ -40,9 +42,9 @@ __all__ = [
     "SkillResource",
     "accepts_single_files",
     "choose_manifest",
+    "install_work",
     "is_compiled",
     "is_hidden",
-    "is_install_work",
     "is_manifest_name",
     "is_skipped",
     "is_skipped_path",
@@ -68,19 +70,42 @@ def is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-#: Prefixes of the directories ``add``, ``update`` and ``remove`` make in a root while they work:
-#: the staging directory of new copies, then each replaced or removed skill set aside until the
-#: change is committed or undone (SPEC §25.4). Each ends with the transaction's token.
-INSTALL_WORK_PREFIXES: tuple[str, ...] = (".agent-skills-tmp-", ".agent-skills-old-")
+#: What ``add``, ``update`` and ``remove`` make in a root while they work (SPEC §25.4), each name
+#: holding the transaction's token: the staging folder of new copies (``<prefix><token>``), each
+#: skill set aside until the change is committed or undone (``<prefix><token>-<name>``), and
+#: the transaction's journal (``<prefix><token>.json``, then marked done).
+INSTALL_STAGING_PREFIX = ".agent-skills-tmp-"
+INSTALL_ASIDE_PREFIX = ".agent-skills-old-"
+INSTALL_JOURNAL_PREFIXES: tuple[str, str] = (".agent-skills-txn-", ".agent-skills-done-")
+_INSTALL_MARK = ".agent-skills-"
 
 
-def is_install_work(name: str) -> bool:
-    """Whether a root's entry is an install's work (:data:`INSTALL_WORK_PREFIXES`): never a skill
-    of its own, though a set-aside copy holds a manifest. Discovery reports it as skipped (SPEC
-    §4: one report entry per child), so neither a running install nor one a kill left unfinished
-    shows a second copy of a skill, or shadows the installed one, until it is finished or undone
-    (SPEC §25.4)."""
-    return name.startswith(INSTALL_WORK_PREFIXES)
+def install_work(names: Iterable[str]) -> frozenset[str]:
+    """The names among a root's entries ``names`` that are an install's work, never a skill of
+    their own: each staging folder, and each folder set aside by a transaction whose journal is
+    among ``names`` too. A folder named like a set-aside copy that no journal names (one a
+    repository brought) is an ordinary entry. Discovery reports the work as skipped (SPEC §4:
+    one report entry per child), so neither a running install nor one a kill left unfinished
+    shows a second copy of a skill, or shadows the installed one (SPEC §25.4).
+    """
+    marked = [name for name in names if name.startswith(_INSTALL_MARK)]
+    if not marked:
+        return frozenset()
+    journaled = {
+        name[len(prefix) : -len(".json")]
+        for name in marked
+        for prefix in INSTALL_JOURNAL_PREFIXES
+        if name.startswith(prefix) and name.endswith(".json")
+    }
+    return frozenset(
+        name
+        for name in marked
+        if name.startswith(INSTALL_STAGING_PREFIX)
+        or (
+            name.startswith(INSTALL_ASIDE_PREFIX)
+            and name[len(INSTALL_ASIDE_PREFIX) :].partition("-")[0] in journaled
+        )
+    )
 
 
 #: Suffixes of compiled Python files, never a skill's files (SPEC §29.6).

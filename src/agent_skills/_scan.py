@@ -37,7 +37,7 @@ from ._model import (
     MANIFEST_NAME,
     accepts_single_files,
     choose_manifest,
-    is_install_work,
+    install_work,
     single_file_id,
     sort_text,
 )
@@ -55,7 +55,7 @@ __all__ = [
     "dir_like",
     "find_manifest",
     "hit_candidate",
-    "install_work",
+    "install_work_skipped",
     "list_root",
     "scan_entry",
     "scan_root",
@@ -67,7 +67,7 @@ _MANIFEST_LOWER = MANIFEST_NAME.lower()  # (is_manifest_name, inline in the hot 
 #: The skip reason of a directory that holds no manifest: a nested walk searches below it.
 NO_MANIFEST = f"no {MANIFEST_NAME} in directory"
 
-#: The skip reason of a root's entry that is an install's work (:func:`is_install_work`).
+#: The skip reason of a root's entry that is an install's work (:func:`~._model.install_work`).
 INSTALL_WORK = (
     "the work of an add, update or remove, running or left unfinished "
     "(the next one finishes or undoes it)"
@@ -530,6 +530,7 @@ def scan_root(
         if index is not None and parent is not None:
             index.prefetch(parent[1], entries)  # while the index file is read (SPEC §26)
         single = accepts_single_files(root.path)  # SPEC §29.2: opencode's own folders
+        work = install_work(entry.name for entry in entries)  # SPEC §25.4
         for entry in entries:
             if single:
                 found = scan_single_file(
@@ -545,8 +546,8 @@ def scan_root(
                 continue
             if not (is_link or is_dir):
                 continue
-            if is_install_work(entry.name):
-                out.append(install_work(root, entry.name))
+            if work and entry.name in work:
+                out.append(install_work_skipped(root, entry.name))
                 continue
             if index is not None and is_dir and parent is not None:
                 checked = index.check_child(entry.path, parent[1], entry.name)
@@ -581,8 +582,9 @@ def scan_root(
     return note, out
 
 
-def install_work(root: SkillRoot, name: str) -> Candidate:
-    """The skipped candidate of a root's entry that is an install's work (SPEC §4, §25.4)."""
+def install_work_skipped(root: SkillRoot, name: str) -> Candidate:
+    """The skipped candidate of a root's entry that is an install's work (SPEC §4, §25.4;
+    :func:`~._model.install_work`)."""
     return Candidate(root, name, child_path(root.path, name), skip_reason=INSTALL_WORK)
 
 

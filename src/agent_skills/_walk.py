@@ -21,8 +21,8 @@ from ._model import (
     MANIFEST_NAME,
     SKIPPED_DIRS,
     accepts_single_files,
+    install_work,
     is_hidden,
-    is_install_work,
     sort_text,
 )
 from ._scan import (
@@ -30,7 +30,7 @@ from ._scan import (
     Candidate,
     IndexHit,
     dir_like,
-    install_work,
+    install_work_skipped,
     list_root,
     scan_entry,
     scan_root,
@@ -223,6 +223,8 @@ class _Walk:
         """Add the candidates of one listing; return whether any was added."""
         added = False
         single = depth == 1 and accepts_single_files(self.root.path)  # SPEC §29.2
+        # An install's work, in the root itself (SPEC §25.4).
+        work = install_work(entry.name for entry in entries) if depth == 1 else frozenset()
         for entry in entries:
             if self.truncated:
                 return added
@@ -238,8 +240,8 @@ class _Walk:
             is_link = dir_like(entry)
             if is_link is None:
                 continue
-            if depth == 1 and is_install_work(entry.name):
-                self.out.append(install_work(self.root, entry.name))
+            if work and entry.name in work:
+                self.out.append(install_work_skipped(self.root, entry.name))
                 added = True
                 continue
             if depth > 1:

@@ -37,7 +37,12 @@ from .._digest import digest_stream
 from .._errors import ErrorCode, SkillError, fs_error, invalid_input
 from .._fs import CLOEXEC, FILE_FLAGS, NOFOLLOW, read_limited
 from .._jsonfile import decode_json
-from .._model import INSTALL_WORK_PREFIXES, sort_key
+from .._model import (
+    INSTALL_ASIDE_PREFIX,
+    INSTALL_JOURNAL_PREFIXES,
+    INSTALL_STAGING_PREFIX,
+    sort_key,
+)
 from .._registry import suggest_names
 from .._schema import name_problem
 from .._terminal import undecodable_text
@@ -76,9 +81,9 @@ __all__ = [
     "update_skills",
 ]
 
-_TMP_PREFIX, _OLD_PREFIX = INSTALL_WORK_PREFIXES  # what discovery passes over (SPEC §25.4)
-_JOURNAL_PREFIX = ".agent-skills-txn-"
-_DONE_PREFIX = ".agent-skills-done-"
+# The names of a transaction's work, which discovery knows too (SPEC §25.4).
+_TMP_PREFIX, _OLD_PREFIX = INSTALL_STAGING_PREFIX, INSTALL_ASIDE_PREFIX
+_JOURNAL_PREFIX, _DONE_PREFIX = INSTALL_JOURNAL_PREFIXES
 _JOURNAL_RE = re.compile(r"^\.agent-skills-(txn|done)-([0-9a-f]{16})\.json$")
 _OLD_RE = re.compile(rf"^{re.escape(_OLD_PREFIX)}([0-9a-f]{{8}}|[0-9a-f]{{16}})-(.+)$")
 
