@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from agent_skills import SkillError
 from agent_skills import packages as pkg
 from agent_skills.packages import _sources
-from conftest import GIT, git, make_skill, needs_git
+from conftest import GIT, ends_within, git, make_skill, needs_git
 
 SECRET = "tok3nS3cret"
 
@@ -604,41 +604,48 @@ def test_fetch_folders_no_process_holds_are_swept(tmp_path: Path) -> None:
     temp = tmp_path / "temp"
     temp.mkdir()
 
-    def folder(name: str, *, lock: bool = True, age: float = 0.0) -> Path:
+    def folder(name: str, *, lock: str = "file", age: float = 120.0) -> Path:
         where = temp / name
         (where / "clone" / "hello").mkdir(parents=True)
         (where / "clone" / "hello" / "SKILL.md").write_text("left\n")
-        if lock:
+        if lock == "file":
             (where / ".lock").write_text("")
+        elif lock == "fifo":
+            os.mkfifo(where / ".lock")
+        elif lock == "dir":
+            (where / ".lock").mkdir()
+        elif lock == "written":
+            (where / ".lock").write_text("not ours")
         if age:
             os.utime(where, (time.time() - age, time.time() - age))
         return where
 
-    stale = folder("agent-skills-git-stale", age=120)
-    fresh = folder("agent-skills-git-fresh")  # (a folder of this moment may not be locked yet)
-    held = folder("agent-skills-git-held", age=120)
-    new_unlocked = folder("agent-skills-git-new", lock=False)  # (maybe being made right now)
-    old_unlocked = folder("agent-skills-git-old", lock=False, age=3600)
-    other = folder("someone-elses-git-x")
-    target = folder("agent-skills-git-target-of-a-link")
+    stale = folder("agent-skills-git-stale_01")
+    kept = [
+        folder("agent-skills-git-fresh_01", age=0),  # (a folder of this moment: maybe unlocked)
+        folder("agent-skills-git-held_001"),
+        folder("agent-skills-git-nolock01", lock="none", age=3600),  # never locked: not ours
+        folder("agent-skills-git-fifo_001", lock="fifo"),  # never opened to block
+        folder("agent-skills-git-lockdir1", lock="dir"),
+        folder("agent-skills-git-written1", lock="written"),
+        folder("agent-skills-git-mine"),  # not a name mkdtemp gives
+        folder("someone-elses-git-x"),
+    ]
+    target = folder("agent-skills-git-target01")
     target.rename(tmp_path / "outside")
-    (temp / "agent-skills-git-link").symlink_to(tmp_path / "outside")
-    holder = os.open(held / ".lock", os.O_RDONLY)
+    (temp / "agent-skills-git-link0001").symlink_to(tmp_path / "outside")
+    holder = os.open(temp / "agent-skills-git-held_001" / ".lock", os.O_RDONLY)
     try:
         fcntl.flock(holder, fcntl.LOCK_EX)
-        _sources._sweep_git_work(str(temp))
+        ends_within(lambda: _sources._sweep_git_work(str(temp)), 20)
     finally:
         os.close(holder)
-    assert sorted(p.name for p in temp.iterdir()) == [
-        "agent-skills-git-fresh",
-        "agent-skills-git-held",
-        "agent-skills-git-link",
-        "agent-skills-git-new",
-        "someone-elses-git-x",
-    ]
-    assert not stale.exists() and not old_unlocked.exists()
+    assert not stale.exists()
+    assert sorted(p.name for p in temp.iterdir()) == sorted(
+        [p.name for p in kept] + ["agent-skills-git-link0001"]
+    )
     assert (tmp_path / "outside" / "clone" / "hello" / "SKILL.md").read_text() == "left\n"
-    assert new_unlocked.is_dir() and other.is_dir() and fresh.is_dir()
+    assert all((p / "clone" / "hello" / "SKILL.md").is_file() for p in kept)
 
 
 # `agent-skills add SRC` in a process that SIGKILLs itself once the source is fetched.

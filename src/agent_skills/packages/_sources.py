@@ -587,10 +587,10 @@ def source_skills(tree: Path) -> tuple[list[SourceSkill], list[SkillError]]:
 
 #: The prefix of the temporary folder a git source is fetched into.
 GIT_WORK_PREFIX = "agent-skills-git-"
-# A folder is swept only once untouched this long (a folder being made is not yet locked), and
-# without its lock file this long.
+# The name ``tempfile.mkdtemp`` gives it: the prefix and eight of its random characters.
+_GIT_WORK_RE = re.compile(rf"^{re.escape(GIT_WORK_PREFIX)}[a-z0-9_]{{8}}$")
+# A folder is swept only once untouched this long (a folder being made is not yet locked).
 _GRACE_S = 60.0
-_UNLOCKED_GRACE_S = 600.0
 
 
 @contextmanager
@@ -629,14 +629,15 @@ def _flock(fd: int, *, blocking: bool) -> bool:
 
 
 def _sweep_git_work(temp: str) -> None:
-    """Remove the fetch folders of ours in ``temp`` that no process holds: a real directory
-    (never a link) owned by this user, named with :data:`GIT_WORK_PREFIX`, untouched for
-    :data:`_GRACE_S`, whose ``.lock`` could be locked at once (or, without one, untouched for
-    :data:`_UNLOCKED_GRACE_S`)."""
+    """Remove the fetch folders of ours in ``temp`` that no process holds: named as
+    :func:`_git_work` names them (:data:`GIT_WORK_PREFIX` and ``mkdtemp``'s eight characters),
+    a real directory (never a link) owned by this user, untouched for :data:`_GRACE_S`, holding
+    an empty regular ``.lock`` (opened without following a link or blocking) that could be
+    locked at once. Anything else is left as it is."""
     import time
 
     try:
-        names = [n for n in os.listdir(temp) if n.startswith(GIT_WORK_PREFIX)]
+        names = [n for n in os.listdir(temp) if _GIT_WORK_RE.match(n)]
     except OSError:
         return
     for name in names:
@@ -648,17 +649,18 @@ def _sweep_git_work(temp: str) -> None:
         age = time.time() - st.st_mtime
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or age < _GRACE_S:
             continue
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
-            fd = os.open(os.path.join(where, ".lock"), os.O_RDONLY | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            if age > _UNLOCKED_GRACE_S:
-                shutil.rmtree(where, ignore_errors=True)
-            continue
+            fd = os.open(os.path.join(where, ".lock"), flags)
         except OSError:
             continue
         try:
-            if _flock(fd, blocking=False):
+            lock = os.fstat(fd)
+            ours = stat.S_ISREG(lock.st_mode) and lock.st_size == 0 and lock.st_uid == os.getuid()
+            if ours and _flock(fd, blocking=False):
                 shutil.rmtree(where, ignore_errors=True)
+        except OSError:
+            continue
         finally:
             os.close(fd)
 
