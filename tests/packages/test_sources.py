@@ -696,3 +696,41 @@ def test_the_next_add_removes_what_a_killed_add_fetched(
     assert done.returncode == 0, done.stderr
     assert [p.name for p in temp.iterdir()] == []  # its own removed too
     assert (env["ws"] / ".agents" / "skills" / "hello" / "SKILL.md").is_file()
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["main:refs/heads/evil", "+main", "main~1", "main^", "HEAD@{1}", "a..b", "a b", "x.lock", ".x"],
+)
+def test_a_ref_that_is_no_name_is_refused(ref: str) -> None:
+    # A refspec (`+`, `:`) or a revision expression (`~`, `^`, `@{`) is no branch, tag or
+    # commit name: refused as git's rules for ref names refuse it, before git runs.
+    with pytest.raises(SkillError) as info:
+        _sources.parse_source(f"https://example.invalid/r.git#{ref}")
+    assert info.value.code == "invalid_input"
+    assert "is not a branch, tag or commit name" in info.value.message
+
+
+@needs_git
+def test_a_ref_is_looked_for_in_the_repository_only(tmp_path: Path) -> None:
+    # Branches, tags and commit ids of the remote; never what the fetch made locally
+    # (FETCH_HEAD, the remote-tracking names), never a revision expression.
+    repo = tmp_path / "repo"
+    hello(repo)
+    git("init", "-q", "-b", "main", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "one", cwd=repo)
+    first = git("rev-parse", "HEAD", cwd=repo)
+    git("branch", "aaa", cwd=repo)
+    (repo / "hello" / "SKILL.md").write_text("---\nname: hello\ndescription: Two.\n---\nTwo.\n")
+    git("commit", "-qam", "two", cwd=repo)
+    second = git("rev-parse", "HEAD", cwd=repo)
+    url = f"file://{repo}"
+    for ref, commit in (("main", second), ("aaa", first), (first, first), (first[:8], first)):
+        dest = tmp_path / f"ok-{ref}"
+        assert _sources._clone(_sources.parse_source(f"{url}#{ref}"), str(dest)) == commit
+    for ref in ("origin/aaa", "FETCH_HEAD", "refs/remotes/origin/main", "nothing-here"):
+        dest = tmp_path / f"no-{ref.replace('/', '_')}"
+        with pytest.raises(SkillError) as info:
+            _sources._clone(_sources.parse_source(f"{url}#{ref}"), str(dest))
+        assert (info.value.code, info.value.fields["ref"]) == ("not_found", ref)

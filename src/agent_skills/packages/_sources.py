@@ -356,6 +356,13 @@ def _public_url(url: str) -> str:
     return url[:start] + netloc + path
 
 
+# What git's rules for a ref name (``git check-ref-format``) refuse, and what would make a REF
+# a refspec (``+``, ``:``) or a revision expression (``~``, ``^``, ``@{``) rather than a name.
+_BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|^[./+]|[/.]$|\.lock$|^@$")
+# A commit id, whole or abbreviated: the only REF looked for beyond the remote's refs.
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,40}")
+
+
 def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Source:
     """Parse a SOURCE by its syntax alone (SPEC §25.5, §30.1): what exists on disk never turns a
     URL into a path or a path into a URL.
@@ -405,6 +412,11 @@ def parse_source(text: str, *, cwd: str | os.PathLike[str] | None = None) -> Sou
         raise invalid_input(f"empty #REF in {shown!r}", {"source": shown})
     if ref.startswith("-"):
         raise invalid_input(f"REF must not start with '-': {shown!r}", {"source": shown})
+    if ref and _BAD_REF.search(ref):
+        raise invalid_input(
+            f"REF is not a branch, tag or commit name (git's rules for ref names): {shown!r}",
+            {"source": shown},
+        )
     scheme = body.find("://") if url else -1
     start = scheme + 3 if scheme >= 0 else 0
     cut = body.rfind("//", start)
@@ -532,9 +544,12 @@ def _clone(source: Source, dest: str) -> str:
         except SkillError:
             if source.ref is None:
                 raise
-            # Not a branch or tag: a commit, found among every branch and tag.
+            # Not a branch or tag: a commit, found among every branch and tag (a remote that
+            # cannot be reached fails here, with git's own words).
             everything = ("+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*")
             fetch(*everything, shallow=False)
+            if not _COMMIT_ID.fullmatch(source.ref):
+                raise _unknown_ref(source) from None  # (never a name the fetch made here)
             target = source.ref
     # The commit is resolved first, so what reaches checkout is a hex id, never an option.
     try:
@@ -543,14 +558,19 @@ def _clone(source: Source, dest: str) -> str:
             cwd=dest,
         )
     except SkillError:
-        raise SkillError(
-            ErrorCode.NOT_FOUND,
-            f"unknown ref {source.ref!r} in {source.shown}: "
-            "not a branch, tag or commit of the repository",
-            {"ref": source.ref, "source": source.shown},
-        ) from None
+        raise _unknown_ref(source) from None
     _git([*base, "checkout", "--quiet", "--detach", commit, "--"], cwd=dest)
     return _git(["rev-parse", "HEAD"], cwd=dest)
+
+
+def _unknown_ref(source: Source) -> SkillError:
+    """``not_found`` ``{ref, source}``: the REF is no branch, tag or commit of the repository."""
+    return SkillError(
+        ErrorCode.NOT_FOUND,
+        f"unknown ref {source.ref!r} in {source.shown}: "
+        "not a branch, tag or commit of the repository",
+        {"ref": source.ref, "source": source.shown},
+    )
 
 
 def _find_skill_dirs(tree: Path) -> list[Path]:
