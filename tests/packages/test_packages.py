@@ -1120,3 +1120,25 @@ def test_verify_agrees_with_an_install_of_more_files_than_discovery_lists(
     assert "changed references/f05049.md" in result.output
     assert run("lock").exit_code == 0
     assert len(lock_of(env["ws"] / "skills.lock.json")["skills"][0]["files"]) == 5_052
+
+
+@pytest.mark.slow
+def test_lock_and_verify_refuse_a_skill_with_more_files_than_they_list(
+    run: Callable[..., Result], env: dict[str, Path]
+) -> None:
+    # A lock that left the 10 001st file out would never see it change: lock and verify refuse
+    # the skill (too_large, as add does), and write nothing.
+    skill = hello(env["ws"] / ".agents" / "skills")
+    assert run("lock", "--preset", "agents").exit_code == 0
+    before = (env["ws"] / "skills.lock.json").read_bytes()
+    refs = skill / "r"
+    refs.mkdir()
+    for i in range(10_000):
+        (refs / f"{i:05d}").write_bytes(b"")
+    for command in ("lock", "verify"):
+        result = run(command, "--preset", "agents")
+        assert result.exit_code == 1, result.output
+        assert result.stderr.splitlines()[-1].startswith(
+            f"too_large: {skill} has more files than a lock records (10000)"
+        )
+    assert (env["ws"] / "skills.lock.json").read_bytes() == before

@@ -107,6 +107,13 @@ def _hash_skill(skills: AgentSkills, name: str) -> tuple[FileDigest, ...]:
     if served is None or served.withheld:
         raise SkillError(ErrorCode.NOT_FOUND, f"No such skill: {name}", {"name": name})
     content = served.content()
+    if content.resources_truncated:  # a lock that left files out could not see them change
+        raise SkillError(
+            ErrorCode.TOO_LARGE,
+            f"{content.dir} has more files than a lock records ({len(content.resources)}), or "
+            "directories too deep to list",
+            {"path": str(content.dir), "max_files": len(content.resources)},
+        )
     rels = [content.path.name, *(r.rel for r in content.resources)]
     return digest_files(rels, served.open, max_bytes=MAX_TOTAL_BYTES, where=str(content.dir))
 
@@ -185,7 +192,9 @@ def lock_skills(
     Raises:
         SkillError: A file listed a moment ago cannot be read (``not_found``, ``stale_skill``,
             ``io_error``, ...); ``too_large`` ``{path, max_bytes}`` for a skill holding more
-            than ``MAX_TOTAL_BYTES`` (what an install copies at most, SPEC §25.1, §30.3).
+            than ``MAX_TOTAL_BYTES`` (what an install copies at most, SPEC §25.1, §30.3), and
+            ``{path, max_files}`` for one whose listing ``skills`` cuts (more files than it
+            lists, or directories too deep): a lock never leaves out a file it could not see.
     """
     ws = Path(os.path.abspath(coerce_path(workspace, "workspace")))
     known = origins or {}
