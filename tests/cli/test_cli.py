@@ -809,3 +809,17 @@ def test_report_says_when_skipped_folders_hold_skills_one_level_down(
     for deeper in (["--max-depth", "2"], ["--json"]):  # found there; no person's note in JSON
         result = run("report", "--preset", "none", "--root", str(root), *deeper)
         assert "one level down" not in result.stdout + result.stderr
+    # Folders a search of depth 2 does not search are never named (SPEC §21.4).
+    other = tmp_path / "other"
+    make_skill(other / "node_modules", "pkg")
+    make_skill(other / ".hidden", "secret")
+    make_skill(other / "ignored", "gone")
+    (other / ".gitignore").write_text("ignored/\n")
+    make_skill(other / "__pycache__", "cached")
+    result = run("report", "--preset", "none", "--root", str(other))
+    assert result.exit_code == 0, result.output
+    assert "one level down" not in result.stdout
+    make_skill(other / "tools", "lint")
+    result = run("report", "--preset", "none", "--root", str(other))
+    hint = "1 skipped folder (tools) holds skills one level down: search it with --max-depth 2."
+    assert hint in result.stdout.splitlines()

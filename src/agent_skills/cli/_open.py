@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from .._config import DEFAULT_MAX_MANIFEST_BYTES, SkillRoot, expand_home
 from .._core import AgentSkills, create_agent_skills
 from .._diagnostics import Diagnostic, DiagnosticKind, RootStatus, quiet_logger, set_diagnostic_sink
 from .._errors import StartupError
+from .._model import sort_key
 from .._presets import CLIENTS, client_skill_roots, preset_workspace
 from .._scan import find_manifest
 from ._app import CliErrorCode, fail, for_a_person, warn
@@ -53,24 +55,17 @@ def root_hint(root: Path) -> str | None:
     return None
 
 
-#: Subfolders of one skipped folder looked into for :func:`deeper_skills` (a bound).
-_DEEPER_LOOKS = 100
-
-
-def deeper_skills(folder: Path) -> bool:
-    """Whether a folder skipped for holding no manifest has a skill directly below it (one of
-    its first :data:`_DEEPER_LOOKS` subfolders holds one): a category folder, which a search of
-    depth 2 would take in (SPEC §21.4). For the hint of ``report``."""
-    try:
-        with os.scandir(folder) as it:
-            for n, entry in enumerate(it):
-                if n >= _DEEPER_LOOKS:
-                    return False
-                if entry.is_dir() and find_manifest(Path(entry.path), follow_symlinks=True).name:
-                    return True
-    except (OSError, ValueError):
-        return False
-    return False
+def deeper_categories(skills: AgentSkills) -> list[str]:
+    """The folders directly in the roots of ``skills`` (searched at depth 1) from which a
+    search of depth 2 takes skills (SPEC §21.4: hidden, skipped and git-ignored folders are not
+    searched), in the order of names; ``[]`` when ``skills`` already searches deeper. The same
+    roots discovered again at depth 2, quietly and without the on-disk index: for the hint of
+    ``report``."""
+    if skills.config.max_depth != 1:
+        return []
+    deeper = AgentSkills(replace(skills.config, max_depth=2, index=None))
+    found = {info.category.split("/", 1)[0] for info in deeper.list_skills() if info.category}
+    return sorted(found, key=sort_key)
 
 
 @contextmanager

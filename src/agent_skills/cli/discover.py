@@ -19,12 +19,11 @@ from .._core import AgentSkills
 from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
-from .._scan import NO_MANIFEST
 from .._terminal import json_safe, safe_text
 from ._app import PROG, emit_json, emit_json_text, note, safe
 from ._group import json_option
 from ._listing import emit_list_json, listed_skills
-from ._open import deeper_skills
+from ._open import deeper_categories
 from ._roots import require_skill, root_hint, with_skills
 from ._table import columns, fold, print_out, terminal_width, text
 
@@ -384,12 +383,8 @@ def _print_report(skills: AgentSkills) -> None:
         )
     else:
         parts.append(_text_of("No candidate skill directories."))
-    if skills.config.max_depth == 1:
-        categories = [
-            e.path.name
-            for e in report.by_status(EntryStatus.SKIPPED)
-            if e.reason == NO_MANIFEST and deeper_skills(e.path)
-        ]
+    if report.by_status(EntryStatus.SKIPPED):
+        categories = deeper_categories(skills)
         if categories:
             shown = ", ".join(categories[:5]) + (", ..." if len(categories) > 5 else "")
             many = len(categories) != 1
