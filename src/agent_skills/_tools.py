@@ -453,8 +453,8 @@ def _forgiven(served: ServedSkill, path: object, err: SkillError) -> str:
     as_shown = undecodable_bytes(path)
     if as_shown != path and as_shown in listed:
         return as_shown
-    if path and "/" not in path:
-        named = [rel for rel in listed if rel != path and rel.rpartition("/")[2] == path]
+    if as_shown and "/" not in as_shown:
+        named = [rel for rel in listed if rel != as_shown and rel.rpartition("/")[2] == as_shown]
         if len(named) == 1:
             return named[0]
     if err.code != ErrorCode.NOT_FOUND:

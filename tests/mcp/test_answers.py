@@ -153,6 +153,11 @@ CASES: list[tuple[str, bytes, dict[str, Any]]] = [
         {"result": ["undecodable member"]},
     ),
     (
+        "read an undecodable file by its file name alone, as shown",
+        _call(26, "read_skill_resource", name="oddname", path="r\\xfe.md"),
+        {"result": ["undecodable file"]},
+    ),
+    (
         "read a name shown with a byte that names no file",
         _call(25, "read_skill_resource", name="oddname", path="references/r\\xfd.md"),
         {"result": ["not_found: ", "did you mean references/r\\xfe.md"]},
