@@ -299,8 +299,8 @@ def test_sandbox_rules_exactly(world: dict[str, Path], tmp_path: Path) -> None:
     assert rules.command == linkdir / "agent"
     by_path = {rule.path: rule for rule in rules.rules}
     assert by_path[prefix] == SandboxRule(prefix, ("read", "execute"), ("command",))
-    # (where it was found: a folder on PATH, and the command's too)
-    assert by_path[linkdir] == SandboxRule(linkdir, ("read", "execute"), ("system", "command"))
+    # (a folder on PATH; where a link to the command is found is no prefix of it)
+    assert by_path[linkdir] == SandboxRule(linkdir, ("read", "execute"), ("system",))
     assert by_path[world["home"] / ".ssh" / "id_rsa"].reasons == ("read",)
     assert by_path[world["store"] / "pdf"].access == ("read", "execute")
     assert Path("relative/dir") not in by_path
@@ -466,6 +466,31 @@ def venv(tmp_path: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
     assert (where / "bin" / "python").is_symlink()
     return where
+
+
+def test_a_link_in_home_bin_never_grants_the_home_folder(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
+    # ~/bin/tool -> /opt/tool/bin/tool: the prefix is the target's; the folder the link sits
+    # in (whose prefix would be ~ itself) is not granted, so ~/.ssh stays unreadable.
+    prefix = tmp_path / "opt" / "tool"
+    (prefix / "bin").mkdir(parents=True)
+    exe = prefix / "bin" / "tool"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    symlink(world["home"] / "bin" / "tool", exe)
+    rules = sandbox_rules(
+        project=world["project"], command="tool", path_env=str(world["home"] / "bin")
+    )
+    by_path = {rule.path: rule for rule in rules.rules}
+    assert by_path[prefix].reasons == ("command",)
+    assert world["home"] not in by_path
+    home = world["home"]
+    assert not any(
+        rule.path == home or rule.path in home.parents
+        for rule in rules.rules
+        if "command" in rule.reasons
+    )
 
 
 def test_a_virtual_environment_is_granted_with_its_pythons_target(

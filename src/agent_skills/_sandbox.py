@@ -222,9 +222,9 @@ def sandbox_rules(
       ``/lib32``, ``/lib64``, ``/etc``, ``/opt``, ``/proc``, ``/sys``, ``/run``, ``/var/lib``,
       ``sys.base_prefix``, each directory on ``PATH`` and the installation prefix of the
       resolved ``command`` (the parent of its folder when that folder is named ``bin``, else the
-      folder), of the command as found and, when it is a link, of its target (a virtual
-      environment's ``python`` is a link out of the environment), those that exist; and under
-      each ``read`` path;
+      folder; the command's link resolved first) and, for a command found in a virtual
+      environment (a prefix holding ``pyvenv.cfg``: its ``python`` is a link out of it), that
+      environment's, those that exist; and under each ``read`` path;
     - read, write and ``ioctl`` on ``/dev`` (a terminal, ``/dev/null``);
     - read and execute, never write, under the ``real_path`` of each grant;
     - read, write, create and remove under each ``write`` path (a host's own state folder).
@@ -310,9 +310,12 @@ def sandbox_rules(
         found = _resolve_command(coerce_str(command, "command"), path_env)
         if found is not None:
             resolved = Path(found)
-            # The prefix it was found in and its link's target's: a virtual environment's
-            # python is a link out of it, and reads its pyvenv.cfg and site-packages there.
-            add(_prefix(found), _READ_EXECUTE, "command", required=False)
+            # A virtual environment's python is a link out of it, and reads its pyvenv.cfg and
+            # site-packages there: the environment it was found in too (only one, never any
+            # folder a link happens to be in, such as ~/bin).
+            found_prefix = _prefix(found)
+            if os.path.isfile(os.path.join(found_prefix, "pyvenv.cfg")):
+                add(found_prefix, _READ_EXECUTE, "command", required=False)
             real_command = real_path(found)
             if real_command is not None:
                 add(_prefix(real_command), _READ_EXECUTE, "command", required=False)

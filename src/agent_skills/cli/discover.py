@@ -19,6 +19,7 @@ from .._core import AgentSkills
 from .._diagnostics import EntryStatus, RootStatus
 from .._model import SkillInfo
 from .._presets import AUTO, client_skill_roots
+from .._scan import NO_MANIFEST
 from .._terminal import json_safe, safe_text
 from ._app import PROG, emit_json, emit_json_text, note, safe
 from ._group import json_option
@@ -383,8 +384,8 @@ def _print_report(skills: AgentSkills) -> None:
         )
     else:
         parts.append(_text_of("No candidate skill directories."))
-    if report.by_status(EntryStatus.SKIPPED):
-        categories = deeper_categories(skills)
+    if any(e.reason == NO_MANIFEST for e in report.by_status(EntryStatus.SKIPPED)):
+        categories = deeper_categories(skills)  # (a second search: only when it may find some)
         if categories:
             shown = ", ".join(categories[:5]) + (", ..." if len(categories) > 5 else "")
             many = len(categories) != 1
