@@ -648,6 +648,10 @@ def test_an_installs_staged_and_set_aside_copies_are_skipped_not_skills(
     evil = {"name": "evil", "description": "Brought by a repository."}
     make_skill(root, ".agent-skills-old-aaaaaaaaaaaaaaaa-evil", frontmatter=evil)
     (root / ".agent-skills-txn-aaaaaaaaaaaaaaab.json").write_text("{}")  # (another token's)
+    # A journal recovery never reads (no 16-hex token) vouches for nothing: left visible.
+    ghost = {"name": "ghost", "description": "Hidden for good if passed over."}
+    make_skill(root, ".agent-skills-old-xyz-ghost", frontmatter=ghost)
+    (root / ".agent-skills-txn-xyz.json").write_text("{}")
     # Near misses are candidates as before: only the installer's own prefixes are passed over.
     make_skill(root, ".agent-skills-notes", frontmatter={"name": "kept-notes", "description": "d"})
     near = "agent-skills-old-0123456789abcdef-x"
@@ -660,6 +664,7 @@ def test_an_installs_staged_and_set_aside_copies_are_skipped_not_skills(
     skills = build(root, **kw)
     assert {s.name: s.dir.name for s in skills.list_skills()} == {
         "evil": ".agent-skills-old-aaaaaaaaaaaaaaaa-evil",
+        "ghost": ".agent-skills-old-xyz-ghost",
         "hello": "hello",
         "kept-notes": ".agent-skills-notes",
         near: near,
@@ -679,4 +684,5 @@ def test_an_installs_staged_and_set_aside_copies_are_skipped_not_skills(
     assert sorted((d.kind.value, d.path.parent.name) for d in skills.diagnostics) == [
         ("name_mismatch", ".agent-skills-notes"),
         ("name_mismatch", ".agent-skills-old-aaaaaaaaaaaaaaaa-evil"),
+        ("name_mismatch", ".agent-skills-old-xyz-ghost"),
     ]

@@ -11,6 +11,7 @@ constructors are ``_frozen``'s; finding a manifest on disk is ``_scan``'s.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ __all__ = [
     "COMPILED_SUFFIXES",
     "INSTALL_ASIDE_PREFIX",
     "INSTALL_JOURNAL_PREFIXES",
+    "INSTALL_JOURNAL_RE",
     "INSTALL_STAGING_PREFIX",
     "MANIFEST_NAME",
     "RESOURCE_KINDS",
@@ -77,6 +79,8 @@ def is_hidden(name: str) -> bool:
 INSTALL_STAGING_PREFIX = ".agent-skills-tmp-"
 INSTALL_ASIDE_PREFIX = ".agent-skills-old-"
 INSTALL_JOURNAL_PREFIXES: tuple[str, str] = (".agent-skills-txn-", ".agent-skills-done-")
+#: A journal's name: ``(txn|done, token)``; the only journals recovery reads (SPEC §25.4).
+INSTALL_JOURNAL_RE = re.compile(r"^\.agent-skills-(txn|done)-([0-9a-f]{16})\.json$")
 _INSTALL_MARK = ".agent-skills-"
 
 
@@ -91,12 +95,9 @@ def install_work(names: Iterable[str]) -> frozenset[str]:
     marked = [name for name in names if name.startswith(_INSTALL_MARK)]
     if not marked:
         return frozenset()
-    journaled = {
-        name[len(prefix) : -len(".json")]
-        for name in marked
-        for prefix in INSTALL_JOURNAL_PREFIXES
-        if name.startswith(prefix) and name.endswith(".json")
-    }
+    # Only a journal recovery reads vouches for a set-aside copy: the next add, update, remove
+    # or lock finishes or undoes it, so nothing stays passed over for good.
+    journaled = {m.group(2) for name in marked if (m := INSTALL_JOURNAL_RE.match(name))}
     return frozenset(
         name
         for name in marked

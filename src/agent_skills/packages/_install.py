@@ -40,6 +40,7 @@ from .._jsonfile import decode_json
 from .._model import (
     INSTALL_ASIDE_PREFIX,
     INSTALL_JOURNAL_PREFIXES,
+    INSTALL_JOURNAL_RE,
     INSTALL_STAGING_PREFIX,
     sort_key,
 )
@@ -84,7 +85,7 @@ __all__ = [
 # The names of a transaction's work, which discovery knows too (SPEC §25.4).
 _TMP_PREFIX, _OLD_PREFIX = INSTALL_STAGING_PREFIX, INSTALL_ASIDE_PREFIX
 _JOURNAL_PREFIX, _DONE_PREFIX = INSTALL_JOURNAL_PREFIXES
-_JOURNAL_RE = re.compile(r"^\.agent-skills-(txn|done)-([0-9a-f]{16})\.json$")
+_JOURNAL_RE = INSTALL_JOURNAL_RE
 _OLD_RE = re.compile(rf"^{re.escape(_OLD_PREFIX)}([0-9a-f]{{8}}|[0-9a-f]{{16}})-(.+)$")
 
 #: Most entries of an installed skill directory looked at before it is replaced or removed.
